@@ -1,0 +1,600 @@
+/* hpcmount.c - mount an HPC container read-only through FUSE.
+ *
+ * A thin front end over the core library: each low-level handler takes the
+ * container from the request, asks the core, and replies exactly once.
+ * Node ids are the core's ids, so no path strings or per-entry tables
+ * exist here.  Large reads of verbatim bytes are answered with extents of
+ * the source files (spliced by libfuse); everything else goes through the
+ * core, whose block cache serves small and unaligned reads.
+ */
+#define FUSE_USE_VERSION 35
+#include "config.h"
+
+#include <fuse_lowlevel.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpc_container.h"
+
+/* Reads at least this large skip the block cache when they map to source
+ * extents: the kernel's page cache (keep_cache) already holds their pages. */
+#define ZEROCOPY_MIN (128u << 10)
+#define MAX_EXTENTS 64
+#define STATIC_TIMEOUT 86400.0   /* the data never change */
+#define LIVE_TIMEOUT 1.0         /* containers still being written */
+
+static double timeout_of(const hpc_container *c)
+{
+    return c->live ? LIVE_TIMEOUT : STATIC_TIMEOUT;
+}
+
+static void stat_to_fuse(hpc_container *c, const hpc_stat *h, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = h->ino;
+    st->st_mode = h->mode;
+    st->st_nlink = h->nlink;
+    st->st_size = (off_t)h->size;
+    st->st_blocks = (blkcnt_t)((h->size + 511) / 512);
+    st->st_blksize = (blksize_t)hpc_cache_block_size(hpc_container_cache(c));
+    st->st_uid = c->uid;
+    st->st_gid = c->gid;
+    st->st_mtime = st->st_ctime = st->st_atime = (time_t)h->mtime;
+}
+
+static void entry_of(hpc_container *c, const hpc_stat *h, struct fuse_entry_param *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ino = h->ino;
+    e->generation = 1;
+    e->attr_timeout = e->entry_timeout = timeout_of(c);
+    stat_to_fuse(c, h, &e->attr);
+}
+
+static void reply_err(fuse_req_t req, int rc)
+{
+    fuse_reply_err(req, hpc_err_to_errno(rc));
+}
+
+static void hm_init(void *userdata, struct fuse_conn_info *conn)
+{
+    (void)userdata;
+    if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+        conn->want |= FUSE_CAP_SPLICE_WRITE;
+    if (conn->capable & FUSE_CAP_READDIRPLUS)
+        conn->want |= FUSE_CAP_READDIRPLUS;
+    conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS_AUTO;
+    if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
+        conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+    conn->max_background = 64;
+    conn->congestion_threshold = 48;
+}
+
+static void hm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    hpc_container *c = fuse_req_userdata(req);
+    hpc_stat h;
+    struct fuse_entry_param e;
+    int rc = hpc_container_lookup(c, parent, name, &h);
+    if (rc == HPC_E_NOENT && !c->live) {
+        memset(&e, 0, sizeof e);      /* negative entry: cached by the kernel */
+        e.entry_timeout = STATIC_TIMEOUT;
+        fuse_reply_entry(req, &e);
+        return;
+    }
+    if (rc != HPC_OK) {
+        reply_err(req, rc);
+        return;
+    }
+    entry_of(c, &h, &e);
+    fuse_reply_entry(req, &e);
+}
+
+static void hm_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+    hpc_container *c = fuse_req_userdata(req);
+    hpc_stat h;
+    struct stat st;
+    int rc = hpc_container_getattr(c, ino, &h);
+    if (rc != HPC_OK) {
+        reply_err(req, rc);
+        return;
+    }
+    stat_to_fuse(c, &h, &st);
+    fuse_reply_attr(req, &st, timeout_of(c));
+}
+
+static void hm_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+    hpc_container *c = fuse_req_userdata(req);
+    char *target = NULL;
+    int rc = hpc_container_readlink(c, ino, &target);
+    if (rc != HPC_OK)
+        reply_err(req, rc);
+    else
+        fuse_reply_readlink(req, target);
+    g_free(target);
+}
+
+static void hm_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    hpc_container *c = fuse_req_userdata(req);
+    hpc_stat h;
+    int rc = hpc_container_getattr(c, ino, &h);
+    if (rc != HPC_OK)
+        reply_err(req, rc);
+    else if (!S_ISDIR(h.mode))
+        fuse_reply_err(req, ENOTDIR);
+    else
+        fuse_reply_open(req, fi);
+}
+
+typedef struct dir_fill {
+    fuse_req_t req;
+    hpc_container *c;
+    char *buf;
+    size_t size, used;
+    int plus;
+} dir_fill;
+
+static int dir_add(void *ctx, const char *name, const hpc_stat *h, uint64_t next)
+{
+    dir_fill *d = ctx;
+    size_t n;
+    if (d->plus) {
+        struct fuse_entry_param e;
+        entry_of(d->c, h, &e);
+        n = fuse_add_direntry_plus(d->req, d->buf + d->used, d->size - d->used, name, &e, (off_t)next);
+    } else {
+        struct stat st = { .st_ino = h->ino, .st_mode = h->mode };
+        n = fuse_add_direntry(d->req, d->buf + d->used, d->size - d->used, name, &st, (off_t)next);
+    }
+    if (n > d->size - d->used)
+        return 1;             /* full: this entry goes into the next call */
+    d->used += n;
+    return 0;
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, int plus)
+{
+    hpc_container *c = fuse_req_userdata(req);
+    dir_fill d = { req, c, g_malloc(size), size, 0, plus };
+    int rc = hpc_container_readdir(c, ino, (uint64_t)off, dir_add, &d);
+    if (rc != HPC_OK)
+        reply_err(req, rc);
+    else
+        fuse_reply_buf(req, d.buf, d.used);
+    g_free(d.buf);
+}
+
+static void hm_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    (void)fi;
+    do_readdir(req, ino, size, off, 0);
+}
+
+static void hm_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
+{
+    (void)fi;
+    do_readdir(req, ino, size, off, 1);
+}
+
+static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    hpc_container *c = fuse_req_userdata(req);
+    hpc_stat h;
+    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    int rc = hpc_container_getattr(c, ino, &h);
+    if (rc != HPC_OK) {
+        reply_err(req, rc);
+        return;
+    }
+    if (S_ISDIR(h.mode)) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if (c->live && ino == HPC_INO_INFO)
+        fi->direct_io = 1;      /* regenerated as the container grows */
+    else
+        fi->keep_cache = 1;     /* the bytes never change */
+    fuse_reply_open(req, fi);
+}
+
+/* Answer with source extents, spliced by libfuse; 0 if not possible. */
+static int read_zerocopy(fuse_req_t req, hpc_container *c, fuse_ino_t ino, size_t size, off_t off)
+{
+    hpc_extent ext[MAX_EXTENTS];
+    unsigned n;
+    hpc_stat h;
+    if (size < ZEROCOPY_MIN || hpc_container_getattr(c, ino, &h) != HPC_OK)
+        return 0;
+    if (hpc_container_map(c, ino, (uint64_t)off, size, ext, MAX_EXTENTS, &n) != HPC_OK)
+        return 0;
+    uint64_t want = (uint64_t)off >= h.size ? 0 : MIN((uint64_t)size, h.size - (uint64_t)off), got = 0;
+    for (unsigned i = 0; i < n; i++)
+        got += ext[i].len;
+    if (got != want || n == 0)
+        return 0;         /* a short reply would read as EOF: use the copy path */
+    struct fuse_bufvec *bv = g_malloc0(sizeof *bv + (n - 1) * sizeof(struct fuse_buf));
+    bv->count = n;
+    for (unsigned i = 0; i < n; i++) {
+        bv->buf[i].size = ext[i].len;
+        bv->buf[i].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK | FUSE_BUF_FD_RETRY;
+        bv->buf[i].fd = ext[i].src->fd;
+        bv->buf[i].pos = (off_t)ext[i].off;
+    }
+    fuse_reply_data(req, bv, FUSE_BUF_SPLICE_MOVE);
+    g_free(bv);
+    return 1;
+}
+
+static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    (void)fi;
+    hpc_container *c = fuse_req_userdata(req);
+    if (read_zerocopy(req, c, ino, size, off))
+        return;
+    char *buf = g_malloc(size ? size : 1);
+    size_t n = 0;
+    int rc = hpc_container_read(c, ino, buf, size, (uint64_t)off, &n);
+    if (rc != HPC_OK) {
+        hpc_log("read of inode %lu at %lld (+%zu) failed: %s", (unsigned long)ino,
+                (long long)off, size, hpc_strerror(rc));
+        reply_err(req, rc);
+    } else {
+        fuse_reply_buf(req, buf, n);
+    }
+    g_free(buf);
+}
+
+static void hm_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    hpc_container *c = fuse_req_userdata(req);
+    void *value = NULL;
+    size_t len = 0;
+    int rc = hpc_container_getxattr(c, ino, name, &value, &len);
+    if (rc != HPC_OK)
+        reply_err(req, rc);
+    else if (size == 0)
+        fuse_reply_xattr(req, len);
+    else if (size < len)
+        fuse_reply_err(req, ERANGE);
+    else
+        fuse_reply_buf(req, value, len);
+    g_free(value);
+}
+
+static void hm_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    hpc_container *c = fuse_req_userdata(req);
+    GString *names = g_string_new(NULL);
+    int rc = hpc_container_listxattr(c, ino, names);
+    if (rc != HPC_OK)
+        reply_err(req, rc);
+    else if (size == 0)
+        fuse_reply_xattr(req, names->len);
+    else if (size < names->len)
+        fuse_reply_err(req, ERANGE);
+    else
+        fuse_reply_buf(req, names->str, names->len);
+    g_string_free(names, TRUE);
+}
+
+static void hm_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)ino;
+    hpc_container *c = fuse_req_userdata(req);
+    struct statvfs sv;
+    uint64_t bytes = 0;
+    memset(&sv, 0, sizeof sv);
+    for (guint i = 0; i < c->sources->len; i++)
+        bytes += ((hpc_source *)g_ptr_array_index(c->sources, i))->size;
+    sv.f_bsize = sv.f_frsize = hpc_cache_block_size(hpc_container_cache(c));
+    sv.f_blocks = bytes / sv.f_bsize + 1;
+    sv.f_namemax = 255;
+    sv.f_flag = ST_RDONLY;
+    fuse_reply_statfs(req, &sv);
+}
+
+/* Every operation that would change the tree or the bytes. */
+static void hm_setattr(fuse_req_t req, fuse_ino_t i, struct stat *a, int s, struct fuse_file_info *f)
+{ (void)i; (void)a; (void)s; (void)f; fuse_reply_err(req, EROFS); }
+static void hm_mknod(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, dev_t d)
+{ (void)p; (void)n; (void)m; (void)d; fuse_reply_err(req, EROFS); }
+static void hm_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
+{ (void)p; (void)n; (void)m; fuse_reply_err(req, EROFS); }
+static void hm_unlink(fuse_req_t req, fuse_ino_t p, const char *n)
+{ (void)p; (void)n; fuse_reply_err(req, EROFS); }
+static void hm_symlink(fuse_req_t req, const char *l, fuse_ino_t p, const char *n)
+{ (void)l; (void)p; (void)n; fuse_reply_err(req, EROFS); }
+static void hm_rename(fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np, const char *nn,
+                      unsigned int f)
+{ (void)p; (void)n; (void)np; (void)nn; (void)f; fuse_reply_err(req, EROFS); }
+static void hm_link(fuse_req_t req, fuse_ino_t i, fuse_ino_t np, const char *nn)
+{ (void)i; (void)np; (void)nn; fuse_reply_err(req, EROFS); }
+static void hm_write(fuse_req_t req, fuse_ino_t i, const char *b, size_t s, off_t o,
+                     struct fuse_file_info *f)
+{ (void)i; (void)b; (void)s; (void)o; (void)f; fuse_reply_err(req, EROFS); }
+static void hm_setxattr(fuse_req_t req, fuse_ino_t i, const char *n, const char *v, size_t s, int f)
+{ (void)i; (void)n; (void)v; (void)s; (void)f; fuse_reply_err(req, EROFS); }
+static void hm_removexattr(fuse_req_t req, fuse_ino_t i, const char *n)
+{ (void)i; (void)n; fuse_reply_err(req, EROFS); }
+static void hm_create(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, struct fuse_file_info *f)
+{ (void)p; (void)n; (void)m; (void)f; fuse_reply_err(req, EROFS); }
+static void hm_fallocate(fuse_req_t req, fuse_ino_t i, int m, off_t o, off_t l, struct fuse_file_info *f)
+{ (void)i; (void)m; (void)o; (void)l; (void)f; fuse_reply_err(req, EROFS); }
+
+static const struct fuse_lowlevel_ops hm_ops = {
+    .init = hm_init,
+    .lookup = hm_lookup,
+    .getattr = hm_getattr,
+    .readlink = hm_readlink,
+    .opendir = hm_opendir,
+    .readdir = hm_readdir,
+    .readdirplus = hm_readdirplus,
+    .open = hm_open,
+    .read = hm_read,
+    .getxattr = hm_getxattr,
+    .listxattr = hm_listxattr,
+    .statfs = hm_statfs,
+    .setattr = hm_setattr,
+    .mknod = hm_mknod,
+    .mkdir = hm_mkdir,
+    .unlink = hm_unlink,
+    .rmdir = hm_unlink,
+    .symlink = hm_symlink,
+    .rename = hm_rename,
+    .link = hm_link,
+    .write = hm_write,
+    .setxattr = hm_setxattr,
+    .removexattr = hm_removexattr,
+    .create = hm_create,
+    .fallocate = hm_fallocate,
+};
+
+/* ---- command line ----------------------------------------------------- */
+
+typedef struct hm_args {
+    char *source;
+    hpc_options opts;
+    char *log;
+    unsigned read_ahead_kb;
+    GError *error;
+    int help, version;
+} hm_args;
+
+enum { KEY_HPC, KEY_HELP, KEY_VERSION };
+
+static const struct fuse_opt hm_opt_spec[] = {
+    FUSE_OPT_KEY("cache_size=", KEY_HPC),
+    FUSE_OPT_KEY("blocksize=", KEY_HPC),
+    FUSE_OPT_KEY("format=", KEY_HPC),
+    FUSE_OPT_KEY("rankname=", KEY_HPC),
+    FUSE_OPT_KEY("nocheck", KEY_HPC),
+    FUSE_OPT_KEY("allowholes", KEY_HPC),
+    FUSE_OPT_KEY("salvage", KEY_HPC),
+    { "log=%s", offsetof(hm_args, log), 0 },
+    { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
+    FUSE_OPT_KEY("-h", KEY_HELP),
+    FUSE_OPT_KEY("--help", KEY_HELP),
+    FUSE_OPT_KEY("-V", KEY_VERSION),
+    FUSE_OPT_KEY("--version", KEY_VERSION),
+    FUSE_OPT_END
+};
+
+static int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+    (void)outargs;
+    hm_args *a = data;
+    switch (key) {
+    case KEY_HPC:
+        if (!a->error && hpc_options_set(&a->opts, arg, &a->error) != HPC_OK && !a->error)
+            g_set_error(&a->error, HPC_ERROR, EINVAL, "bad option '%s'", arg);
+        return 0;
+    case KEY_HELP:
+        a->help = 1;
+        return 0;
+    case KEY_VERSION:
+        a->version = 1;
+        return 0;
+    case FUSE_OPT_KEY_NONOPT:
+        if (!a->source) {
+            a->source = g_strdup(arg);
+            return 0;
+        }
+        return 1;             /* the mount point, for fuse_parse_cmdline */
+    default:
+        return 1;
+    }
+}
+
+static void usage(const char *prog)
+{
+    printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
+           "Mount an HPC container (SIONlib, FTI, GSD, HDF5, distributed HDF) read-only.\n\n"
+           "hpcmount options:\n"
+           "    -o cache_size=SIZE     block cache size (default 64M)\n"
+           "    -o blocksize=SIZE      cache block size (default: the container's)\n"
+           "    -o format=NAME         force a format instead of detecting it\n"
+           "    -o rankname=FORMAT     printf name of per-rank files (default rank-%%06d)\n"
+           "    -o nocheck             serve data whose checksums fail\n"
+           "    -o allowholes          serve holes of distributed arrays as zeros\n"
+           "    -o salvage             serve files of writers killed before close\n"
+           "    -o log=FILE            append read errors to FILE\n"
+           "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n\n",
+           prog);
+}
+
+static FILE *log_file;
+static int log_syslog;
+
+static void log_line(const char *line)
+{
+    if (log_file) {
+        time_t now = time(NULL);
+        char ts[32];
+        strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", localtime(&now));
+        fprintf(log_file, "%s hpcmount[%d]: %s\n", ts, (int)getpid(), line);
+        fflush(log_file);
+    } else if (log_syslog) {
+        syslog(LOG_ERR, "%s", line);
+    } else {
+        fprintf(stderr, "hpcmount: %s\n", line);
+    }
+}
+
+/* Raise the read-ahead of the mount's backing device: the kernel's default
+ * (128 KiB) caps sequential reads of large files far below what the source
+ * can deliver.  Found through mountinfo, not stat(), which would wait on
+ * this very daemon.  Best effort: needs root. */
+static void set_read_ahead(const char *mountpoint, unsigned kb)
+{
+    char *real = realpath(mountpoint, NULL);
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    char line[4096];
+    unsigned maj = 0, min = 0;
+    int found = 0;
+    while (real && f && fgets(line, sizeof line, f)) {
+        unsigned a, b;
+        char mnt[2048];
+        if (sscanf(line, "%*d %*d %u:%u %*s %2047s", &a, &b, mnt) == 3 && strcmp(mnt, real) == 0) {
+            maj = a;
+            min = b;
+            found = 1;       /* the last match is the newest mount */
+        }
+    }
+    if (f)
+        fclose(f);
+    free(real);
+    if (!found)
+        return;
+    char path[128];
+    g_snprintf(path, sizeof path, "/sys/class/bdi/%u:%u/read_ahead_kb", maj, min);
+    FILE *ra = fopen(path, "w");
+    if (ra) {
+        fprintf(ra, "%u\n", kb);
+        fclose(ra);
+    }
+}
+
+int main(int argc, char *argv[])
+{
+    struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+    struct fuse_cmdline_opts cmd = { 0 };
+    struct fuse_session *se = NULL;
+    hpc_container *c = NULL;
+    hm_args a = { .read_ahead_kb = 1024 };
+    int ret = 1;
+
+    hpc_options_init(&a.opts);
+    if (fuse_opt_parse(&args, &a, hm_opt_spec, hm_opt_proc) != 0)
+        goto out;
+    if (a.help) {
+        usage(argv[0]);
+        fuse_cmdline_help();
+        fuse_lowlevel_help();
+        ret = 0;
+        goto out;
+    }
+    if (a.version) {
+        printf("hpcmount %s (libfuse %s)\n", PACKAGE_VERSION, fuse_pkgversion());
+        ret = 0;
+        goto out;
+    }
+    if (a.error) {
+        fprintf(stderr, "hpcmount: %s\n", a.error->message);
+        goto out;
+    }
+    if (fuse_parse_cmdline(&args, &cmd) != 0)
+        goto out;
+    if (!a.source || !cmd.mountpoint) {
+        fprintf(stderr, "usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0]);
+        ret = 2;
+        goto out;
+    }
+    if (a.log) {
+        log_file = fopen(a.log, "a");
+        if (!log_file) {
+            fprintf(stderr, "hpcmount: %s: cannot open log: %s\n", a.log, strerror(errno));
+            goto out;
+        }
+    }
+    hpc_log_set_handler(log_line);
+
+    char *abs = g_canonicalize_filename(a.source, NULL);
+    GError *err = NULL;
+    int rc = hpc_container_open(abs, &a.opts, &c, &err);
+    g_free(abs);
+    if (rc != HPC_OK) {
+        fprintf(stderr, "hpcmount: %s\n", err ? err->message : hpc_strerror(rc));
+        g_clear_error(&err);
+        goto out;
+    }
+
+    /* read-only, kernel permission checks on our modes, a proper name */
+    char *fsname = g_strdup(a.source);
+    GString *mo = g_string_new("-oro,default_permissions,subtype=hpcmount,fsname=");
+    for (const char *p = fsname; *p; p++) {   /* escape what fuse_opt splits on */
+        if (*p == ',' || *p == '\\')
+            g_string_append_c(mo, '\\');
+        g_string_append_c(mo, *p);
+    }
+    g_free(fsname);
+    fuse_opt_add_arg(&args, mo->str);
+    g_string_free(mo, TRUE);
+
+    se = fuse_session_new(&args, &hm_ops, sizeof hm_ops, c);
+    if (!se)
+        goto out;
+    if (fuse_set_signal_handlers(se) != 0)
+        goto out;
+    if (fuse_session_mount(se, cmd.mountpoint) != 0) {
+        fprintf(stderr, "hpcmount: %s: cannot mount\n", cmd.mountpoint);
+        fuse_remove_signal_handlers(se);
+        goto out;
+    }
+    if (a.read_ahead_kb)
+        set_read_ahead(cmd.mountpoint, a.read_ahead_kb);
+    log_syslog = !cmd.foreground && !log_file;
+    if (log_syslog)
+        openlog("hpcmount", LOG_PID, LOG_DAEMON);
+    /* the parent returns once the mount is in place */
+    fuse_daemonize(cmd.foreground);
+    if (cmd.singlethread) {
+        ret = fuse_session_loop(se);
+    } else {
+        struct fuse_loop_config cfg = { .clone_fd = cmd.clone_fd,
+                                        .max_idle_threads = cmd.max_idle_threads };
+        ret = fuse_session_loop_mt(se, &cfg);
+    }
+    ret = ret != 0;
+    fuse_session_unmount(se);
+    fuse_remove_signal_handlers(se);
+out:
+    if (se)
+        fuse_session_destroy(se);
+    hpc_container_close(c);
+    hpc_options_clear(&a.opts);
+    g_clear_error(&a.error);
+    g_free(a.source);
+    g_free(a.log);
+    free(cmd.mountpoint);
+    fuse_opt_free_args(&args);
+    if (log_file)
+        fclose(log_file);
+    return ret;
+}

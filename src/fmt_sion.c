@@ -1,0 +1,812 @@
+/* fmt_sion.c - SIONlib multi-task container files (file formats 2 to 5).
+ *
+ * Every task's logical stream is the concatenation of its blocks; block j of
+ * task i lies at startptr[i] + j * globalskip in its physical file.  The
+ * reader keeps one small record per task plus the META2 block sizes, and
+ * computes names, attributes and extents from them (no object per entry),
+ * so that files of 10^6 tasks mount in a fraction of a second.
+ *
+ * See shared/spec/sion.md for the on-disk facts; all fields are checked
+ * against the real file sizes before anything is allocated or read.
+ */
+#include "hpc_formats.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define META1_FIXED 1076        /* bytes before globalrank[] (format >= 3) */
+#define META1_FIXED_V2 1056     /* format 2 lacks filenumber, flag1, flag2 */
+#define KV_NONE 50
+#define KV_INLINE 51
+#define KEY_INO_BASE (UINT64_C(1) << 62)
+#define MAX_FILES 1000000
+
+typedef struct sion_task {
+    uint64_t start;             /* startptr in its file */
+    uint64_t length;            /* logical length */
+    int64_t globalrank;
+    uint32_t file, local;
+    uint32_t blockcount;
+} sion_task;
+
+typedef struct sion_file {
+    hpc_source *src;
+    int swap;                   /* metadata byte order differs from ours */
+    int32_t version, patchlevel, fileformat, fsblksize, ntasks, nfiles, filenumber;
+    int32_t maxchunks;
+    int64_t flag1, flag2, sov;
+    uint64_t end_of_header, start_of_data, globalskip;
+    uint32_t first_task;        /* index of its local task 0 in file order */
+    sion_task *tasks;           /* its tasks while opening */
+    int64_t *blocksizes;        /* [maxchunks][ntasks], <= 0 already set to 0 */
+    char prefix[1025];
+} sion_file;
+
+
+typedef struct sion_key {
+    int64_t key;
+    uint64_t length;
+    uint32_t task;
+    uint32_t first_seg, nseg;
+} sion_key;
+
+typedef struct sion_seg {
+    uint64_t off, len;          /* in the task's stream */
+} sion_seg;
+
+typedef struct sion {
+    sion_file *files;
+    uint32_t nfiles;
+    sion_task *tasks;           /* in global task order */
+    uint32_t ntasks;
+    uint32_t *by_rank;          /* task indices sorted by globalrank; NULL if rank == index */
+    int by_index;               /* global ranks repeat: name tasks task-<index> */
+    int kvmode;
+    uint32_t *first_key;        /* key-value mode: task i's keys are [first_key[i], first_key[i+1]) */
+    sion_key *keys;
+    uint32_t nkeys;
+    sion_seg *segs;
+    uint32_t nsegs;
+} sion;
+
+/* ---- byte order ------------------------------------------------------- */
+
+static int32_t rd32(const unsigned char *p, int swap)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return (int32_t)(swap ? GUINT32_SWAP_LE_BE(v) : v);
+}
+
+static int64_t rd64(const unsigned char *p, int swap)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (int64_t)(swap ? GUINT64_SWAP_LE_BE(v) : v);
+}
+
+static int host_is_big(void)
+{
+    return G_BYTE_ORDER == G_BIG_ENDIAN;
+}
+
+static int sion_probe(const char *path, const unsigned char *head, size_t len)
+{
+    (void)path;
+    return (head && len >= 4 && memcmp(head, "sion", 4) == 0) ? 100 : 0;
+}
+
+/* ---- META1 and META2 of one physical file ----------------------------- */
+
+static uint64_t roundup_u64(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* Overflow-checked a + b into *r. */
+static int add_ok(uint64_t a, uint64_t b, uint64_t *r)
+{
+    return !__builtin_add_overflow(a, b, r);
+}
+
+static int mul_ok(uint64_t a, uint64_t b, uint64_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r);
+}
+
+/* Parse META1; fills f and f->tasks (globalrank, start). */
+static int parse_meta1(sion_file *f, GError **err)
+{
+    const char *path = f->src->path;
+    unsigned char h[META1_FIXED];
+    int rc = hpc_source_pread_field(f->src, h, sizeof h, 0, "META1", err);
+    if (rc != HPC_OK)
+        return rc;
+    if (memcmp(h, "sion", 4) != 0)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "magic", 0, "not a SIONlib file");
+    /* bytes 0 and 3 of the word at 4 hold the writer's byte order */
+    int big = h[4] != 0 && h[7] != 0;
+    f->swap = big != host_is_big();
+    int32_t ff = rd32(h + 16, f->swap);
+    if (ff < 1 || ff > 9) {          /* safety net: take the order that makes sense */
+        int32_t other = rd32(h + 16, !f->swap);
+        if (other >= 1 && other <= 9) {
+            f->swap = !f->swap;
+            ff = other;
+        }
+    }
+    f->version = rd32(h + 8, f->swap);
+    f->patchlevel = rd32(h + 12, f->swap);
+    f->fileformat = ff;
+    if (ff < 2 || ff > 5)
+        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "fileformat", 16,
+                        "SIONlib file format %d is not supported (2 to 5 are)", ff);
+    f->fsblksize = rd32(h + 20, f->swap);
+    f->ntasks = rd32(h + 24, f->swap);
+    f->nfiles = rd32(h + 28, f->swap);
+    uint64_t ranks_off;
+    const unsigned char *prefix;
+    if (ff >= 3) {
+        f->filenumber = rd32(h + 32, f->swap);
+        f->flag1 = rd64(h + 36, f->swap);
+        f->flag2 = rd64(h + 44, f->swap);
+        prefix = h + 52;
+        ranks_off = META1_FIXED;
+    } else {
+        f->filenumber = 0;
+        f->flag1 = f->flag2 = 0;
+        prefix = h + 32;
+        ranks_off = META1_FIXED_V2;
+    }
+    memcpy(f->prefix, prefix, 1024);
+    f->prefix[1024] = '\0';
+    if (f->fsblksize < 1)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "fsblksize", 20,
+                        "%d is not a valid block size", f->fsblksize);
+    if (f->nfiles < 1 || f->nfiles > MAX_FILES)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "nfiles", 28, "%d files", f->nfiles);
+    uint64_t n = f->ntasks > 0 ? (uint64_t)f->ntasks : 0;
+    f->end_of_header = ranks_off + 16 * n + 12;
+    if (f->ntasks < 1 || 16 * n > f->src->size || f->end_of_header > f->src->size)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "ntasks", 24,
+                        "%d tasks cannot fit in a file of %" PRIu64 " bytes",
+                        f->ntasks, f->src->size);
+    f->start_of_data = roundup_u64(f->end_of_header, (uint64_t)f->fsblksize);
+
+    unsigned char *arr = g_malloc(16 * n + 12);
+    f->tasks = g_new0(sion_task, n);
+    rc = hpc_source_pread_field(f->src, arr, 16 * n + 12, ranks_off, "globalrank", err);
+    if (rc != HPC_OK)
+        goto out;
+    f->maxchunks = rd32(arr + 16 * n, f->swap);
+    f->sov = rd64(arr + 16 * n + 4, f->swap);
+    uint64_t ptr = f->start_of_data;
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t cs = rd64(arr + 8 * n + 8 * i, f->swap);
+        if (cs < 0) {
+            rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
+                          "task %" PRIu64 " has negative chunk size %" PRId64, i, cs);
+            goto out;
+        }
+        uint64_t lsize = ff >= 4 ? (uint64_t)cs : roundup_u64((uint64_t)cs, (uint64_t)f->fsblksize);
+        if (lsize > f->src->size) {
+            rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
+                          "chunk size %" PRId64 " of task %" PRIu64 " exceeds the file size",
+                          cs, i);
+            goto out;
+        }
+        f->tasks[i].globalrank = rd64(arr + 8 * i, f->swap);
+        f->tasks[i].start = ptr;
+        if (!add_ok(ptr, lsize, &ptr) || ptr > f->src->size) {
+            rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
+                          "the chunks of tasks 0..%" PRIu64 " end beyond the end of the file", i);
+            goto out;
+        }
+    }
+    f->globalskip = ptr - f->start_of_data;
+out:
+    g_free(arr);
+    return rc;
+}
+
+/* Parse META2 of a file whose META1 (and task starts) are known. */
+static int parse_meta2(sion_file *f, GError **err)
+{
+    sion_task *t = f->tasks;
+    const char *path = f->src->path;
+    uint64_t n = (uint64_t)f->ntasks, size = f->src->size, data_end;
+    uint64_t sov = (uint64_t)f->sov;
+    if (f->maxchunks == 0 && f->sov == 0)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "start_of_varheader", f->end_of_header - 8,
+                        "0 with maxchunks 0: the writer was killed before closing the file "
+                        "(no META2); mount with -o salvage to serve what was written");
+    if (f->maxchunks < 1 || !mul_ok((uint64_t)f->maxchunks, f->globalskip, &data_end) ||
+        !add_ok(data_end, f->start_of_data, &data_end) || data_end > size)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "maxchunks", f->end_of_header - 12,
+                        "%d blocks of %" PRIu64 " bytes cannot fit in a file of %" PRIu64 " bytes",
+                        f->maxchunks, f->globalskip, size);
+    if (f->sov < 0 || sov < data_end || sov > size || (size - sov) / 8 < n ||
+        (size - sov - 8 * n) / 8 / n < (uint64_t)f->maxchunks)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "start_of_varheader", f->end_of_header - 8,
+                        "META2 at %" PRId64 " (%" PRIu64 " + %" PRIu64 " bytes) does not lie "
+                        "between the data end %" PRIu64 " and the file end %" PRIu64,
+                        f->sov, 8 * n, 8 * n * (uint64_t)f->maxchunks, data_end, size);
+    uint64_t nbs = n * (uint64_t)f->maxchunks;
+    unsigned char *m = g_malloc(8 * (n + nbs));
+    int rc = hpc_source_pread_field(f->src, m, 8 * (n + nbs), sov, "META2", err);
+    if (rc != HPC_OK)
+        goto out;
+    f->blocksizes = g_new(int64_t, nbs);
+    for (uint64_t i = 0; i < n && rc == HPC_OK; i++) {
+        int64_t bc = rd64(m + 8 * i, f->swap);
+        if (bc < 0 || bc > f->maxchunks) {
+            rc = hpc_fail(err, HPC_E_CORRUPT, path, "blockcount", sov + 8 * i,
+                          "task %" PRIu64 " has %" PRId64 " blocks, maxchunks is %d",
+                          i, bc, f->maxchunks);
+            break;
+        }
+        t[i].blockcount = (uint32_t)bc;
+        t[i].length = 0;
+        uint64_t next = i + 1 < n ? t[i + 1].start : f->start_of_data + f->globalskip;
+        uint64_t lsize = next - t[i].start;
+        for (uint64_t j = 0; j < (uint64_t)f->maxchunks; j++) {
+            uint64_t at = sov + 8 * n + 8 * (j * n + i);
+            int64_t bs = rd64(m + 8 * n + 8 * (j * n + i), f->swap);
+            if (bs < 0 || j >= (uint64_t)bc)
+                bs = 0;    /* unused entries: 0 today, -1 in old files */
+            if ((uint64_t)bs > lsize) {
+                rc = hpc_fail(err, HPC_E_CORRUPT, path, "blocksize", at,
+                              "block %" PRIu64 " of task %" PRIu64 " holds %" PRId64
+                              " bytes but its chunk is %" PRIu64 " bytes: blocks overlap",
+                              j, i, bs, lsize);
+                break;
+            }
+            f->blocksizes[j * n + i] = bs;
+            t[i].length += (uint64_t)bs;
+        }
+    }
+out:
+    g_free(m);
+    return rc;
+}
+
+/* ---- the set ---------------------------------------------------------- */
+
+static void sion_free(sion *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->nfiles; i++) {
+        g_free(s->files[i].blocksizes);
+        g_free(s->files[i].tasks);
+    }
+    g_free(s->files);
+    g_free(s->tasks);
+    g_free(s->by_rank);
+    g_free(s->first_key);
+    g_free(s->keys);
+    g_free(s->segs);
+    g_free(s);
+}
+
+static void sion_close(hpc_container *c)
+{
+    sion_free(c->priv);
+    c->priv = NULL;
+}
+
+/* Read the mapping of a multi-file set (file 0, after META2) and put the
+ * tasks in global order. */
+static int read_mapping(sion *s, GError **err)
+{
+    sion_file *f0 = &s->files[0];
+    const char *path = f0->src->path;
+    uint64_t n = (uint64_t)f0->ntasks;
+    uint64_t at = (uint64_t)f0->sov + 8 * n + 8 * n * (uint64_t)f0->maxchunks;
+    unsigned char b[4];
+    int rc = hpc_source_pread_field(f0->src, b, 4, at, "mapping_size", err);
+    if (rc != HPC_OK)
+        return rc;
+    int32_t msize = rd32(b, f0->swap);
+    if (msize < 0 || (uint32_t)msize != s->ntasks)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "mapping_size", at,
+                        "%d, but the files of the set hold %u tasks", msize, s->ntasks);
+    unsigned char *m = g_malloc(8 * (uint64_t)s->ntasks);
+    uint8_t *seen = g_malloc0(s->ntasks);
+    rc = hpc_source_pread_field(f0->src, m, 8 * (uint64_t)s->ntasks, at + 4, "mapping", err);
+    for (uint32_t g = 0; g < s->ntasks && rc == HPC_OK; g++) {
+        int32_t fn = rd32(m + 8 * (uint64_t)g, f0->swap), lr = rd32(m + 8 * (uint64_t)g + 4, f0->swap);
+        if (fn < 0 || (uint32_t)fn >= s->nfiles || lr < 0 || lr >= s->files[fn].ntasks ||
+            seen[s->files[fn].first_task + (uint32_t)lr]++) {
+            rc = hpc_fail(err, HPC_E_CORRUPT, path, "mapping", at + 4 + 8 * (uint64_t)g,
+                          "global task %u maps to file %d local rank %d: no such task, or twice",
+                          g, fn, lr);
+            break;
+        }
+        s->tasks[g] = s->files[fn].tasks[lr];
+    }
+    g_free(seen);
+    g_free(m);
+    return rc;
+}
+
+static int cmp_rank(const void *a, const void *b, void *p)
+{
+    const sion_task *t = p;
+    int64_t x = t[*(const uint32_t *)a].globalrank, y = t[*(const uint32_t *)b].globalrank;
+    if (x != y)
+        return x < y ? -1 : 1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Decide how tasks are named and build the rank index. */
+static void index_ranks(sion *s)
+{
+    int identity = 1;
+    for (uint32_t i = 0; i < s->ntasks && identity; i++)
+        identity = s->tasks[i].globalrank == (int64_t)i;
+    if (identity)
+        return;
+    s->by_rank = g_new(uint32_t, s->ntasks);
+    for (uint32_t i = 0; i < s->ntasks; i++)
+        s->by_rank[i] = i;
+    g_qsort_with_data(s->by_rank, (gint)s->ntasks, sizeof(uint32_t), cmp_rank, s->tasks);
+    for (uint32_t i = 1; i < s->ntasks; i++)
+        if (s->tasks[s->by_rank[i]].globalrank == s->tasks[s->by_rank[i - 1]].globalrank) {
+            s->by_index = 1;
+            g_free(s->by_rank);
+            s->by_rank = NULL;
+            return;
+        }
+}
+
+/* Extents of [off, off+len) of task t's stream, at most max of them. */
+static void stream_map(const sion *s, const sion_task *t, uint64_t off, uint64_t len,
+                       hpc_extent *ext, unsigned max, unsigned *n)
+{
+    const sion_file *f = &s->files[t->file];
+    uint64_t nt = (uint64_t)f->ntasks, pos = 0;
+    *n = 0;
+    for (uint32_t j = 0; j < t->blockcount && len > 0 && *n < max; j++) {
+        uint64_t bs = (uint64_t)f->blocksizes[j * nt + t->local];
+        if (off < pos + bs) {
+            uint64_t in = off - pos, take = MIN(bs - in, len);
+            ext[*n] = (hpc_extent){ f->src, t->start + j * f->globalskip + in, take };
+            (*n)++;
+            off += take;
+            len -= take;
+        }
+        pos += bs;
+    }
+}
+
+/* Key-value mode: parse each task's record stream {i64 key, i64 len, data}. */
+typedef struct kv_rec {
+    int64_t key;
+    uint64_t off, len;
+    uint32_t seq;
+} kv_rec;
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const kv_rec *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int stream_read(hpc_container *c, const sion *s, const sion_task *t, void *buf,
+                       uint64_t len, uint64_t off)
+{
+    hpc_extent ext[16];
+    char *p = buf;
+    while (len > 0) {
+        unsigned n;
+        stream_map(s, t, off, len, ext, 16, &n);
+        if (n == 0)
+            return HPC_E_CORRUPT;
+        for (unsigned i = 0; i < n; i++) {
+            int rc = hpc_cache_read_source(hpc_container_cache(c), ext[i].src, p, ext[i].len, ext[i].off);
+            if (rc != HPC_OK)
+                return rc;
+            p += ext[i].len;
+            off += ext[i].len;
+            len -= ext[i].len;
+        }
+    }
+    return HPC_OK;
+}
+
+static int parse_keys(hpc_container *c, sion *s, GError **err)
+{
+    GArray *keys = g_array_new(FALSE, FALSE, sizeof(sion_key));
+    GArray *segs = g_array_new(FALSE, FALSE, sizeof(sion_seg));
+    GArray *recs = g_array_new(FALSE, FALSE, sizeof(kv_rec));
+    int rc = HPC_OK;
+    s->first_key = g_new0(uint32_t, (gsize)s->ntasks + 1);
+    for (uint32_t ti = 0; ti < s->ntasks && rc == HPC_OK; ti++) {
+        sion_task *t = &s->tasks[ti];
+        const sion_file *f = &s->files[t->file];
+        g_array_set_size(recs, 0);
+        uint64_t pos = 0;
+        while (pos < t->length) {
+            unsigned char h[16];
+            if (t->length - pos < 16 ||
+                (rc = stream_read(c, s, t, h, 16, pos)) != HPC_OK) {
+                rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record", pos,
+                              "task %u: record header at stream offset %" PRIu64
+                              " is cut off by the end of the stream (%" PRIu64 " bytes)",
+                              ti, pos, t->length);
+                break;
+            }
+            int64_t len = rd64(h + 8, f->swap);
+            if (len < 0 || (uint64_t)len > t->length - pos - 16) {
+                rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record", pos,
+                              "task %u: record length %" PRId64 " at stream offset %" PRIu64
+                              " runs past the end of the stream", ti, len, pos);
+                break;
+            }
+            kv_rec r = { rd64(h, f->swap), pos + 16, (uint64_t)len, recs->len };
+            g_array_append_val(recs, r);
+            pos += 16 + (uint64_t)len;
+        }
+        if (rc != HPC_OK)
+            break;
+        qsort(recs->data, recs->len, sizeof(kv_rec), cmp_rec);
+        s->first_key[ti] = keys->len;
+        for (guint i = 0; i < recs->len; i++) {
+            kv_rec *r = &g_array_index(recs, kv_rec, i);
+            if (i == 0 || r->key != g_array_index(recs, kv_rec, i - 1).key) {
+                sion_key k = { r->key, 0, ti, segs->len, 0 };
+                g_array_append_val(keys, k);
+            }
+            sion_key *k = &g_array_index(keys, sion_key, keys->len - 1);
+            if (r->len > 0) {     /* empty records add nothing but the key */
+                sion_seg sg = { r->off, r->len };
+                g_array_append_val(segs, sg);
+                k->nseg++;
+                k->length += r->len;
+            }
+        }
+        s->first_key[ti + 1] = keys->len;
+    }
+    g_array_free(recs, TRUE);
+    s->nkeys = keys->len;
+    s->nsegs = segs->len;
+    s->keys = (sion_key *)(void *)g_array_free(keys, FALSE);
+    s->segs = (sion_seg *)(void *)g_array_free(segs, FALSE);
+    return rc;
+}
+
+static int sion_open(hpc_container *c, GError **err)
+{
+    sion *s = g_new0(sion, 1);
+    int rc;
+    sion_file first = { 0 };
+
+    first.src = hpc_container_add_source(c, c->path, err);
+    if (!first.src) {
+        rc = HPC_E_IO;
+        goto out;
+    }
+    rc = parse_meta1(&first, err);
+    /* A member other than file 0 shows only its own tasks. */
+    int set = first.nfiles > 1 && first.filenumber == 0;
+    s->nfiles = set ? (uint32_t)first.nfiles : 1;
+    s->files = g_new0(sion_file, s->nfiles);
+    s->files[0] = first;
+    if (rc != HPC_OK)
+        goto out;
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < s->nfiles; k++) {
+        sion_file *f = &s->files[k];
+        if (k > 0) {
+            char *member = g_strdup_printf("%s.%06u", c->path, k);
+            f->src = hpc_container_add_source(c, member, err);
+            rc = f->src ? parse_meta1(f, err) : HPC_E_IO;
+            if (rc == HPC_OK && (f->filenumber != (int32_t)k || f->nfiles != first.nfiles))
+                rc = hpc_fail(err, HPC_E_CORRUPT, member, "filenumber", 32,
+                              "file %d of %d, expected file %u of %d",
+                              f->filenumber, f->nfiles, k, first.nfiles);
+            g_free(member);
+        }
+        if (rc == HPC_OK)
+            rc = parse_meta2(f, err);
+        if (rc != HPC_OK)
+            goto out;
+        for (uint32_t i = 0; i < (uint32_t)f->ntasks; i++) {
+            f->tasks[i].file = k;
+            f->tasks[i].local = i;
+        }
+        f->first_task = (uint32_t)total;
+        total += (uint64_t)f->ntasks;
+    }
+    if (total > UINT32_MAX / 2) {
+        rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "ntasks", 24, "%" PRIu64 " tasks", total);
+        goto out;
+    }
+    s->ntasks = (uint32_t)total;
+    c->fsblksize = (uint32_t)first.fsblksize;
+    if (s->nfiles > 1) {
+        s->tasks = g_new0(sion_task, s->ntasks);
+        rc = read_mapping(s, err);
+        if (rc != HPC_OK)
+            goto out;
+    } else {
+        s->tasks = s->files[0].tasks;
+        s->files[0].tasks = NULL;
+    }
+    for (uint32_t k = 0; k < s->nfiles; k++) {
+        g_free(s->files[k].tasks);
+        s->files[k].tasks = NULL;
+    }
+    index_ranks(s);
+    int kv = (int)(first.flag1 >> 32);
+    if (first.fileformat >= 5 && kv != 0 && kv != KV_NONE) {
+        if (kv != KV_INLINE) {
+            rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "flag1", 36,
+                          "key-value mode %d is not supported (inline, 51, is)", kv);
+            goto out;
+        }
+        s->kvmode = 1;
+        rc = parse_keys(c, s, err);
+        if (rc != HPC_OK)
+            goto out;
+    }
+    c->priv = s;
+    return HPC_OK;
+out:
+    if (!s->files) {
+        g_free(first.tasks);
+        g_free(first.blocksizes);
+    }
+    sion_free(s);
+    return rc;
+}
+
+/* ---- tree ------------------------------------------------------------- */
+
+static int task_name(hpc_container *c, const sion *s, uint32_t i, char *buf, size_t len)
+{
+    if (s->by_index)
+        return g_snprintf(buf, len, "task-%06u", i) < (int)len ? HPC_OK : HPC_E_RANGE;
+    return hpc_rankname_format(&c->rankname, s->tasks[i].globalrank, buf, len);
+}
+
+static void task_stat(const sion *s, uint32_t i, hpc_stat *st)
+{
+    st->ino = HPC_INO_FIRST + i;
+    st->mode = s->kvmode ? HPC_MODE_DIR : HPC_MODE_FILE;
+    st->size = s->kvmode ? 0 : s->tasks[i].length;
+}
+
+static void key_stat(const sion *s, uint32_t k, hpc_stat *st)
+{
+    st->ino = KEY_INO_BASE + k;
+    st->mode = HPC_MODE_FILE;
+    st->size = s->keys[k].length;
+}
+
+static int find_task(hpc_container *c, const sion *s, const char *name, uint32_t *out)
+{
+    int64_t v;
+    if (s->by_index) {
+        if (strncmp(name, "task-", 5) != 0)
+            return HPC_E_NOENT;
+        char *end;
+        unsigned long long idx = strtoull(name + 5, &end, 10);
+        char again[32];
+        if (*end || idx >= s->ntasks)
+            return HPC_E_NOENT;
+        g_snprintf(again, sizeof again, "task-%06llu", idx);
+        if (strcmp(again, name) != 0)
+            return HPC_E_NOENT;
+        *out = (uint32_t)idx;
+        return HPC_OK;
+    }
+    if (hpc_rankname_parse(&c->rankname, name, &v) != HPC_OK)
+        return HPC_E_NOENT;
+    if (!s->by_rank) {
+        if (v < 0 || (uint64_t)v >= s->ntasks)
+            return HPC_E_NOENT;
+        *out = (uint32_t)v;
+        return HPC_OK;
+    }
+    uint32_t lo = 0, hi = s->ntasks;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->tasks[s->by_rank[mid]].globalrank < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == s->ntasks || s->tasks[s->by_rank[lo]].globalrank != v)
+        return HPC_E_NOENT;
+    *out = s->by_rank[lo];
+    return HPC_OK;
+}
+
+static int find_key(const sion *s, uint32_t task, const char *name, uint32_t *out)
+{
+    if (strncmp(name, "key-", 4) != 0)
+        return HPC_E_NOENT;
+    char *rest;
+    long long key = strtoll(name + 4, &rest, 10);
+    char again[32];
+    if (*rest || name[4] == '\0')
+        return HPC_E_NOENT;
+    g_snprintf(again, sizeof again, "key-%lld", key);
+    if (strcmp(again, name) != 0)
+        return HPC_E_NOENT;
+    uint32_t lo = s->first_key[task], end = s->first_key[task + 1], hi = end;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->keys[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == end || s->keys[lo].key != key)
+        return HPC_E_NOENT;
+    *out = lo;
+    return HPC_OK;
+}
+
+static int sion_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    const sion *s = c->priv;
+    uint32_t i, k;
+    if (parent == HPC_INO_ROOT) {
+        if (find_task(c, s, name, &i) != HPC_OK)
+            return HPC_E_NOENT;
+        task_stat(s, i, st);
+        return HPC_OK;
+    }
+    if (parent >= HPC_INO_FIRST && parent - HPC_INO_FIRST < s->ntasks) {
+        if (!s->kvmode)
+            return HPC_E_NOTDIR;
+        if (find_key(s, (uint32_t)(parent - HPC_INO_FIRST), name, &k) != HPC_OK)
+            return HPC_E_NOENT;
+        key_stat(s, k, st);
+        return HPC_OK;
+    }
+    return (parent >= KEY_INO_BASE && parent - KEY_INO_BASE < s->nkeys) ? HPC_E_NOTDIR
+                                                                        : HPC_E_NOENT;
+}
+
+static int sion_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+{
+    const sion *s = c->priv;
+    if (ino == HPC_INO_ROOT) {
+        st->ino = ino;
+        st->mode = HPC_MODE_DIR;
+        return HPC_OK;
+    }
+    if (ino >= HPC_INO_FIRST && ino - HPC_INO_FIRST < s->ntasks) {
+        task_stat(s, (uint32_t)(ino - HPC_INO_FIRST), st);
+        return HPC_OK;
+    }
+    if (s->kvmode && ino >= KEY_INO_BASE && ino - KEY_INO_BASE < s->nkeys) {
+        key_stat(s, (uint32_t)(ino - KEY_INO_BASE), st);
+        return HPC_OK;
+    }
+    return HPC_E_NOENT;
+}
+
+static int sion_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx)
+{
+    const sion *s = c->priv;
+    char name[HPC_RANKNAME_MAX * 2 + 64];
+    hpc_stat st;
+    if (dir == HPC_INO_ROOT) {
+        for (uint64_t i = cookie; i < s->ntasks; i++) {
+            memset(&st, 0, sizeof st);
+            task_stat(s, (uint32_t)i, &st);
+            if (task_name(c, s, (uint32_t)i, name, sizeof name) != HPC_OK)
+                return HPC_E_RANGE;
+            if (fn(ctx, name, &st, i + 1))
+                break;
+        }
+        return HPC_OK;
+    }
+    if (dir >= HPC_INO_FIRST && dir - HPC_INO_FIRST < s->ntasks && s->kvmode) {
+        uint32_t ti = (uint32_t)(dir - HPC_INO_FIRST), first = s->first_key[ti];
+        for (uint64_t i = cookie; i < s->first_key[ti + 1] - first; i++) {
+            memset(&st, 0, sizeof st);
+            key_stat(s, first + (uint32_t)i, &st);
+            g_snprintf(name, sizeof name, "key-%" PRId64, s->keys[first + i].key);
+            if (fn(ctx, name, &st, i + 1))
+                break;
+        }
+        return HPC_OK;
+    }
+    return sion_getattr(c, dir, &st) == HPC_OK ? HPC_E_NOTDIR : HPC_E_NOENT;
+}
+
+/* ---- data ------------------------------------------------------------- */
+
+static int sion_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
+                    hpc_extent *ext, unsigned max, unsigned *n)
+{
+    const sion *s = c->priv;
+    *n = 0;
+    if (!s->kvmode && ino >= HPC_INO_FIRST && ino - HPC_INO_FIRST < s->ntasks) {
+        const sion_task *t = &s->tasks[ino - HPC_INO_FIRST];
+        if (off < t->length)
+            stream_map(s, t, off, MIN(len, t->length - off), ext, max, n);
+        return HPC_OK;
+    }
+    if (s->kvmode && ino >= KEY_INO_BASE && ino - KEY_INO_BASE < s->nkeys) {
+        const sion_key *k = &s->keys[ino - KEY_INO_BASE];
+        const sion_task *t = &s->tasks[k->task];
+        uint64_t pos = 0;
+        for (uint32_t i = 0; i < k->nseg && len > 0 && *n < max; i++) {
+            const sion_seg *sg = &s->segs[k->first_seg + i];
+            if (off < pos + sg->len) {
+                uint64_t in = off - pos, take = MIN(sg->len - in, len);
+                unsigned got;
+                stream_map(s, t, sg->off + in, take, ext + *n, max - *n, &got);
+                for (unsigned e = 0; e < got; e++) {
+                    off += ext[*n + e].len;
+                    len -= ext[*n + e].len;
+                }
+                *n += got;
+            }
+            pos += sg->len;
+        }
+        return HPC_OK;
+    }
+    return sion_getattr(c, ino, &(hpc_stat){ 0 }) == HPC_OK ? HPC_E_ISDIR : HPC_E_NOENT;
+}
+
+/* ---- .info ------------------------------------------------------------ */
+
+static int sion_info(hpc_container *c, GString *o)
+{
+    const sion *s = c->priv;
+    const sion_file *f0 = &s->files[0];
+    g_string_append_printf(o, "version: %d.%d.%d\nfileformat: %d\nbyteorder: %s\n"
+                           "fsblksize: %d\nnfiles: %u\nntasks: %u\nkeyvalue: %s\nnaming: %s\n",
+                           f0->version / 1000, f0->version % 1000, f0->patchlevel,
+                           f0->fileformat, (f0->swap != host_is_big()) ? "big" : "little",
+                           f0->fsblksize, s->nfiles, s->ntasks,
+                           s->kvmode ? "inline" : "none",
+                           s->by_index ? "task-<index> (global ranks repeat)" : "global rank");
+    if (s->nfiles > 1 && f0->nfiles > 1 && f0->filenumber == 0)
+        g_string_append(o, "set: file 0 of a multi-file set with mapping\n");
+    else if (f0->nfiles > 1)
+        g_string_append_printf(o, "set: member %d of %d (only its own tasks)\n",
+                               f0->filenumber, f0->nfiles);
+    for (uint32_t k = 0; k < s->nfiles; k++) {
+        const sion_file *f = &s->files[k];
+        g_string_append_printf(o, "file %u: %s size %" PRIu64 " ntasks %d maxchunks %d "
+                               "start_of_data %" PRIu64 " globalskip %" PRIu64
+                               " start_of_varheader %" PRId64 "\n",
+                               k, f->src->path, f->src->size, f->ntasks, f->maxchunks,
+                               f->start_of_data, f->globalskip, f->sov);
+    }
+    g_string_append(o, "\ntask\tname\tfile\tlocalrank\tglobalrank\tlength\tblocks\tkeys\n");
+    char name[HPC_RANKNAME_MAX * 2 + 64];
+    for (uint32_t i = 0; i < s->ntasks; i++) {
+        const sion_task *t = &s->tasks[i];
+        if (task_name(c, s, i, name, sizeof name) != HPC_OK)
+            return HPC_E_RANGE;
+        g_string_append_printf(o, "%u\t%s\t%u\t%u\t%" PRId64 "\t%" PRIu64 "\t%u\t%u\n",
+                               i, name, t->file, t->local, t->globalrank, t->length,
+                               t->blockcount, s->kvmode ? s->first_key[i + 1] - s->first_key[i] : 0);
+    }
+    return HPC_OK;
+}
+
+const hpc_format hpc_format_sion = {
+    .name = "sion",
+    .probe = sion_probe,
+    .open = sion_open,
+    .close = sion_close,
+    .lookup = sion_lookup,
+    .getattr = sion_getattr,
+    .readdir = sion_readdir,
+    .map = sion_map,
+    .info = sion_info,
+};

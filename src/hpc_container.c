@@ -1,0 +1,552 @@
+/* hpc_container.c - open a container and answer the front ends' calls.
+ *
+ * The core adds what every format shares: ".", ".." and "/.info", default
+ * attributes, reads of mapped (verbatim) files through the block cache,
+ * xattr lookup by name, and path resolution for hpcdump.
+ */
+#include "hpc_container.h"
+#include "hpc_tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_CACHE_SIZE (64ull << 20)
+/* Cache blocks are the container's block size, grown by whole multiples up
+ * to this size, so that small reads pay one miss per 64 KiB, not per 4 KiB. */
+#define CACHE_MIN_BLOCK (64u << 10)
+#define CACHE_MAX_BLOCK (16u << 20)
+#define MAX_EXTENTS 64
+
+/* ---- logging ---------------------------------------------------------- */
+
+static void (*log_handler)(const char *line);
+
+void hpc_log_set_handler(void (*fn)(const char *line))
+{
+    log_handler = fn;
+}
+
+void hpc_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    if (log_handler)
+        log_handler(line);
+    else
+        fprintf(stderr, "hpcmount: %s\n", line);
+    g_free(line);
+}
+
+/* ---- options and formats ---------------------------------------------- */
+
+void hpc_options_init(hpc_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->cache_size = DEFAULT_CACHE_SIZE;
+}
+
+void hpc_options_clear(hpc_options *opts)
+{
+    g_free(opts->format);
+    g_free(opts->rankname);
+    opts->format = opts->rankname = NULL;
+}
+
+/* Parse "64M" style sizes. */
+static int parse_size(const char *v, uint64_t *out)
+{
+    char *end;
+    if (!v || !g_ascii_isdigit(*v))
+        return -1;
+    guint64 n = g_ascii_strtoull(v, &end, 10);
+    int shift = 0;
+    switch (g_ascii_toupper(*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'B')
+        end += *end == 'i' ? (end[1] == 'B' ? 2 : 1) : 1;
+    if (*end != '\0' || n > (G_MAXUINT64 >> shift))
+        return -1;
+    *out = n << shift;
+    return 0;
+}
+
+int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
+{
+    const char *eq = strchr(arg, '=');
+    size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+    const char *v = eq ? eq + 1 : NULL;
+    uint64_t n;
+#define IS(name) (nlen == strlen(name) && strncmp(arg, name, nlen) == 0)
+    if (IS("cache_size")) {
+        if (parse_size(v, &n) != 0 || n < 4096)
+            return hpc_fail(err, HPC_E_INVAL, "cache_size", NULL, 0,
+                            "'%s' is not a size of at least 4096 bytes (e.g. 64M)", v ? v : "");
+        opts->cache_size = n;
+    } else if (IS("blocksize")) {
+        if (parse_size(v, &n) != 0 || n < 512 || n > (64u << 20))
+            return hpc_fail(err, HPC_E_INVAL, "blocksize", NULL, 0,
+                            "'%s' is not a block size from 512 bytes to 64M", v ? v : "");
+        opts->blocksize = (uint32_t)n;
+    } else if (IS("format")) {
+        if (!v || !hpc_format_by_name(v))
+            return hpc_fail(err, HPC_E_INVAL, "format", NULL, 0, "unknown format '%s'", v ? v : "");
+        g_free(opts->format);
+        opts->format = g_strdup(v);
+    } else if (IS("rankname")) {
+        hpc_rankname rn;
+        int rc = hpc_rankname_compile(v ? v : "", &rn, err);
+        if (rc != HPC_OK)
+            return rc;
+        g_free(opts->rankname);
+        opts->rankname = g_strdup(v);
+    } else if (IS("nocheck")) {
+        opts->nocheck = 1;
+    } else if (IS("allowholes")) {
+        opts->allowholes = 1;
+    } else if (IS("salvage")) {
+        opts->salvage = 1;
+    } else {
+        return HPC_E_NOENT;
+    }
+#undef IS
+    return HPC_OK;
+}
+
+const hpc_format *hpc_format_by_name(const char *name)
+{
+    for (const hpc_format *const *f = hpc_formats; *f; f++)
+        if (g_ascii_strcasecmp((*f)->name, name) == 0)
+            return *f;
+    return NULL;
+}
+
+static const hpc_format *detect_format(const char *path, GError **err)
+{
+    unsigned char head[4096];
+    size_t len = 0;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        hpc_fail(err, HPC_E_NOENT, path, NULL, 0, "cannot open: %s", g_strerror(errno));
+        return NULL;
+    }
+    if (S_ISREG(st.st_mode)) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            hpc_fail(err, HPC_E_IO, path, NULL, 0, "cannot open: %s", g_strerror(errno));
+            return NULL;
+        }
+        ssize_t n = pread(fd, head, sizeof head, 0);
+        close(fd);
+        len = n > 0 ? (size_t)n : 0;
+    } else if (!S_ISDIR(st.st_mode)) {
+        hpc_fail(err, HPC_E_INVAL, path, NULL, 0, "not a regular file or directory");
+        return NULL;
+    }
+    const hpc_format *best = NULL;
+    int best_score = 0;
+    for (const hpc_format *const *f = hpc_formats; *f; f++) {
+        int s = (*f)->probe(path, len ? head : NULL, len);
+        if (s > best_score) {
+            best_score = s;
+            best = *f;
+        }
+    }
+    if (!best) {
+        GString *names = g_string_new(NULL);
+        for (const hpc_format *const *f = hpc_formats; *f; f++)
+            g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*f)->name);
+        hpc_fail(err, HPC_E_UNSUPPORTED, path, "magic", 0,
+                 "not a container of a known format (%s)", names->str);
+        g_string_free(names, TRUE);
+    }
+    return best;
+}
+
+/* ---- open / close ----------------------------------------------------- */
+
+int hpc_container_open(const char *source, const hpc_options *opts,
+                       hpc_container **out, GError **err)
+{
+    int rc;
+    struct stat st;
+    *out = NULL;
+    hpc_container *c = g_new0(hpc_container, 1);
+    g_mutex_init(&c->lock);
+    c->path = g_strdup(source);
+    c->sources = g_ptr_array_new();
+    c->opts = *opts;
+    c->opts.format = g_strdup(opts->format);
+    c->opts.rankname = g_strdup(opts->rankname);
+    if (c->opts.cache_size == 0)
+        c->opts.cache_size = DEFAULT_CACHE_SIZE;
+
+    rc = hpc_rankname_compile(opts->rankname, &c->rankname, err);
+    if (rc != HPC_OK)
+        goto out;
+    if (stat(source, &st) != 0) {
+        rc = hpc_fail(err, HPC_E_NOENT, source, NULL, 0, "cannot open: %s", g_strerror(errno));
+        goto out;
+    }
+    c->mtime = st.st_mtime;
+    c->uid = st.st_uid;
+    c->gid = st.st_gid;
+
+    if (opts->format) {
+        c->format = hpc_format_by_name(opts->format);
+        if (!c->format) {
+            rc = hpc_fail(err, HPC_E_INVAL, source, NULL, 0, "unknown format '%s'", opts->format);
+            goto out;
+        }
+    } else {
+        c->format = detect_format(source, err);
+        if (!c->format) {
+            rc = HPC_E_UNSUPPORTED;
+            goto out;
+        }
+    }
+    rc = c->format->open(c, err);
+    if (rc != HPC_OK) {
+        if (err && !*err)
+            hpc_fail(err, rc, source, NULL, 0, "%s reader: %s", c->format->name, hpc_strerror(rc));
+        c->format = NULL;   /* open() cleaned up after itself */
+        goto out;
+    }
+    *out = c;
+    return HPC_OK;
+out:
+    hpc_container_close(c);
+    return rc;
+}
+
+void hpc_container_close(hpc_container *c)
+{
+    if (!c)
+        return;
+    if (c->format && c->format->close)
+        c->format->close(c);
+    hpc_tree_free(c->tree);
+    for (guint i = 0; i < c->sources->len; i++) {
+        hpc_source *s = g_ptr_array_index(c->sources, i);
+        hpc_source_close(s);
+        g_free(s);
+    }
+    g_ptr_array_free(c->sources, TRUE);
+    hpc_cache_free(c->cache);
+    if (c->info)
+        g_string_free(c->info, TRUE);
+    hpc_options_clear(&c->opts);
+    g_mutex_clear(&c->lock);
+    g_free(c->path);
+    g_free(c);
+}
+
+hpc_source *hpc_container_add_source(hpc_container *c, const char *path, GError **err)
+{
+    hpc_source *s = g_new0(hpc_source, 1);
+    if (hpc_source_open(path, s, err) != HPC_OK) {
+        g_free(s);
+        return NULL;
+    }
+    g_ptr_array_add(c->sources, s);
+    return s;
+}
+
+hpc_cache *hpc_container_cache(hpc_container *c)
+{
+    hpc_cache *cache = g_atomic_pointer_get(&c->cache);
+    if (cache)
+        return cache;
+    g_mutex_lock(&c->lock);
+    if (!c->cache) {
+        uint32_t bs = c->opts.blocksize;
+        if (bs == 0) {
+            uint32_t fs = c->fsblksize;
+            if (fs == 0)
+                fs = c->sources->len ? ((hpc_source *)g_ptr_array_index(c->sources, 0))->blksize : 4096;
+            if (fs == 0 || fs > CACHE_MAX_BLOCK)
+                fs = fs ? CACHE_MAX_BLOCK : 4096;
+            bs = fs * ((CACHE_MIN_BLOCK + fs - 1) / fs);
+            if (bs > CACHE_MAX_BLOCK)
+                bs = fs;
+        }
+        g_atomic_pointer_set(&c->cache, hpc_cache_new(c->opts.cache_size, bs, 0));
+    }
+    cache = c->cache;
+    g_mutex_unlock(&c->lock);
+    return cache;
+}
+
+void hpc_container_info_changed(hpc_container *c)
+{
+    g_mutex_lock(&c->lock);
+    if (c->info) {
+        g_string_free(c->info, TRUE);
+        c->info = NULL;
+    }
+    g_mutex_unlock(&c->lock);
+}
+
+/* The .info text, generated once (or again after info_changed); returns a
+ * copy so that readers never see it freed under them. */
+static GBytes *info_bytes(hpc_container *c)
+{
+    g_mutex_lock(&c->lock);
+    if (!c->info) {
+        c->info = g_string_new(NULL);
+        g_string_append_printf(c->info, "format: %s\nsource: %s\n", c->format->name, c->path);
+        if (c->format->info && c->format->info(c, c->info) != HPC_OK)
+            g_string_append(c->info, "warning: the format reader could not describe the container\n");
+    }
+    GBytes *b = g_bytes_new(c->info->str, c->info->len);
+    g_mutex_unlock(&c->lock);
+    return b;
+}
+
+/* ---- tree ------------------------------------------------------------- */
+
+static void stat_defaults(hpc_container *c, hpc_stat *st)
+{
+    if (st->mtime == 0)
+        st->mtime = c->mtime;
+    if (st->nlink == 0)
+        st->nlink = S_ISDIR(st->mode) ? 2 : 1;
+}
+
+static void info_stat(hpc_container *c, hpc_stat *st)
+{
+    GBytes *b = info_bytes(c);
+    memset(st, 0, sizeof *st);
+    st->ino = HPC_INO_INFO;
+    st->mode = HPC_MODE_FILE;
+    st->size = g_bytes_get_size(b);
+    g_bytes_unref(b);
+    stat_defaults(c, st);
+}
+
+int hpc_container_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    if (parent == HPC_INO_INFO)
+        return HPC_E_NOTDIR;
+    if (parent == HPC_INO_ROOT && strcmp(name, ".info") == 0) {
+        info_stat(c, st);
+        return HPC_OK;
+    }
+    memset(st, 0, sizeof *st);
+    int rc = c->format->lookup ? c->format->lookup(c, parent, name, st)
+                               : hpc_tree_lookup(c->tree, parent, name, st);
+    if (rc == HPC_OK)
+        stat_defaults(c, st);
+    return rc;
+}
+
+int hpc_container_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+{
+    if (ino == HPC_INO_INFO) {
+        info_stat(c, st);
+        return HPC_OK;
+    }
+    memset(st, 0, sizeof *st);
+    int rc = c->format->getattr ? c->format->getattr(c, ino, st)
+                                : hpc_tree_getattr(c->tree, ino, st);
+    if (rc == HPC_OK)
+        stat_defaults(c, st);
+    return rc;
+}
+
+typedef struct readdir_ctx {
+    hpc_container *c;
+    hpc_dirent_fn fn;
+    void *ctx;
+    uint64_t shift;     /* cookies the core used before the format's */
+} readdir_ctx;
+
+static int readdir_shift(void *p, const char *name, const hpc_stat *st, uint64_t next)
+{
+    readdir_ctx *r = p;
+    hpc_stat s = *st;
+    stat_defaults(r->c, &s);
+    return r->fn(r->ctx, name, &s, next + r->shift);
+}
+
+int hpc_container_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie,
+                          hpc_dirent_fn fn, void *ctx)
+{
+    hpc_stat st;
+    int rc = hpc_container_getattr(c, dir, &st);
+    if (rc != HPC_OK)
+        return rc;
+    if (!S_ISDIR(st.mode))
+        return HPC_E_NOTDIR;
+    uint64_t shift = dir == HPC_INO_ROOT ? 3 : 2;
+    if (cookie == 0 && fn(ctx, ".", &st, 1))
+        return HPC_OK;
+    if (cookie <= 1) {
+        hpc_stat up = { .ino = HPC_INO_ROOT, .mode = HPC_MODE_DIR };
+        stat_defaults(c, &up);
+        if (fn(ctx, "..", &up, 2))
+            return HPC_OK;
+    }
+    if (dir == HPC_INO_ROOT && cookie <= 2) {
+        hpc_stat info;
+        info_stat(c, &info);
+        if (fn(ctx, ".info", &info, 3))
+            return HPC_OK;
+    }
+    readdir_ctx r = { c, fn, ctx, shift };
+    uint64_t fc = cookie > shift ? cookie - shift : 0;
+    return c->format->readdir ? c->format->readdir(c, dir, fc, readdir_shift, &r)
+                              : hpc_tree_readdir(c->tree, dir, fc, readdir_shift, &r);
+}
+
+int hpc_container_readlink(hpc_container *c, hpc_ino ino, char **target)
+{
+    if (c->format->readlink)
+        return c->format->readlink(c, ino, target);
+    if (c->tree)
+        return hpc_tree_readlink(c->tree, ino, target);
+    return HPC_E_INVAL;
+}
+
+int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st)
+{
+    int rc = hpc_container_getattr(c, HPC_INO_ROOT, st);
+    gchar **parts = g_strsplit(path ? path : "", "/", -1);
+    for (gchar **p = parts; rc == HPC_OK && *p; p++) {
+        if (**p == '\0' || strcmp(*p, ".") == 0)
+            continue;
+        if (!S_ISDIR(st->mode)) {
+            rc = HPC_E_NOTDIR;
+            break;
+        }
+        hpc_ino parent = st->ino;
+        rc = hpc_container_lookup(c, parent, *p, st);
+    }
+    g_strfreev(parts);
+    return rc;
+}
+
+/* ---- data ------------------------------------------------------------- */
+
+int hpc_container_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
+                      hpc_extent *ext, unsigned max, unsigned *n)
+{
+    *n = 0;
+    if (ino == HPC_INO_INFO || !c->format->map)
+        return HPC_E_NOTSUP;
+    return c->format->map(c, ino, off, len, ext, max, n);
+}
+
+/* Read a mapped file: its extents through the block cache. */
+static int read_mapped(hpc_container *c, hpc_ino ino, char *buf, size_t len,
+                       uint64_t off, size_t *nread)
+{
+    hpc_cache *cache = hpc_container_cache(c);
+    hpc_extent ext[MAX_EXTENTS];
+    size_t done = 0;
+    while (done < len) {
+        unsigned n;
+        int rc = c->format->map(c, ino, off + done, len - done, ext, MAX_EXTENTS, &n);
+        if (rc != HPC_OK)
+            return rc;
+        if (n == 0)
+            break;         /* end of file */
+        for (unsigned i = 0; i < n; i++) {
+            rc = hpc_cache_read_source(cache, ext[i].src, buf + done, (size_t)ext[i].len, ext[i].off);
+            if (rc != HPC_OK)
+                return rc;
+            done += ext[i].len;
+        }
+    }
+    *nread = done;
+    return HPC_OK;
+}
+
+int hpc_container_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
+                       uint64_t off, size_t *nread)
+{
+    *nread = 0;
+    if (ino == HPC_INO_INFO) {
+        GBytes *b = info_bytes(c);
+        gsize size;
+        const char *data = g_bytes_get_data(b, &size);
+        if (off < size) {
+            *nread = MIN(len, size - off);
+            memcpy(buf, data + off, *nread);
+        }
+        g_bytes_unref(b);
+        return HPC_OK;
+    }
+    if (c->format->read)
+        return c->format->read(c, ino, buf, len, off, nread);
+    if (c->format->map)
+        return read_mapped(c, ino, buf, len, off, nread);
+    return HPC_E_NOTSUP;
+}
+
+/* ---- extended attributes ---------------------------------------------- */
+
+typedef struct xattr_find {
+    const char *name;     /* NULL: list */
+    GString *names;
+    void *value;
+    size_t len;
+    int found;
+} xattr_find;
+
+static int xattr_visit(void *p, const char *name, const void *value, size_t len)
+{
+    xattr_find *f = p;
+    if (!f->name) {
+        g_string_append_len(f->names, name, (gssize)strlen(name) + 1);
+        return 0;
+    }
+    if (strcmp(f->name, name) != 0)
+        return 0;
+    f->value = g_memdup2(value, len);
+    f->len = len;
+    f->found = 1;
+    return 1;
+}
+
+static int xattrs_of(hpc_container *c, hpc_ino ino, xattr_find *f)
+{
+    if (ino == HPC_INO_INFO)
+        return HPC_OK;
+    if (c->format->xattrs)
+        return c->format->xattrs(c, ino, xattr_visit, f);
+    if (c->tree)
+        return hpc_tree_xattrs(c->tree, ino, xattr_visit, f);
+    return HPC_OK;
+}
+
+int hpc_container_getxattr(hpc_container *c, hpc_ino ino, const char *name,
+                           void **value, size_t *len)
+{
+    xattr_find f = { .name = name };
+    int rc = xattrs_of(c, ino, &f);
+    if (rc < 0)
+        return rc;
+    if (!f.found)
+        return HPC_E_NODATA;
+    *value = f.value;
+    *len = f.len;
+    return HPC_OK;
+}
+
+int hpc_container_listxattr(hpc_container *c, hpc_ino ino, GString *out)
+{
+    xattr_find f = { .names = out };
+    int rc = xattrs_of(c, ino, &f);
+    return rc < 0 ? rc : HPC_OK;
+}

@@ -1,0 +1,75 @@
+# tests/lib.sh - shared helpers of the shell tests (sourced).
+#
+# Set by make check: top_srcdir, top_builddir.  Every test that mounts calls
+# need_fuse first (exit 77 = skipped where /dev/fuse cannot be used) and
+# mount_container, which registers an unmount on exit, so nothing is left
+# mounted whatever happens.
+set -u
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+HPCMOUNT="$top_builddir/fuse/hpcmount"
+HPCDUMP="$top_builddir/src/hpcdump"
+DATA="$top_srcdir/tests/data"
+# Debian's python3 (python3-gsd, python3-h5py, numpy), not a pyenv one
+PY=/usr/bin/python3
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/hpctest.XXXXXX")
+MOUNTS=""
+failures=0
+checks=0
+
+cleanup() {
+    for m in $MOUNTS; do
+        fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+    done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); checks=$((checks + 1)); }
+pass() { echo "ok: $*"; checks=$((checks + 1)); }
+
+# check DESCRIPTION COMMAND...: pass when the command succeeds
+check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+
+# expect_eq DESCRIPTION EXPECTED ACTUAL
+expect_eq() {
+    if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi
+}
+
+need_fuse() {
+    if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
+        echo "SKIP: /dev/fuse or fusermount3 missing"; exit 77
+    fi
+    # a throw-away mount tells whether FUSE really works here
+    local probe="$TMP/probe"
+    mkdir -p "$probe"
+    if ! "$HPCMOUNT" "$DATA/a_4tasks.sion" "$probe" 2>/dev/null; then
+        echo "SKIP: FUSE mounts are not permitted here"; exit 77
+    fi
+    fusermount3 -u "$probe"
+}
+
+# mount_container SOURCE MOUNTPOINT [hpcmount args...]
+mount_container() {
+    local src=$1 mnt=$2; shift 2
+    mkdir -p "$mnt"
+    "$HPCMOUNT" "$@" "$src" "$mnt" || return 1
+    MOUNTS="$MOUNTS $mnt"
+}
+
+unmount_container() {
+    fusermount3 -u "$1"
+    MOUNTS=$(echo " $MOUNTS " | sed "s# $1 # #")
+}
+
+is_mounted() { grep -q " $1 fuse" /proc/self/mounts; }
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# finish: the closing line automake and CI read, and the exit status
+finish() {
+    echo "$((checks - failures)) passed, $failures failed"
+    [ "$failures" -eq 0 ]
+    exit $?
+}
