@@ -20,7 +20,7 @@
 #define KV_NONE 50
 #define KV_INLINE 51
 #define KEY_INO_BASE (UINT64_C(1) << 62)
-#define MAX_FILES 1000000
+#define MAX_FILES 65536         /* SIONlib sets use far fewer */
 
 typedef struct sion_task {
     uint64_t start;             /* startptr in its file */
@@ -40,7 +40,6 @@ typedef struct sion_file {
     uint32_t first_task;        /* index of its local task 0 in file order */
     sion_task *tasks;           /* its tasks while opening */
     int64_t *blocksizes;        /* [maxchunks][ntasks], <= 0 already set to 0 */
-    char prefix[1025];
 } sion_file;
 
 
@@ -146,21 +145,16 @@ static int parse_meta1(sion_file *f, GError **err)
     f->ntasks = rd32(h + 24, f->swap);
     f->nfiles = rd32(h + 28, f->swap);
     uint64_t ranks_off;
-    const unsigned char *prefix;
     if (ff >= 3) {
         f->filenumber = rd32(h + 32, f->swap);
         f->flag1 = rd64(h + 36, f->swap);
         f->flag2 = rd64(h + 44, f->swap);
-        prefix = h + 52;
         ranks_off = META1_FIXED;
     } else {
         f->filenumber = 0;
         f->flag1 = f->flag2 = 0;
-        prefix = h + 32;
         ranks_off = META1_FIXED_V2;
     }
-    memcpy(f->prefix, prefix, 1024);
-    f->prefix[1024] = '\0';
     if (f->fsblksize < 1)
         return hpc_fail(err, HPC_E_CORRUPT, path, "fsblksize", 20,
                         "%d is not a valid block size", f->fsblksize);
@@ -453,7 +447,8 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
         }
         if (rc != HPC_OK)
             break;
-        qsort(recs->data, recs->len, sizeof(kv_rec), cmp_rec);
+        if (recs->len > 1)
+            qsort(recs->data, recs->len, sizeof(kv_rec), cmp_rec);
         s->first_key[ti] = keys->len;
         for (guint i = 0; i < recs->len; i++) {
             kv_rec *r = &g_array_index(recs, kv_rec, i);
@@ -491,13 +486,13 @@ static int sion_open(hpc_container *c, GError **err)
         goto out;
     }
     rc = parse_meta1(&first, err);
+    if (rc != HPC_OK)
+        goto out;
     /* A member other than file 0 shows only its own tasks. */
     int set = first.nfiles > 1 && first.filenumber == 0;
     s->nfiles = set ? (uint32_t)first.nfiles : 1;
     s->files = g_new0(sion_file, s->nfiles);
     s->files[0] = first;
-    if (rc != HPC_OK)
-        goto out;
     uint64_t total = 0;
     for (uint32_t k = 0; k < s->nfiles; k++) {
         sion_file *f = &s->files[k];
