@@ -412,6 +412,15 @@ static int stream_read(hpc_container *c, const sion *s, const sion_task *t, void
     return HPC_OK;
 }
 
+/* Where byte pos of a task's stream lies in its file (for messages). */
+static uint64_t stream_offset_in_file(const sion *s, const sion_task *t, uint64_t pos)
+{
+    hpc_extent e;
+    unsigned n;
+    stream_map(s, t, pos, 1, &e, 1, &n);
+    return n ? e.off : t->start;
+}
+
 static int parse_keys(hpc_container *c, sion *s, GError **err)
 {
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(sion_key));
@@ -428,7 +437,8 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
             unsigned char h[16];
             if (t->length - pos < 16 ||
                 (rc = stream_read(c, s, t, h, 16, pos)) != HPC_OK) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record", pos,
+                rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record",
+                              stream_offset_in_file(s, t, pos),
                               "task %u: record header at stream offset %" PRIu64
                               " is cut off by the end of the stream (%" PRIu64 " bytes)",
                               ti, pos, t->length);
@@ -436,7 +446,8 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
             }
             int64_t len = rd64(h + 8, f->swap);
             if (len < 0 || (uint64_t)len > t->length - pos - 16) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record", pos,
+                rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record",
+                              stream_offset_in_file(s, t, pos + 8),
                               "task %u: record length %" PRId64 " at stream offset %" PRIu64
                               " runs past the end of the stream", ti, len, pos);
                 break;

@@ -201,6 +201,8 @@ typedef struct source_fill {
     uint32_t block_size;
 } source_fill;
 
+/* A block of a physical file.  If the file shrank since it was opened, keep
+ * what is still there: reads inside it succeed, reads beyond it fail. */
 static int fill_from_source(void *ctx, uint64_t block, void *buf, size_t *len)
 {
     const source_fill *f = ctx;
@@ -210,8 +212,7 @@ static int fill_from_source(void *ctx, uint64_t block, void *buf, size_t *len)
     uint64_t n = f->src->size - off;
     if (n > f->block_size)
         n = f->block_size;
-    *len = (size_t)n;
-    return hpc_source_pread(f->src, buf, (size_t)n, off);
+    return hpc_source_pread_upto(f->src, buf, (size_t)n, off, len);
 }
 
 int hpc_cache_read_source(hpc_cache *c, const hpc_source *src, void *buf,

@@ -54,25 +54,31 @@ gboolean hpc_source_contains(const hpc_source *src, uint64_t off, uint64_t len)
     return off <= src->size && len <= src->size - off;
 }
 
-int hpc_source_pread(const hpc_source *src, void *buf, size_t len, uint64_t off)
+int hpc_source_pread_upto(const hpc_source *src, void *buf, size_t len, uint64_t off,
+                          size_t *got)
 {
+    *got = 0;
     if (!hpc_source_contains(src, off, len))
         return HPC_E_CORRUPT;
     char *p = buf;
-    while (len > 0) {
-        ssize_t n = pread(src->fd, p, len, (off_t)off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
+    while (*got < len) {
+        ssize_t n = pread(src->fd, p + *got, len - *got, (off_t)(off + *got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
             return HPC_E_IO;
-        }
         if (n == 0)
-            return HPC_E_IO;   /* the file shrank under us */
-        p += n;
-        off += (uint64_t)n;
-        len -= (size_t)n;
+            break;             /* the file shrank under us */
+        *got += (size_t)n;
     }
-    return HPC_OK;
+    return *got > 0 || len == 0 ? HPC_OK : HPC_E_IO;
+}
+
+int hpc_source_pread(const hpc_source *src, void *buf, size_t len, uint64_t off)
+{
+    size_t got;
+    int rc = hpc_source_pread_upto(src, buf, len, off, &got);
+    return rc == HPC_OK && got < len ? HPC_E_IO : rc;
 }
 
 int hpc_source_pread_field(const hpc_source *src, void *buf, size_t len,

@@ -35,6 +35,13 @@ void hpc_source_close(hpc_source *src);
 int hpc_source_pread(const hpc_source *src, void *buf, size_t len, uint64_t off);
 
 /**
+ * Like hpc_source_pread, but a file that ends early (it shrank) is no error:
+ * *got says how many bytes were read; HPC_E_IO only if none could be.
+ */
+int hpc_source_pread_upto(const hpc_source *src, void *buf, size_t len, uint64_t off,
+                          size_t *got);
+
+/**
  * Like hpc_source_pread, but on failure also fills *err with
  * "PATH: field FIELD at offset OFF: ..." for mount-time metadata reads.
  */

@@ -1,1 +1,360 @@
-int main(void){return 0;}
+/* check_core.c - unit tests of the block cache, the tree, rank names and
+ * error messages. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpc_cache.h"
+#include "hpc_container.h"
+#include "hpc_tree.h"
+
+/* ---- cache ------------------------------------------------------------ */
+
+/* A synthetic space: byte i is pattern(i); fills are counted and checked
+ * for alignment. */
+typedef struct space {
+    uint64_t size;
+    uint32_t block;
+    gint fills;
+    gint misaligned;
+} space;
+
+static unsigned char pattern(uint64_t i)
+{
+    return (unsigned char)((i * 2654435761u) >> 13);
+}
+
+static int fill_space(void *ctx, uint64_t block, void *buf, size_t *len)
+{
+    space *s = ctx;
+    uint64_t off = block * s->block;
+    g_atomic_int_inc(&s->fills);
+    if (off % s->block)
+        g_atomic_int_inc(&s->misaligned);
+    if (off >= s->size)
+        return HPC_E_CORRUPT;
+    *len = (size_t)MIN((uint64_t)s->block, s->size - off);
+    for (size_t i = 0; i < *len; i++)
+        ((unsigned char *)buf)[i] = pattern(off + i);
+    return HPC_OK;
+}
+
+START_TEST(cache_lru_order)
+{
+    space s = { .size = 1 << 20, .block = 4096 };
+    hpc_cache *c = hpc_cache_new(3 * 4096, 4096, 1);
+    uint64_t id = hpc_cache_space_new();
+    char b[10];
+    for (uint64_t blk = 0; blk < 3; blk++)
+        ck_assert_int_eq(hpc_cache_read(c, id, b, 10, blk * 4096, fill_space, &s), HPC_OK);
+    ck_assert_int_eq(s.fills, 3);
+    /* touch block 0: block 1 becomes the least recently used */
+    ck_assert_int_eq(hpc_cache_read(c, id, b, 10, 5, fill_space, &s), HPC_OK);
+    ck_assert_int_eq(s.fills, 3);
+    ck_assert_int_eq(hpc_cache_read(c, id, b, 10, 3 * 4096, fill_space, &s), HPC_OK);
+    ck_assert(!hpc_cache_contains(c, id, 1));
+    ck_assert(hpc_cache_contains(c, id, 0));
+    ck_assert(hpc_cache_contains(c, id, 2));
+    ck_assert(hpc_cache_contains(c, id, 3));
+    /* next victim is block 2 */
+    ck_assert_int_eq(hpc_cache_read(c, id, b, 10, 1 * 4096, fill_space, &s), HPC_OK);
+    ck_assert(!hpc_cache_contains(c, id, 2));
+    hpc_cache_stats st;
+    hpc_cache_get_stats(c, &st);
+    ck_assert_uint_eq(st.misses, 5);
+    ck_assert_uint_eq(st.hits, 1);
+    ck_assert_uint_eq(st.evictions, 2);
+    ck_assert_uint_eq(st.blocks, 3);
+    hpc_cache_free(c);
+}
+END_TEST
+
+START_TEST(cache_alignment_and_bounds)
+{
+    space s = { .size = 10000, .block = 4096 };
+    hpc_cache *c = hpc_cache_new(1 << 20, 4096, 4);
+    uint64_t id = hpc_cache_space_new();
+    unsigned char b[9000];
+    /* an unaligned read across three blocks fills exactly blocks 1 and 2 */
+    ck_assert_int_eq(hpc_cache_read(c, id, b, 5000, 4100, fill_space, &s), HPC_OK);
+    ck_assert_int_eq(s.fills, 2);
+    ck_assert_int_eq(s.misaligned, 0);
+    for (int i = 0; i < 5000; i++)
+        ck_assert_uint_eq(b[i], pattern(4100 + (uint64_t)i));
+    ck_assert(hpc_cache_contains(c, id, 1) && hpc_cache_contains(c, id, 2));
+    ck_assert(!hpc_cache_contains(c, id, 0));
+    /* the short last block ends the space */
+    ck_assert_int_eq(hpc_cache_read(c, id, b, 1808, 8192, fill_space, &s), HPC_OK);
+    ck_assert_int_eq(hpc_cache_read(c, id, b, 1809, 8192, fill_space, &s), HPC_E_CORRUPT);
+    ck_assert_int_eq(hpc_cache_read(c, id, b, 1, 20000, fill_space, &s), HPC_E_CORRUPT);
+    hpc_cache_drop_space(c, id);
+    ck_assert(!hpc_cache_contains(c, id, 1));
+    hpc_cache_free(c);
+}
+END_TEST
+
+typedef struct worker {
+    hpc_cache *c;
+    space *s;
+    uint64_t id;
+    guint32 seed;
+    int bad;
+} worker;
+
+static gpointer reader_thread(gpointer p)
+{
+    worker *w = p;
+    GRand *r = g_rand_new_with_seed(w->seed);
+    unsigned char *b = g_malloc(20000);
+    for (int i = 0; i < 20000; i++) {
+        uint64_t off = (uint64_t)g_rand_int_range(r, 0, (gint32)(w->s->size - 20000));
+        size_t len = (size_t)g_rand_int_range(r, 1, 20000);
+        if (hpc_cache_read(w->c, w->id, b, len, off, fill_space, w->s) != HPC_OK) {
+            w->bad++;
+            continue;
+        }
+        for (size_t k = 0; k < len; k++)
+            if (b[k] != pattern(off + k)) {
+                w->bad++;
+                break;
+            }
+    }
+    g_free(b);
+    g_rand_free(r);
+    return NULL;
+}
+
+/* 8 threads on a cache much smaller than the data: constant eviction, and
+ * every byte read must still be right. */
+START_TEST(cache_concurrent)
+{
+    space s = { .size = 8 << 20, .block = 8192 };
+    hpc_cache *c = hpc_cache_new(256 << 10, 8192, 0);
+    worker w[8];
+    GThread *t[8];
+    uint64_t id = hpc_cache_space_new();
+    for (int i = 0; i < 8; i++) {
+        w[i] = (worker){ c, &s, id, (guint32)(i + 1), 0 };
+        t[i] = g_thread_new("reader", reader_thread, &w[i]);
+    }
+    for (int i = 0; i < 8; i++) {
+        g_thread_join(t[i]);
+        ck_assert_int_eq(w[i].bad, 0);
+    }
+    hpc_cache_stats st;
+    hpc_cache_get_stats(c, &st);
+    ck_assert_uint_gt(st.evictions, 0);
+    ck_assert_uint_le(st.blocks, 32);
+    hpc_cache_free(c);
+}
+END_TEST
+
+START_TEST(cache_source_file)
+{
+    char path[] = "/tmp/hpc-cache-XXXXXX";
+    int fd = mkstemp(path);
+    unsigned char data[30000];
+    for (int i = 0; i < 30000; i++)
+        data[i] = pattern((uint64_t)i);
+    ck_assert_int_eq(write(fd, data, sizeof data), (ssize_t)sizeof data);
+    close(fd);
+    hpc_source src;
+    ck_assert_int_eq(hpc_source_open(path, &src, NULL), HPC_OK);
+    ck_assert_uint_eq(src.size, 30000);
+    hpc_cache *c = hpc_cache_new(1 << 20, 4096, 2);
+    unsigned char b[30000];
+    ck_assert_int_eq(hpc_cache_read_source(c, &src, b, 29990, 10), HPC_OK);
+    ck_assert(memcmp(b, data + 10, 29990) == 0);
+    ck_assert_int_eq(hpc_cache_read_source(c, &src, b, 2, 29999), HPC_E_CORRUPT);
+    ck_assert_int_eq(hpc_source_pread(&src, b, 1, UINT64_MAX), HPC_E_CORRUPT);
+    GError *err = NULL;
+    ck_assert_int_eq(hpc_source_pread_field(&src, b, 100, 29950, "META2", &err), HPC_E_CORRUPT);
+    ck_assert(strstr(err->message, "field META2 at offset 29950") != NULL);
+    ck_assert(strstr(err->message, path) != NULL);
+    g_error_free(err);
+    hpc_cache_free(c);
+    hpc_source_close(&src);
+    unlink(path);
+}
+END_TEST
+
+/* ---- rank names ------------------------------------------------------- */
+
+START_TEST(rankname_default_and_custom)
+{
+    hpc_rankname rn;
+    char buf[64];
+    int64_t r;
+    ck_assert_int_eq(hpc_rankname_compile(NULL, &rn, NULL), HPC_OK);
+    ck_assert_int_eq(hpc_rankname_format(&rn, 17, buf, sizeof buf), HPC_OK);
+    ck_assert_str_eq(buf, "rank-000017");
+    ck_assert_int_eq(hpc_rankname_format(&rn, 12345678, buf, sizeof buf), HPC_OK);
+    ck_assert_str_eq(buf, "rank-12345678");
+    ck_assert_int_eq(hpc_rankname_parse(&rn, "rank-000017", &r), HPC_OK);
+    ck_assert_int_eq(r, 17);
+    ck_assert_int_eq(hpc_rankname_parse(&rn, "rank-17", &r), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_rankname_parse(&rn, "rank-0000017", &r), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_rankname_parse(&rn, "rank-00001x", &r), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_rankname_parse(&rn, "rank-", &r), HPC_E_NOENT);
+
+    ck_assert_int_eq(hpc_rankname_compile("restart.%04d.dat", &rn, NULL), HPC_OK);
+    ck_assert_int_eq(hpc_rankname_format(&rn, 42, buf, sizeof buf), HPC_OK);
+    ck_assert_str_eq(buf, "restart.0042.dat");
+    ck_assert_int_eq(hpc_rankname_parse(&rn, "restart.0042.dat", &r), HPC_OK);
+    ck_assert_int_eq(r, 42);
+    ck_assert_int_eq(hpc_rankname_compile("100%%_%x", &rn, NULL), HPC_OK);
+    ck_assert_int_eq(hpc_rankname_format(&rn, 255, buf, sizeof buf), HPC_OK);
+    ck_assert_str_eq(buf, "100%_ff");
+    ck_assert_int_eq(hpc_rankname_parse(&rn, "100%_ff", &r), HPC_OK);
+    ck_assert_int_eq(r, 255);
+}
+END_TEST
+
+START_TEST(rankname_rejects)
+{
+    const char *bad[] = { "rank", "%s", "%d-%d", "a/%d", "%", "%5", "%n", "%%", "%-" };
+    hpc_rankname rn;
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        GError *err = NULL;
+        ck_assert_msg(hpc_rankname_compile(bad[i], &rn, &err) == HPC_E_INVAL, "%s accepted", bad[i]);
+        ck_assert(strstr(err->message, "rankname") != NULL);
+        g_error_free(err);
+    }
+}
+END_TEST
+
+/* ---- options ---------------------------------------------------------- */
+
+START_TEST(options_parse)
+{
+    hpc_options o;
+    GError *err = NULL;
+    hpc_options_init(&o);
+    ck_assert_uint_eq(o.cache_size, 64u << 20);
+    ck_assert_int_eq(hpc_options_set(&o, "cache_size=16M", NULL), HPC_OK);
+    ck_assert_uint_eq(o.cache_size, 16u << 20);
+    ck_assert_int_eq(hpc_options_set(&o, "blocksize=128K", NULL), HPC_OK);
+    ck_assert_uint_eq(o.blocksize, 128u << 10);
+    ck_assert_int_eq(hpc_options_set(&o, "nocheck", NULL), HPC_OK);
+    ck_assert_int_eq(o.nocheck, 1);
+    ck_assert_int_eq(hpc_options_set(&o, "format=sion", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_options_set(&o, "allow_other", NULL), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_options_set(&o, "cache_size=lots", &err), HPC_E_INVAL);
+    ck_assert(strstr(err->message, "cache_size") != NULL);
+    g_clear_error(&err);
+    ck_assert_int_eq(hpc_options_set(&o, "format=zip", &err), HPC_E_INVAL);
+    g_clear_error(&err);
+    ck_assert_int_eq(hpc_options_set(&o, "rankname=%s", &err), HPC_E_INVAL);
+    g_clear_error(&err);
+    hpc_options_clear(&o);
+}
+END_TEST
+
+/* ---- tree ------------------------------------------------------------- */
+
+typedef struct names {
+    GPtrArray *list;
+    int stop_after;
+    uint64_t last_cookie;
+} names;
+
+static int add_name(void *ctx, const char *name, const hpc_stat *st, uint64_t next)
+{
+    (void)st;
+    names *n = ctx;
+    if (n->stop_after && (int)n->list->len == n->stop_after)
+        return 1;
+    g_ptr_array_add(n->list, g_strdup(name));
+    n->last_cookie = next;
+    return 0;
+}
+
+static int count_xattr(void *ctx, const char *name, const void *v, size_t len)
+{
+    (void)name;
+    (void)v;
+    *(size_t *)ctx += len;
+    return 0;
+}
+
+START_TEST(tree_build_and_walk)
+{
+    hpc_tree *t = hpc_tree_new();
+    hpc_ino a, b, l;
+    ck_assert_int_eq(hpc_tree_add_path(t, HPC_INO_ROOT, "grp/sub/data", HPC_MODE_FILE, 80, 7, &a), HPC_OK);
+    ck_assert_int_eq(hpc_tree_add_path(t, HPC_INO_ROOT, "grp/other", HPC_MODE_FILE, 8, 9, &b), HPC_OK);
+    ck_assert_int_eq(hpc_tree_add_path(t, HPC_INO_ROOT, "grp/other", HPC_MODE_FILE, 8, 9, NULL), HPC_E_INVAL);
+    ck_assert_int_eq(hpc_tree_add(t, HPC_INO_ROOT, "lnk", HPC_MODE_LINK, 0, 0, &l), HPC_OK);
+    ck_assert_int_eq(hpc_tree_set_symlink(t, l, "grp/other"), HPC_OK);
+    ck_assert_int_eq(hpc_tree_link(t, HPC_INO_ROOT, "hard", a), HPC_OK);
+    ck_assert_int_eq(hpc_tree_add_xattr(t, a, "user.shape", "10,8", 4), HPC_OK);
+    ck_assert_int_eq(hpc_tree_add(t, a, "x", HPC_MODE_FILE, 0, 0, NULL), HPC_E_NOTDIR);
+
+    hpc_stat st;
+    ck_assert_int_eq(hpc_tree_lookup(t, HPC_INO_ROOT, "hard", &st), HPC_OK);
+    ck_assert_uint_eq(st.ino, a);
+    ck_assert_uint_eq(st.nlink, 2);
+    ck_assert_uint_eq(st.size, 80);
+    hpc_stat dir;
+    ck_assert_int_eq(hpc_tree_lookup(t, HPC_INO_ROOT, "grp", &dir), HPC_OK);
+    ck_assert(S_ISDIR(dir.mode));
+    ck_assert_uint_eq(dir.nlink, 3);      /* its entry, its ".", sub's ".." */
+    ck_assert_int_eq(hpc_tree_lookup(t, HPC_INO_ROOT, "nope", &st), HPC_E_NOENT);
+    uint64_t data;
+    ck_assert_int_eq(hpc_tree_data(t, b, &data), HPC_OK);
+    ck_assert_uint_eq(data, 9);
+    char *target;
+    ck_assert_int_eq(hpc_tree_readlink(t, l, &target), HPC_OK);
+    ck_assert_str_eq(target, "grp/other");
+    g_free(target);
+    size_t xlen = 0;
+    ck_assert_int_eq(hpc_tree_xattrs(t, a, count_xattr, &xlen), HPC_OK);
+    ck_assert_uint_eq(xlen, 4);
+
+    /* readdir resumes at the cookie it handed out */
+    names n = { g_ptr_array_new_with_free_func(g_free), 2, 0 };
+    ck_assert_int_eq(hpc_tree_readdir(t, HPC_INO_ROOT, 0, add_name, &n), HPC_OK);
+    ck_assert_uint_eq(n.list->len, 2);
+    ck_assert_str_eq(g_ptr_array_index(n.list, 0), "grp");
+    n.stop_after = 0;
+    ck_assert_int_eq(hpc_tree_readdir(t, HPC_INO_ROOT, n.last_cookie, add_name, &n), HPC_OK);
+    ck_assert_uint_eq(n.list->len, 3);
+    ck_assert_str_eq(g_ptr_array_index(n.list, 2), "hard");
+    g_ptr_array_free(n.list, TRUE);
+    hpc_tree_free(t);
+}
+END_TEST
+
+START_TEST(error_message_format)
+{
+    GError *err = NULL;
+    ck_assert_int_eq(hpc_fail(&err, HPC_E_CORRUPT, "run.sion", "ntasks", 24, "%d tasks", 7), HPC_E_CORRUPT);
+    ck_assert_str_eq(err->message, "run.sion: field ntasks at offset 24: 7 tasks");
+    g_clear_error(&err);
+    ck_assert_int_eq(hpc_err_to_errno(HPC_E_CHECKSUM), 5);
+    ck_assert_int_eq(hpc_err_to_errno(HPC_E_NOENT), 2);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("core");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, cache_lru_order);
+    tcase_add_test(tc, cache_alignment_and_bounds);
+    tcase_add_test(tc, cache_concurrent);
+    tcase_add_test(tc, cache_source_file);
+    tcase_add_test(tc, rankname_default_and_custom);
+    tcase_add_test(tc, rankname_rejects);
+    tcase_add_test(tc, options_parse);
+    tcase_add_test(tc, tree_build_and_walk);
+    tcase_add_test(tc, error_message_format);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

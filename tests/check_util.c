@@ -1,0 +1,58 @@
+/* check_util.c - helpers shared by the Check unit tests. */
+#include "check_util.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+const char *test_data_dir(void)
+{
+    static char *dir;
+    if (!dir) {
+        const char *top = getenv("top_srcdir");
+        dir = g_build_filename(top ? top : "..", "tests", "data", NULL);
+    }
+    return dir;
+}
+
+hpc_container *test_open(const char *path, const char *format)
+{
+    hpc_options o;
+    hpc_options_init(&o);
+    o.format = (char *)format;
+    hpc_container *c = NULL;
+    GError *err = NULL;
+    int rc = hpc_container_open(path, &o, &c, &err);
+    ck_assert_msg(rc == HPC_OK, "open %s: %s", path, err ? err->message : "?");
+    return c;
+}
+
+char *test_sha256_node(hpc_container *c, hpc_ino ino, size_t step, uint64_t *len)
+{
+    GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
+    char *buf = g_malloc(step);
+    uint64_t off = 0;
+    char *hex = NULL;
+    for (;;) {
+        size_t n;
+        if (hpc_container_read(c, ino, buf, step, off, &n) != HPC_OK)
+            goto out;
+        if (n == 0)
+            break;
+        g_checksum_update(ck, (guchar *)buf, n);
+        off += n;
+    }
+    *len = off;
+    hex = g_strdup(g_checksum_get_string(ck));
+out:
+    g_free(buf);
+    g_checksum_free(ck);
+    return hex;
+}
+
+char *test_sha256_path(hpc_container *c, const char *path, uint64_t *len)
+{
+    hpc_stat st;
+    if (hpc_container_resolve(c, path, &st) != HPC_OK)
+        return NULL;
+    return test_sha256_node(c, st.ino, 1000, len);
+}

@@ -1,0 +1,20 @@
+/* check_util.h - helpers shared by the Check unit tests. */
+#ifndef HPC_CHECK_UTIL_H
+#define HPC_CHECK_UTIL_H
+
+#include "hpc_container.h"
+
+/** Directory of the test data (tests/data under top_srcdir). */
+const char *test_data_dir(void);
+
+/** Open path (format NULL: detect); fails the test with the error message. */
+hpc_container *test_open(const char *path, const char *format);
+
+/** sha256 hex of a file node's bytes, read in pieces of `step` bytes; the
+ *  number of bytes read goes to *len.  NULL if a read fails. */
+char *test_sha256_node(hpc_container *c, hpc_ino ino, size_t step, uint64_t *len);
+
+/** Resolve path in c and return its sha256 as above (NULL if missing). */
+char *test_sha256_path(hpc_container *c, const char *path, uint64_t *len);
+
+#endif

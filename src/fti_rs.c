@@ -1,0 +1,145 @@
+/* fti_rs.c - GF(2^16) arithmetic and the rebuild coefficients of FTI's
+ * level-3 Reed-Solomon groups (see fti_rs.h). */
+#include "fti_rs.h"
+
+#include <glib.h>
+#include <string.h>
+
+#define GF_POLY 0x1100Bu
+#define GF_ORDER 65535u
+
+static uint16_t gf_exp[2 * 65536];
+static uint16_t gf_log[65536];
+
+static gsize gf_ready;
+
+static void gf_init(void)
+{
+    if (g_once_init_enter(&gf_ready)) {
+        uint32_t x = 1;
+        for (uint32_t i = 0; i < GF_ORDER; i++) {
+            gf_exp[i] = (uint16_t)x;
+            gf_log[x] = (uint16_t)i;
+            x <<= 1;
+            if (x & 0x10000u)
+                x ^= GF_POLY;
+        }
+        /* doubled table: exp[log a + log b] needs no modulo */
+        for (uint32_t i = GF_ORDER; i < G_N_ELEMENTS(gf_exp); i++)
+            gf_exp[i] = gf_exp[i - GF_ORDER];
+        g_once_init_leave(&gf_ready, 1);
+    }
+}
+
+uint16_t fti_gf_mul(uint16_t a, uint16_t b)
+{
+    gf_init();
+    if (a == 0 || b == 0)
+        return 0;
+    return gf_exp[(uint32_t)gf_log[a] + gf_log[b]];
+}
+
+uint16_t fti_gf_inv(uint16_t a)
+{
+    gf_init();
+    return a ? gf_exp[GF_ORDER - gf_log[a]] : 0;
+}
+
+uint16_t fti_rs_coef(unsigned g, unsigned i, unsigned j)
+{
+    return fti_gf_inv((uint16_t)(i ^ (g + j)));
+}
+
+void fti_gf_mul_acc(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c)
+{
+    gf_init();
+    if (c == 0)
+        return;
+    uint32_t lc = gf_log[c];
+    size_t nw = nbytes / 2;
+    for (size_t w = 0; w < nw; w++) {
+        uint16_t v = (uint16_t)(src[2 * w] | (src[2 * w + 1] << 8));
+        if (v)
+            acc[w] ^= gf_exp[gf_log[v] + lc];
+    }
+    if (nbytes & 1) {
+        uint16_t v = src[nbytes - 1];
+        if (v)
+            acc[nw] ^= gf_exp[gf_log[v] + lc];
+    }
+}
+
+/* Invert the n x n matrix a (row-major) in place into inv; -1 if singular
+ * (never for a Cauchy submatrix, but the input is checked anyway). */
+static int gf_invert(uint16_t *a, uint16_t *inv, unsigned n)
+{
+    for (unsigned r = 0; r < n; r++)
+        for (unsigned k = 0; k < n; k++)
+            inv[r * n + k] = r == k;
+    for (unsigned col = 0; col < n; col++) {
+        unsigned p = col;
+        while (p < n && a[p * n + col] == 0)
+            p++;
+        if (p == n)
+            return -1;
+        for (unsigned k = 0; k < n; k++) {
+            uint16_t t = a[col * n + k]; a[col * n + k] = a[p * n + k]; a[p * n + k] = t;
+            t = inv[col * n + k]; inv[col * n + k] = inv[p * n + k]; inv[p * n + k] = t;
+        }
+        uint16_t f = fti_gf_inv(a[col * n + col]);
+        for (unsigned k = 0; k < n; k++) {
+            a[col * n + k] = fti_gf_mul(a[col * n + k], f);
+            inv[col * n + k] = fti_gf_mul(inv[col * n + k], f);
+        }
+        for (unsigned r = 0; r < n; r++) {
+            uint16_t m = a[r * n + col];
+            if (r == col || m == 0)
+                continue;
+            for (unsigned k = 0; k < n; k++) {
+                a[r * n + k] ^= fti_gf_mul(m, a[col * n + k]);
+                inv[r * n + k] ^= fti_gf_mul(m, inv[col * n + k]);
+            }
+        }
+    }
+    return 0;
+}
+
+int fti_rs_coeffs(unsigned g, const int *have_data, const int *have_parity,
+                  unsigned target, uint16_t *cd, uint16_t *cp)
+{
+    unsigned miss[FTI_RS_MAX_GROUP], rows[FTI_RS_MAX_GROUP], e = 0, np = 0;
+    uint16_t a[FTI_RS_MAX_GROUP * FTI_RS_MAX_GROUP], inv[FTI_RS_MAX_GROUP * FTI_RS_MAX_GROUP];
+    if (g == 0 || g > FTI_RS_MAX_GROUP || target >= g)
+        return -1;
+    memset(cd, 0, g * sizeof *cd);
+    memset(cp, 0, g * sizeof *cp);
+    if (have_data[target]) {
+        cd[target] = 1;
+        return 0;
+    }
+    for (unsigned j = 0; j < g; j++)
+        if (!have_data[j])
+            miss[e++] = j;
+    for (unsigned i = 0; i < g && np < e; i++)
+        if (have_parity[i])
+            rows[np++] = i;
+    if (np < e)
+        return -1;
+    /* parity_i + sum_{j present} M[i][j] data_j = sum_{j missing} M[i][j] data_j */
+    for (unsigned r = 0; r < e; r++)
+        for (unsigned k = 0; k < e; k++)
+            a[r * e + k] = fti_rs_coef(g, rows[r], miss[k]);
+    if (gf_invert(a, inv, e) != 0)
+        return -1;
+    unsigned t = 0;
+    while (miss[t] != target)
+        t++;
+    for (unsigned r = 0; r < e; r++) {
+        uint16_t x = inv[t * e + r];
+        cp[rows[r]] = x;
+        for (unsigned j = 0; j < g; j++)
+            if (have_data[j])
+                cd[j] ^= fti_gf_mul(x, fti_rs_coef(g, rows[r], j));
+    }
+    return 0;
+}
