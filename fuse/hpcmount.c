@@ -55,6 +55,8 @@ static void entry_of(hpc_container *c, const hpc_stat *h, struct fuse_entry_para
     e->ino = h->ino;
     e->generation = 1;
     e->attr_timeout = e->entry_timeout = timeout_of(c);
+    if (h->ino == HPC_INO_INFO && h->size == 0)
+        e->attr_timeout = 0;    /* from readdirplus, not built yet: stat asks again */
     stat_to_fuse(c, h, &e->attr);
 }
 
@@ -68,9 +70,13 @@ static void hm_init(void *userdata, struct fuse_conn_info *conn)
     (void)userdata;
     if (conn->capable & FUSE_CAP_SPLICE_WRITE)
         conn->want |= FUSE_CAP_SPLICE_WRITE;
+    /* readdirplus, but let the kernel choose when: always-plus makes it
+     * build an inode for each of 10^6 entries of a plain `ls` (6.3 s vs
+     * 0.7 s for 10^6 tasks, see docs/PERFORMANCE.md). */
     if (conn->capable & FUSE_CAP_READDIRPLUS)
         conn->want |= FUSE_CAP_READDIRPLUS;
-    conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS_AUTO;
+    if (conn->capable & FUSE_CAP_READDIRPLUS_AUTO)
+        conn->want |= FUSE_CAP_READDIRPLUS_AUTO;
     if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
         conn->want |= FUSE_CAP_PARALLEL_DIROPS;
     conn->max_background = 64;

@@ -183,7 +183,8 @@ void hpc_log_set_handler(void (*fn)(const char *line));
 /* The calls of the front ends.  All return 0 or a negative hpc_err. */
 int hpc_container_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
 int hpc_container_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
-/** Cookies: 0 ".", 1 "..", then (root only) ".info", then the format's. */
+/** Cookies: 0 ".", 1 "..", then (root only) ".info", then the format's.
+ *  The .info entry's size is 0 until .info was built: ask getattr. */
 int hpc_container_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie,
                           hpc_dirent_fn fn, void *ctx);
 int hpc_container_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,

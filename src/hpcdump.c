@@ -110,6 +110,7 @@ static int list_dir(hpc_container *c, const hpc_stat *dir, const char *path, int
             continue;
         }
         char m[11], when[32];
+        hpc_container_getattr(c, st->ino, st);     /* .info's size, for one */
         time_t t = (time_t)st->mtime;
         mode_string(st->mode, m);
         strftime(when, sizeof when, "%Y-%m-%d %H:%M", gmtime(&t));
