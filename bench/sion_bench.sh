@@ -1,0 +1,93 @@
+#!/bin/bash
+# bench/sion_bench.sh [BUILDDIR] - SION read performance of hpcmount, side by
+# side with a plain file and with squashfuse_ll serving the same bytes from an
+# uncompressed squashfs image, in one run.  Needs root (drop_caches,
+# read_ahead_kb), fio, squashfuse, squashfs-tools.
+#
+#   (a) sequential read of one rank file, the mounted file's page cache
+#       dropped before each run (sources warm), and fully cold (drop_caches)
+#   (b) re-read with the kernel page cache kept
+#   (c) fio random 4 KiB reads, QD1, O_DIRECT (every read reaches the daemon)
+#   (d) mount time and RSS of a file with 10^6 tasks; ls of its root
+#
+# Environment: TASKS (8), TASK_MB (128), RUNS (3), WORK (a temp dir).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
+build=${1:-$top}
+HPCMOUNT=$build/fuse/hpcmount; HPCDUMP=$build/src/hpcdump
+TASKS=${TASKS:-8}; TASK_MB=${TASK_MB:-128}; RUNS=${RUNS:-3}
+WORK=${WORK:-$(mktemp -d /var/tmp/hpcbench.XXXXXX)}
+PY=/usr/bin/python3
+for t in fio squashfuse_ll mksquashfs; do
+    command -v $t >/dev/null || { echo "missing $t (apt-get install fio squashfuse squashfs-tools)"; exit 1; }
+done
+M1=$WORK/hpc; M2=$WORK/sqfs; M3=$WORK/big
+mkdir -p "$M1" "$M2" "$M3"
+cleanup() { for m in "$M1" "$M2" "$M3"; do fusermount3 -u "$m" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+echo "# generating $TASKS tasks x $TASK_MB MiB (32 MiB chunks, fsblksize 64 KiB) in $WORK"
+f=$WORK/run.sion
+[ -s "$f" ] || $PY "$top/tests/sion_gen.py" "$f" --ntasks "$TASKS" --length $((TASK_MB << 20)) \
+    --chunksize $((32 << 20)) --fsblksize 65536 > /dev/null
+rank=rank-000003
+[ -s "$WORK/img.sqfs" ] || {
+    rm -rf "$WORK/tree"; "$HPCDUMP" extract "$f" "$WORK/tree"
+    mksquashfs "$WORK/tree" "$WORK/img.sqfs" -noI -noD -noF -noX -no-progress -quiet >/dev/null
+}
+cp "$WORK/tree/$rank" "$WORK/plain"     # the same bytes as a plain file
+"$HPCMOUNT" "$f" "$M1"
+squashfuse_ll "$WORK/img.sqfs" "$M2"
+bytes=$(stat -c %s "$WORK/plain")
+
+# seconds to read a file sequentially with 1 MiB reads
+read_secs() { local t0 t1; t0=$(date +%s.%N); dd if="$1" of=/dev/null bs=1M 2>/dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
+drop_file() { dd if="$1" iflag=nocache count=0 2>/dev/null; }   # fadvise DONTNEED
+warm_sources() { cat "$f" "$WORK/img.sqfs" "$WORK/plain" > /dev/null; }
+best() { sort -g | head -1; }
+mbs() { echo "scale=0; $bytes / $1 / 1048576" | bc -l; }
+row() { printf "%-44s %12s %12s %12s %8s\n" "$@"; }
+
+warm_sources
+declare -A A
+for name in hpc:$M1/$rank sqfs:$M2/$rank plain:$WORK/plain; do
+    k=${name%%:*}; p=${name#*:}
+    A[$k.a]=$(for i in $(seq "$RUNS"); do drop_file "$p"; read_secs "$p"; done | best)
+    A[$k.b]=$(for i in $(seq "$RUNS"); do read_secs "$p"; done | best)
+    A[$k.cold]=$(for i in $(seq "$RUNS"); do sync; echo 3 > /proc/sys/vm/drop_caches; read_secs "$p"; done | best)
+    warm_sources
+done
+fio_iops() {
+    fio --name=r --filename="$1" --rw=randread --bs=4k --iodepth=1 --ioengine=psync \
+        --direct=1 --runtime=10 --time_based --size="$bytes" --output-format=terse 2>/dev/null |
+        awk -F';' '{print int($8)}'
+}
+A[hpc.c]=$(fio_iops "$M1/$rank"); A[sqfs.c]=$(fio_iops "$M2/$rank"); A[plain.c]=$(fio_iops "$WORK/plain")
+
+echo
+echo "# SION read benchmark: $TASKS x $TASK_MB MiB, reading $rank ($((bytes >> 20)) MiB), best of $RUNS, $(nproc) cores, $(uname -r)"
+row "measure" "hpcmount" "squashfuse_ll" "plain file" "ratio"
+row "(a) seq read, mounted file cache dropped MB/s" "$(mbs "${A[hpc.a]}")" "$(mbs "${A[sqfs.a]}")" "$(mbs "${A[plain.a]}")" \
+    "$(echo "scale=2; ${A[sqfs.a]} / ${A[hpc.a]}" | bc -l)x sq"
+row "(a') seq read, all caches dropped MB/s" "$(mbs "${A[hpc.cold]}")" "$(mbs "${A[sqfs.cold]}")" "$(mbs "${A[plain.cold]}")" \
+    "$(echo "scale=2; ${A[sqfs.cold]} / ${A[hpc.cold]}" | bc -l)x sq"
+row "(b) re-read, page cache kept MB/s" "$(mbs "${A[hpc.b]}")" "$(mbs "${A[sqfs.b]}")" "$(mbs "${A[plain.b]}")" \
+    "$(echo "scale=2; ${A[plain.b]} / ${A[hpc.b]}" | bc -l | sed 's/^/1\//')x pl"
+row "(c) random 4 KiB QD1 O_DIRECT IOPS" "${A[hpc.c]}" "${A[sqfs.c]}" "${A[plain.c]}" \
+    "$(echo "scale=2; ${A[hpc.c]} / ${A[sqfs.c]}" | bc -l)x sq"
+
+# (d) 10^6 tasks
+big=$WORK/million.sion
+[ -s "$big" ] || $PY "$top/tests/sion_gen.py" "$big" --ntasks 1000000 --length 100 \
+    --chunksize 4096 --fsblksize 4096 --nodata > /dev/null
+t0=$(date +%s.%N); "$HPCMOUNT" "$big" "$M3"; t1=$(date +%s.%N)
+pid=$(pgrep -n -f "hpcmount $big")
+rss=$(awk '/VmRSS/{print $2}' /proc/"$pid"/status)
+t2=$(date +%s.%N); n=$(ls -f "$M3" | wc -l); t3=$(date +%s.%N)
+rss2=$(awk '/VmRSS/{print $2}' /proc/"$pid"/status)
+meta=$(( $(stat -c %s "$big") - $(stat -c %b "$big") * 0 ))
+echo
+row "(d) 10^6 tasks: mount time s" "$(echo "$t1 - $t0" | bc -l | cut -c1-5)" "" "" ""
+row "(d) RSS after mount, KiB (B/task)" "$rss ($((rss * 1024 / 1000000)))" "" "" ""
+row "(d) ls -f | wc -l ($n entries) s" "$(echo "$t3 - $t2" | bc -l | cut -c1-5)" "" "" ""
+row "(d) RSS after ls, KiB" "$rss2" "" "" ""

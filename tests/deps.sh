@@ -1,0 +1,18 @@
+#!/bin/sh
+# tests/deps.sh [--bench] - install the Debian packages hpcmount needs to build
+# and test (only those missing); --bench adds the benchmark tools.
+set -eu
+pkgs="autoconf automake libtool pkg-config make gcc libfuse3-dev fuse3 libglib2.0-dev check
+  clang libclang-rt-14-dev python3 python3-gsd python3-h5py python3-numpy
+  libhdf5-dev hdf5-tools libhdf4-dev hdf4-tools openmpi-bin libopenmpi-dev attr bc"
+[ "${1:-}" = --bench ] && pkgs="$pkgs fio squashfuse squashfs-tools"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

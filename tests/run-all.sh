@@ -1,0 +1,48 @@
+#!/bin/sh
+# tests/run-all.sh - the whole test suite, as CI runs it: install what is
+# needed, build with -Werror and run `make check`, build again with ASan and
+# UBSan and run `make check`, then run every libFuzzer harness briefly.
+# FUZZ_SECONDS (default 20) per harness; 0 skips fuzzing.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/tests/deps.sh"
+cd "$top"
+autoreconf -fi >/dev/null 2>&1
+status=0
+for variant in plain sanitizers; do
+    dir="$top/build-ci-$variant"
+    rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
+    flags="--enable-werror"; [ "$variant" = sanitizers ] && flags="$flags --enable-sanitizers"
+    echo "=== $variant build: configure $flags"
+    "$top/configure" $flags > configure.log || { cat configure.log; exit 1; }
+    make -j"$(nproc)" > make.log 2>&1 || { cat make.log; exit 1; }
+    if ! make -j"$(nproc)" check > check.log 2>&1; then
+        status=1
+        tail -n 200 test-suite.log || true
+    fi
+    grep -E "^(PASS|SKIP|FAIL|ERROR|XFAIL|XPASS):" check.log || true
+    grep -E "^# (TOTAL|PASS|SKIP|FAIL|ERROR)" check.log || true
+    cd "$top"
+done
+secs=${FUZZ_SECONDS:-20}
+fuzzed=0; fuzzfail=0
+if [ "$secs" -gt 0 ]; then
+    for h in "$top"/tests/fuzz/fuzz_*.c; do
+        name=$(basename "$h" .c); name=${name#fuzz_}
+        echo "=== fuzz $name for ${secs}s"
+        rc=0; "$top/tests/fuzz/run.sh" "$name" "$secs" > "$top/build-ci-plain/fuzz-$name.log" 2>&1 || rc=$?
+        tail -3 "$top/build-ci-plain/fuzz-$name.log"
+        if [ "$rc" -eq 77 ]; then continue; fi
+        fuzzed=$((fuzzed + 1))
+        [ "$rc" -eq 0 ] || { fuzzfail=$((fuzzfail + 1)); status=1; cat "$top/build-ci-plain/fuzz-$name.log"; }
+    done
+fi
+# one closing line over both builds and the fuzzers
+p=0; f=0
+for v in plain sanitizers; do
+    p=$((p + $(grep -cE "^PASS:" "$top/build-ci-$v/check.log" || true)))
+    f=$((f + $(grep -cE "^(FAIL|ERROR):" "$top/build-ci-$v/check.log" || true)))
+done
+p=$((p + fuzzed - fuzzfail)); f=$((f + fuzzfail))
+echo "$p passed, $f failed"
+exit $status
