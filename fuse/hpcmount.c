@@ -24,8 +24,10 @@
 #include "hpc_container.h"
 
 /* Reads at least this large skip the block cache when they map to source
- * extents: the kernel's page cache (keep_cache) already holds their pages. */
+ * extents: the kernel's page cache (keep_cache) already holds their pages.
+ * -o zerocopy_min_kb=N changes it (0: never). */
 #define ZEROCOPY_MIN (128u << 10)
+static uint64_t zerocopy_min = ZEROCOPY_MIN;
 #define MAX_EXTENTS 64
 #define STATIC_TIMEOUT 86400.0   /* the data never change */
 #define LIVE_TIMEOUT 1.0         /* containers still being written */
@@ -225,7 +227,7 @@ static int read_zerocopy(fuse_req_t req, hpc_container *c, fuse_ino_t ino, size_
     hpc_extent ext[MAX_EXTENTS];
     unsigned n;
     hpc_stat h;
-    if (size < ZEROCOPY_MIN || hpc_container_getattr(c, ino, &h) != HPC_OK)
+    if (zerocopy_min == 0 || size < zerocopy_min || hpc_container_getattr(c, ino, &h) != HPC_OK)
         return 0;
     if (hpc_container_map(c, ino, (uint64_t)off, size, ext, MAX_EXTENTS, &n) != HPC_OK)
         return 0;
@@ -379,6 +381,7 @@ typedef struct hm_args {
     hpc_options opts;
     char *log;
     unsigned read_ahead_kb;
+    unsigned zerocopy_min_kb;
     GError *error;
     int help, version;
 } hm_args;
@@ -395,6 +398,7 @@ static const struct fuse_opt hm_opt_spec[] = {
     FUSE_OPT_KEY("salvage", KEY_HPC),
     { "log=%s", offsetof(hm_args, log), 0 },
     { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
+    { "zerocopy_min_kb=%u", offsetof(hm_args, zerocopy_min_kb), 0 },
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
     FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -441,7 +445,9 @@ static void usage(const char *prog)
            "    -o allowholes          serve holes of distributed arrays as zeros\n"
            "    -o salvage             serve files of writers killed before close\n"
            "    -o log=FILE            append read errors to FILE\n"
-           "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n\n",
+           "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n"
+           "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
+           "                           are spliced around the cache (default 128, 0: never)\n\n",
            prog);
 }
 
@@ -503,7 +509,7 @@ int main(int argc, char *argv[])
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
     hpc_container *c = NULL;
-    hm_args a = { .read_ahead_kb = 1024 };
+    hm_args a = { .read_ahead_kb = 1024, .zerocopy_min_kb = ZEROCOPY_MIN >> 10 };
     int ret = 1;
 
     hpc_options_init(&a.opts);
@@ -525,6 +531,7 @@ int main(int argc, char *argv[])
         fprintf(stderr, "hpcmount: %s\n", a.error->message);
         goto out;
     }
+    zerocopy_min = (uint64_t)a.zerocopy_min_kb << 10;
     if (fuse_parse_cmdline(&args, &cmd) != 0)
         goto out;
     if (!a.source || !cmd.mountpoint) {

@@ -15,6 +15,10 @@ PY=/usr/bin/python3
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hpctest.XXXXXX")
 MOUNTS=""
+# Sanitizer builds: reports of daemons (whose stderr is gone once they
+# daemonize) land in $TMP and fail the test in finish.
+export ASAN_OPTIONS="log_path=$TMP/sanitizer:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="log_path=$TMP/sanitizer:print_stacktrace=1:${UBSAN_OPTIONS:-}"
 failures=0
 checks=0
 
@@ -67,8 +71,15 @@ is_mounted() { grep -q " $1 fuse" /proc/self/mounts; }
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
-# finish: the closing line automake and CI read, and the exit status
+# finish: unmount, wait for the daemons to exit, fail on sanitizer reports,
+# print the closing line automake and CI read, and exit
 finish() {
+    for m in $MOUNTS; do unmount_container "$m"; done
+    local i=0
+    while pgrep -f "hpcmount.* $TMP/" >/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    if ls "$TMP"/sanitizer.* >/dev/null 2>&1; then
+        fail "sanitizer reports"; head -50 "$TMP"/sanitizer.*
+    fi
     echo "$((checks - failures)) passed, $failures failed"
     [ "$failures" -eq 0 ]
     exit $?
