@@ -9,11 +9,16 @@
  * See shared/spec/sion.md for the on-disk facts; all fields are checked
  * against the real file sizes before anything is allocated or read.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1           /* SEEK_DATA, SEEK_HOLE (salvage) */
+#endif
 #include "hpc_formats.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define META1_FIXED 1076        /* bytes before globalrank[] (format >= 3) */
 #define META1_FIXED_V2 1056     /* format 2 lacks filenumber, flag1, flag2 */
@@ -28,6 +33,7 @@ typedef struct sion_task {
     int64_t globalrank;
     uint32_t file, local;
     uint32_t blockcount;
+    uint8_t how;                /* salvage: how the length was inferred (HOW_*) */
 } sion_task;
 
 typedef struct sion_file {
@@ -40,6 +46,7 @@ typedef struct sion_file {
     uint32_t first_task;        /* index of its local task 0 in file order */
     sion_task *tasks;           /* its tasks while opening */
     int64_t *blocksizes;        /* [maxchunks][ntasks], <= 0 already set to 0 */
+    int salvaged;               /* no META2 (killed writer): blocks inferred */
 } sion_file;
 
 
@@ -67,6 +74,8 @@ typedef struct sion {
     uint32_t nkeys;
     sion_seg *segs;
     uint32_t nsegs;
+    int salvaged;               /* some file had no META2 */
+    int map_inferred;           /* multi-file set without mapping: file order */
 } sion;
 
 /* ---- byte order ------------------------------------------------------- */
@@ -175,6 +184,8 @@ static int parse_meta1(sion_file *f, GError **err)
         goto out;
     f->maxchunks = rd32(arr + 16 * n, f->swap);
     f->sov = rd64(arr + 16 * n + 4, f->swap);
+    /* a killed writer's file ends where its data end: chunks may lie beyond */
+    int killed = f->maxchunks == 0 && f->sov == 0;
     uint64_t ptr = f->start_of_data;
     for (uint64_t i = 0; i < n; i++) {
         int64_t cs = rd64(arr + 8 * n + 8 * i, f->swap);
@@ -184,7 +195,7 @@ static int parse_meta1(sion_file *f, GError **err)
             goto out;
         }
         uint64_t lsize = ff >= 4 ? (uint64_t)cs : roundup_u64((uint64_t)cs, (uint64_t)f->fsblksize);
-        if (lsize > f->src->size) {
+        if (lsize > f->src->size && !killed) {
             rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
                           "chunk size %" PRId64 " of task %" PRIu64 " exceeds the file size",
                           cs, i);
@@ -192,7 +203,7 @@ static int parse_meta1(sion_file *f, GError **err)
         }
         f->tasks[i].globalrank = rd64(arr + 8 * i, f->swap);
         f->tasks[i].start = ptr;
-        if (!add_ok(ptr, lsize, &ptr) || ptr > f->src->size) {
+        if (!add_ok(ptr, lsize, &ptr) || (ptr > f->src->size && !killed)) {
             rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
                           "the chunks of tasks 0..%" PRIu64 " end beyond the end of the file", i);
             goto out;
@@ -204,13 +215,108 @@ out:
     return rc;
 }
 
+/* ---- salvage: files of writers killed before the close ---------------- */
+
+enum { HOW_EMPTY, HOW_FULL, HOW_HOLE, HOW_ZEROS, HOW_EOF };
+static const char *const how_name[] = { "empty", "full", "hole", "zeros", "eof" };
+#define SALVAGE_MAX_BLOCKS (UINT64_C(1) << 24)   /* task x block entries */
+
+/* End of the written data in [b0, b1) of the source: the end of the last
+ * data extent (SEEK_DATA/SEEK_HOLE; all of it where holes are not
+ * reported), then back over zero bytes, which is what unwritten parts of
+ * allocated file system blocks hold.  *trimmed tells whether zeros were cut. */
+static int data_end(const hpc_source *src, uint64_t b0, uint64_t b1, uint64_t *end, int *trimmed)
+{
+    uint64_t pos = b0, e = b0;
+    while (pos < b1) {
+        off_t d = lseek(src->fd, (off_t)pos, SEEK_DATA);
+        if (d < 0 && errno == ENXIO)
+            break;                      /* only holes from pos on */
+        if (d < 0) {                    /* no SEEK_DATA here: all is data */
+            e = b1;
+            break;
+        }
+        if ((uint64_t)d >= b1)
+            break;
+        off_t h = lseek(src->fd, d, SEEK_HOLE);
+        e = (h < 0 || (uint64_t)h > b1) ? b1 : (uint64_t)h;
+        pos = e;
+    }
+    unsigned char buf[65536];
+    *trimmed = 0;
+    while (e > b0) {
+        uint64_t take = MIN(e - b0, sizeof buf);
+        int rc = hpc_source_pread(src, buf, (size_t)take, e - take);
+        if (rc != HPC_OK)
+            return rc;
+        uint64_t k = take;
+        while (k > 0 && buf[k - 1] == 0)
+            k--;
+        if (k < take)
+            *trimmed = 1;
+        e -= take - k;
+        if (k > 0)
+            break;
+    }
+    *end = e;
+    return HPC_OK;
+}
+
+/* No META2: each task's blocks lie where META1 says; serve each block up to
+ * where its data end, and a task's blocks up to its last non-empty one. */
+static int salvage_meta2(sion_file *f, GError **err)
+{
+    sion_task *t = f->tasks;
+    const char *path = f->src->path;
+    uint64_t n = (uint64_t)f->ntasks, size = f->src->size, maxchunks = 1;
+    if (f->globalskip > 0 && size > f->start_of_data)
+        maxchunks = (size - f->start_of_data + f->globalskip - 1) / f->globalskip;
+    if (maxchunks > INT32_MAX || maxchunks > SALVAGE_MAX_BLOCKS / n)
+        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "ntasks", 24,
+                        "%" PRIu64 " tasks with up to %" PRIu64 " blocks each are too many "
+                        "to salvage", n, maxchunks);
+    f->salvaged = 1;
+    f->maxchunks = (int32_t)maxchunks;
+    f->blocksizes = g_new0(int64_t, n * maxchunks);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t next = i + 1 < n ? t[i + 1].start : f->start_of_data + f->globalskip;
+        uint64_t lsize = next - t[i].start, last = 0;
+        int any = 0, how = HOW_EMPTY;
+        t[i].length = 0;
+        for (uint64_t j = 0; lsize > 0 && j < maxchunks; j++) {
+            uint64_t b0, end;
+            if (!mul_ok(j, f->globalskip, &b0) || !add_ok(b0, t[i].start, &b0) || b0 >= size)
+                break;
+            uint64_t b1 = lsize > size - b0 ? size : b0 + lsize;
+            int trimmed, rc = data_end(f->src, b0, b1, &end, &trimmed);
+            if (rc != HPC_OK)
+                return hpc_fail(err, rc, path, "data", b0, "cannot read task %" PRIu64
+                                " block %" PRIu64, i, j);
+            if (end > b0) {
+                f->blocksizes[j * n + i] = (int64_t)(end - b0);
+                any = 1;
+                last = j;
+                how = end == b0 + lsize ? HOW_FULL : trimmed ? HOW_ZEROS
+                      : end == size ? HOW_EOF : HOW_HOLE;
+            }
+        }
+        t[i].blockcount = any ? (uint32_t)last + 1 : 1;
+        t[i].how = (uint8_t)how;
+        for (uint64_t j = 0; j < t[i].blockcount; j++)
+            t[i].length += (uint64_t)f->blocksizes[j * n + i];
+    }
+    return HPC_OK;
+}
+
 /* Parse META2 of a file whose META1 (and task starts) are known. */
-static int parse_meta2(sion_file *f, GError **err)
+static int parse_meta2(sion_file *f, int salvage, GError **err)
 {
     sion_task *t = f->tasks;
     const char *path = f->src->path;
     uint64_t n = (uint64_t)f->ntasks, size = f->src->size, data_end;
     uint64_t sov = (uint64_t)f->sov;
+    if (f->maxchunks == 0 && f->sov == 0 && salvage)
+        return salvage_meta2(f, err);
     if (f->maxchunks == 0 && f->sov == 0)
         return hpc_fail(err, HPC_E_CORRUPT, path, "start_of_varheader", f->end_of_header - 8,
                         "0 with maxchunks 0: the writer was killed before closing the file "
@@ -435,6 +541,11 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
         uint64_t pos = 0;
         while (pos < t->length) {
             unsigned char h[16];
+            /* salvaged stream: the last record may be cut off; drop it */
+            if (f->salvaged && (t->length - pos < 16 ||
+                                (stream_read(c, s, t, h, 16, pos) == HPC_OK &&
+                                 (uint64_t)rd64(h + 8, f->swap) > t->length - pos - 16)))
+                break;
             if (t->length - pos < 16 ||
                 (rc = stream_read(c, s, t, h, 16, pos)) != HPC_OK) {
                 rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record",
@@ -518,7 +629,7 @@ static int sion_open(hpc_container *c, GError **err)
             g_free(member);
         }
         if (rc == HPC_OK)
-            rc = parse_meta2(f, err);
+            rc = parse_meta2(f, c->opts.salvage, err);
         if (rc != HPC_OK)
             goto out;
         for (uint32_t i = 0; i < (uint32_t)f->ntasks; i++) {
@@ -534,7 +645,17 @@ static int sion_open(hpc_container *c, GError **err)
     }
     s->ntasks = (uint32_t)total;
     c->fsblksize = (uint32_t)first.fsblksize;
-    if (s->nfiles > 1) {
+    for (uint32_t k = 0; k < s->nfiles; k++)
+        s->salvaged |= s->files[k].salvaged;
+    if (s->nfiles > 1 && s->files[0].salvaged) {
+        /* the mapping is written by the close: take the tasks in file order,
+         * which is how writers split ranks over the files */
+        s->map_inferred = 1;
+        s->tasks = g_new0(sion_task, s->ntasks);
+        for (uint32_t k = 0; k < s->nfiles; k++)
+            memcpy(s->tasks + s->files[k].first_task, s->files[k].tasks,
+                   (size_t)s->files[k].ntasks * sizeof(sion_task));
+    } else if (s->nfiles > 1) {
         s->tasks = g_new0(sion_task, s->ntasks);
         rc = read_mapping(s, err);
         if (rc != HPC_OK)
@@ -779,7 +900,13 @@ static int sion_info(hpc_container *c, GString *o)
                            f0->fsblksize, s->nfiles, s->ntasks,
                            s->kvmode ? "inline" : "none",
                            s->by_index ? "task-<index> (global ranks repeat)" : "global rank");
-    if (s->nfiles > 1 && f0->nfiles > 1 && f0->filenumber == 0)
+    if (s->salvaged)
+        g_string_append(o, "salvaged: yes (no META2: the writer was killed before closing; "
+                        "block lengths inferred from SEEK_DATA/SEEK_HOLE, the file size and "
+                        "trailing zero bytes, see column inferred)\n");
+    if (s->map_inferred)
+        g_string_append(o, "set: file 0 of a multi-file set, mapping inferred (file order)\n");
+    else if (s->nfiles > 1 && f0->nfiles > 1 && f0->filenumber == 0)
         g_string_append(o, "set: file 0 of a multi-file set with mapping\n");
     else if (f0->nfiles > 1)
         g_string_append_printf(o, "set: member %d of %d (only its own tasks)\n",
@@ -792,15 +919,20 @@ static int sion_info(hpc_container *c, GString *o)
                                k, f->src->path, f->src->size, f->ntasks, f->maxchunks,
                                f->start_of_data, f->globalskip, f->sov);
     }
-    g_string_append(o, "\ntask\tname\tfile\tlocalrank\tglobalrank\tlength\tblocks\tkeys\n");
+    g_string_append(o, s->salvaged ? "\ntask\tname\tfile\tlocalrank\tglobalrank\tlength\tblocks\tkeys\tinferred\n"
+                                   : "\ntask\tname\tfile\tlocalrank\tglobalrank\tlength\tblocks\tkeys\n");
     char name[HPC_RANKNAME_MAX * 2 + 64];
     for (uint32_t i = 0; i < s->ntasks; i++) {
         const sion_task *t = &s->tasks[i];
         if (task_name(c, s, i, name, sizeof name) != HPC_OK)
             return HPC_E_RANGE;
-        g_string_append_printf(o, "%u\t%s\t%u\t%u\t%" PRId64 "\t%" PRIu64 "\t%u\t%u\n",
+        g_string_append_printf(o, "%u\t%s\t%u\t%u\t%" PRId64 "\t%" PRIu64 "\t%u\t%u",
                                i, name, t->file, t->local, t->globalrank, t->length,
                                t->blockcount, s->kvmode ? s->first_key[i + 1] - s->first_key[i] : 0);
+        if (s->salvaged)    /* files that were closed have exact lengths */
+            g_string_append_printf(o, "\t%s", s->files[t->file].salvaged
+                                   ? how_name[t->how] : "meta2");
+        g_string_append_c(o, '\n');
     }
     return HPC_OK;
 }

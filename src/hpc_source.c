@@ -11,7 +11,8 @@
 
 static void source_fill_stat(hpc_source *src, const struct stat *st)
 {
-    src->size = (uint64_t)st->st_size;
+    /* atomic: live formats refresh the size while other threads read */
+    __atomic_store_n(&src->size, (uint64_t)st->st_size, __ATOMIC_RELEASE);
     src->blksize = st->st_blksize > 0 ? (uint32_t)st->st_blksize : 4096;
     src->mtime = (int64_t)st->st_mtime;
     src->uid = st->st_uid;
@@ -51,7 +52,8 @@ void hpc_source_close(hpc_source *src)
 
 gboolean hpc_source_contains(const hpc_source *src, uint64_t off, uint64_t len)
 {
-    return off <= src->size && len <= src->size - off;
+    uint64_t size = __atomic_load_n(&src->size, __ATOMIC_ACQUIRE);
+    return off <= size && len <= size - off;
 }
 
 int hpc_source_pread_upto(const hpc_source *src, void *buf, size_t len, uint64_t off,
@@ -99,7 +101,8 @@ int hpc_source_refresh(hpc_source *src, gboolean *changed)
     struct stat st;
     if (fstat(src->fd, &st) != 0)
         return HPC_E_IO;
-    *changed = (uint64_t)st.st_size != src->size || (int64_t)st.st_mtime != src->mtime;
+    *changed = (uint64_t)st.st_size != __atomic_load_n(&src->size, __ATOMIC_ACQUIRE) ||
+               (int64_t)st.st_mtime != src->mtime;
     source_fill_stat(src, &st);
     return HPC_OK;
 }
