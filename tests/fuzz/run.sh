@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/fuzz/run.sh NAME [SECONDS] - build tests/fuzz/fuzz_NAME.c with clang's
-# libFuzzer, ASan and UBSan against the core sources, then fuzz it for
-# SECONDS (default 30) from the seed corpus tests/fuzz/corpus/NAME.
+# libFuzzer, ASan and UBSan against the core library and every reader, then
+# fuzz it for SECONDS (default 30) from the seed corpus tests/fuzz/corpus/NAME.
 # Exit 0 when no crash was found, 77 when clang/libFuzzer is missing.
 set -eu
 name=$1; secs=${2:-30}
@@ -9,17 +9,27 @@ here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/../.." && pwd)
 out=${FUZZ_OUT:-${TMPDIR:-/tmp}/hpcfuzz-$name}
 command -v clang >/dev/null || { echo "SKIP: clang missing"; exit 77; }
 mkdir -p "$out/corpus"
-# a config.h for a build outside automake; readers with optional libraries
-# join in through FUZZ_CFLAGS / FUZZ_LIBS / FUZZ_SOURCES set by their callers
+# a config.h for a build outside automake, and every reader this machine can
+# build (as configure would): each fmt_<name>.c registers with HPC_WITH_<NAME>
 printf '#define PACKAGE_VERSION "fuzz"\n' > "$out/config.h"
-sources="$top/src/hpc_error.c $top/src/hpc_source.c $top/src/hpc_cache.c \
-  $top/src/hpc_rankname.c $top/src/hpc_tree.c $top/src/hpc_container.c \
-  $top/src/hpc_formats.c $top/src/fmt_sion.c ${FUZZ_SOURCES:-}"
+sources="" cflags="" libs=""
+for f in "$top"/src/*.c; do
+    base=$(basename "$f" .c)
+    case $base in
+    hpcdump) continue;;
+    fmt_hdf5) pkg-config --exists hdf5 || continue
+              cflags="$cflags $(pkg-config --cflags hdf5)"; libs="$libs $(pkg-config --libs hdf5)";;
+    fmt_dhdf) [ -f /usr/include/hdf/mfhdf.h ] || continue
+              cflags="$cflags -I/usr/include/hdf"; libs="$libs -lmfhdf -ldf";;
+    esac
+    sources="$sources $f"
+    case $base in fmt_*) cflags="$cflags -DHPC_WITH_$(echo "${base#fmt_}" | tr a-z A-Z)";; esac
+done
 # shellcheck disable=SC2086
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$out" -I"$top/src" ${FUZZ_CFLAGS:-} $(pkg-config --cflags glib-2.0) \
-    "$here/fuzz_$name.c" $sources -o "$out/fuzz_$name" \
-    $(pkg-config --libs glib-2.0) ${FUZZ_LIBS:-} -lpthread 2> "$out/build.log"; then
+    -I"$out" -I"$top/src" $cflags ${FUZZ_CFLAGS:-} $(pkg-config --cflags glib-2.0) \
+    "$here/fuzz_$name.c" $sources ${FUZZ_SOURCES:-} -o "$out/fuzz_$name" \
+    $(pkg-config --libs glib-2.0) $libs ${FUZZ_LIBS:-} -lpthread -lm 2> "$out/build.log"; then
     if grep -q "fsanitize=fuzzer" "$out/build.log" || grep -q "libclang_rt.fuzzer" "$out/build.log"; then
         echo "SKIP: libFuzzer runtime missing"; exit 77
     fi
