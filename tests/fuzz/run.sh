@@ -10,7 +10,7 @@ out=${FUZZ_OUT:-${TMPDIR:-/tmp}/hpcfuzz-$name}
 command -v clang >/dev/null || { echo "SKIP: clang missing"; exit 77; }
 mkdir -p "$out/corpus"
 # a config.h for a build outside automake, and every reader this machine can
-# build (as configure would): each fmt_<name>.c registers with HPC_WITH_<NAME>
+# build, as configure would choose them
 printf '#define PACKAGE_VERSION "fuzz"\n' > "$out/config.h"
 sources="" cflags="" libs=""
 for f in "$top"/src/*.c; do
@@ -18,17 +18,22 @@ for f in "$top"/src/*.c; do
     case $base in
     hpcdump) continue;;
     fmt_hdf5) pkg-config --exists hdf5 || continue
-              cflags="$cflags $(pkg-config --cflags hdf5)"; libs="$libs $(pkg-config --libs hdf5)";;
+              cflags="$cflags $(pkg-config --cflags hdf5)"; libs="$libs $(pkg-config --libs hdf5)"
+              echo '#define HAVE_HDF5 1' >> "$out/config.h";;
     fmt_dhdf) [ -f /usr/include/hdf/mfhdf.h ] || continue
-              cflags="$cflags -I/usr/include/hdf"; libs="$libs -lmfhdf -ldf";;
+              cflags="$cflags -I/usr/include/hdf"; libs="$libs -lmfhdf -ldf"
+              echo '#define HAVE_HDF4 1' >> "$out/config.h";;
     esac
     sources="$sources $f"
-    case $base in fmt_*) cflags="$cflags -DHPC_WITH_$(echo "${base#fmt_}" | tr a-z A-Z)";; esac
+done
+extra=""   # FUZZ_SOURCES: further files, not the readers already taken
+for f in ${FUZZ_SOURCES:-}; do
+    case $(basename "$f") in fmt_*.c|hpc_*.c) ;; *) extra="$extra $f";; esac
 done
 # shellcheck disable=SC2086
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$out" -I"$top/src" $cflags ${FUZZ_CFLAGS:-} $(pkg-config --cflags glib-2.0) \
-    "$here/fuzz_$name.c" $sources ${FUZZ_SOURCES:-} -o "$out/fuzz_$name" \
+    "$here/fuzz_$name.c" $sources $extra -o "$out/fuzz_$name" \
     $(pkg-config --libs glib-2.0) $libs ${FUZZ_LIBS:-} -lpthread -lm 2> "$out/build.log"; then
     if grep -q "fsanitize=fuzzer" "$out/build.log" || grep -q "libclang_rt.fuzzer" "$out/build.log"; then
         echo "SKIP: libFuzzer runtime missing"; exit 77

@@ -1,0 +1,43 @@
+#!/bin/sh
+# dhdf_bench.sh BUILDDIR [WORKDIR] - short benchmark of the distributed HDF
+# reader: a 64 MiB float32 array (4096x4096) in 16 pieces over 8 AHFs,
+# written by tests/dhdf_gen; measures hpcdump cat (no FUSE), a sequential
+# read through the mount (cold: fresh mount; warm: again, served from the
+# kernel page cache / block cache) and 2000 random 4 KiB reads; references:
+# libhdf4 alone reading every piece whole (bench/dhdf_ref.c) and dd of a
+# plain 64 MiB file holding the same bytes.
+# not needed: hpcdump extract of the pieces directory gives it).
+set -eu
+B=$(cd "$1" && pwd); W=${2:-/tmp/dhdf_bench}
+PY=/usr/bin/python3
+rm -rf "$W"; mkdir -p "$W/m"
+"$B/tests/dhdf_gen" "$W/set" big >/dev/null
+t() { /usr/bin/time -f "%e" "$@" 2>&1 >/dev/null | tail -1; }
+mb=64
+here=$(cd "$(dirname "$0")" && pwd)
+gcc -O2 -I/usr/include/hdf "$here/dhdf_ref.c" -o "$W/dhdf_ref" -lmfhdf -ldf
+set -- $("$W/dhdf_ref" "$W"/set/ahf*.hdf)
+echo "reference: libhdf4 SDreaddata of the 16 whole pieces ($(($1 / 1048576)) MiB): ${2}s  $($PY -c "print(round($mb/max($2,0.001)))") MiB/s"
+s=$(t dd if="$W/set/field.expect" of=/dev/null bs=1M)
+echo "reference: dd bs=1M of a plain 64 MiB file (page cache): ${s}s"
+
+s=$(t sh -c "'$B/src/hpcdump' cat '$W/set/main.hdf' field > /dev/null")
+echo "hpcdump cat field (64 MiB, assembled): ${s}s  $($PY -c "print(round($mb/max($s,0.001)))") MiB/s"
+s=$(t sh -c "'$B/src/hpcdump' extract '$W/set/main.hdf' '$W/x'")
+echo "hpcdump extract (array + 16 pieces, 128 MiB): ${s}s"
+"$B/fuse/hpcmount" "$W/set/main.hdf" "$W/m"
+trap 'fusermount3 -u "$W/m" 2>/dev/null || true' EXIT
+s=$(t dd if="$W/m/field" of=/dev/null bs=1M)
+echo "mount, sequential dd bs=1M, cold: ${s}s  $($PY -c "print(round($mb/max($s,0.001)))") MiB/s"
+s=$(t dd if="$W/m/field" of=/dev/null bs=1M)
+echo "mount, sequential dd bs=1M, warm: ${s}s  $($PY -c "print(round($mb/max($s,0.001)))") MiB/s"
+fusermount3 -u "$W/m"; "$B/fuse/hpcmount" "$W/set/main.hdf" "$W/m"
+$PY - "$W/m/field" <<'PYEOF'
+import os, random, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY); size = os.fstat(fd).st_size
+r = random.Random(1); t0 = time.time()
+for _ in range(2000):
+    os.pread(fd, 4096, r.randrange(0, size - 4096) & ~4095)
+dt = time.time() - t0
+print("mount, 2000 random 4 KiB reads, cold: %.2fs  %.0f reads/s" % (dt, 2000 / dt))
+PYEOF
