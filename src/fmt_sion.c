@@ -296,7 +296,7 @@ static int salvage_meta2(sion_file *f, GError **err)
                 f->blocksizes[j * n + i] = (int64_t)(end - b0);
                 any = 1;
                 last = j;
-                how = end == b0 + lsize ? HOW_FULL : trimmed ? HOW_ZEROS
+                how = end - b0 == lsize ? HOW_FULL : trimmed ? HOW_ZEROS
                       : end == size ? HOW_EOF : HOW_HOLE;
             }
         }

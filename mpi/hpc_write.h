@@ -1,0 +1,143 @@
+/* hpc_write.h - parallel writers for MPI programs: SIONlib multi-task
+ * container files (file format 5) and distributed HDF sets.
+ *
+ * SION
+ * ----
+ * All ranks of a communicator open one logical file together; each rank
+ * asks for a chunk size (bytes per block), which is rounded up to the file
+ * system block size.  A rank's data form one stream: a write that overflows
+ * the current chunk continues in the rank's chunk of the next block.  The
+ * collective close writes the block table (META2) and, for sets of several
+ * physical files, the mapping of global ranks to files into file 0.  The
+ * output is byte-compatible with SIONlib 1.7 (file format 5): a file written
+ * with the same parameters and the same sequence of writes has the same
+ * metadata, block positions and bytes as one written by SIONlib itself.
+ *
+ * Until the close, META1 holds maxchunks 0 and start_of_varheader 0, as with
+ * SIONlib: the file of a job killed before the close is recognisable, and
+ * hpcmount -o salvage can serve what was written.
+ *
+ * Errors: every function returns 0 (HPC_OK) or a negative hpc_err code
+ * (hpc_error.h) and, for collective calls, the same code on every rank of
+ * the communicator, with the same message in *err ("rank R: reason") when
+ * err is not NULL.  Invalid parameters of any rank therefore fail the open on
+ * all ranks instead of leaving the others waiting.  Non-collective calls
+ * (write, ensure_free_space, write_key) report only to their caller.
+ *
+ * Thread safety: a handle must be used by one thread at a time.
+ */
+#ifndef HPC_WRITE_H
+#define HPC_WRITE_H
+
+#include <glib.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpc_error.h"
+
+/** SIONlib version and file format the SION writer reproduces. */
+#define HPC_SION_VERSION 1007
+#define HPC_SION_PATCHLEVEL 6
+#define HPC_SION_FILEFORMAT 5
+
+/** Parameters of hpc_sion_open (per rank; nfiles, fsblksize and keyvalue
+ *  must be equal on all ranks). */
+typedef struct hpc_sion_params {
+    int64_t chunksize;   /**< bytes this rank reserves per block, >= 0; 0: the
+                              rank writes nothing */
+    int32_t fsblksize;   /**< alignment unit in bytes; <= 0: the block size of
+                              the file system holding the file (statvfs) */
+    int32_t nfiles;      /**< physical files, 1 .. ranks; 0 means 1 */
+    int keyvalue;        /**< non-zero: key-value mode "inline" (records
+                              written with hpc_sion_write_key) */
+    int sync;            /**< non-zero: fsync the data before the close
+                              writes META2 */
+} hpc_sion_params;
+
+typedef struct hpc_sion_file hpc_sion_file;
+
+/**
+ * Collective over comm: create the SION file set at path (file k > 0 is
+ * "path.%06d").  Ranks are split over the files as SIONlib does: ranks/nfiles
+ * per file in rank order, the remainder in the last file.  Returns the same
+ * code on every rank; *out is NULL on failure.
+ */
+int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
+                  hpc_sion_file **out, GError **err);
+
+/**
+ * Append len bytes to this rank's stream: as much as fits in the current
+ * chunk, the rest in the following blocks.  HPC_E_INVAL when len > 0 and the
+ * rank's chunk size is 0, HPC_E_IO when the write fails.
+ */
+int hpc_sion_write(hpc_sion_file *f, const void *buf, size_t len, GError **err);
+
+/**
+ * Start a new block unless at least n bytes are left in the current chunk,
+ * so that a following write of n bytes is not split (SIONlib's
+ * sion_ensure_free_space).  HPC_E_INVAL when n exceeds the chunk size.
+ */
+int hpc_sion_ensure_free_space(hpc_sion_file *f, uint64_t n, GError **err);
+
+/**
+ * Key-value mode: append one record {int64 key; int64 len; data} to the
+ * stream (header in native byte order; records cross block boundaries).
+ * HPC_E_INVAL if the file was not opened with keyvalue set.
+ */
+int hpc_sion_write_key(hpc_sion_file *f, int64_t key, const void *buf, size_t len,
+                       GError **err);
+
+/** Bytes this rank has written so far (its logical stream length). */
+uint64_t hpc_sion_bytes_written(const hpc_sion_file *f);
+
+/** The physical file this rank writes to, its rank there, and the chunk
+ *  size after rounding (for reports). */
+void hpc_sion_where(const hpc_sion_file *f, int *filenumber, int *localrank,
+                    int64_t *chunksize);
+
+/**
+ * Collective: write META2 (and the mapping into file 0), complete META1,
+ * close and free f.  Returns the same code on every rank.  f is freed even
+ * on failure.
+ */
+int hpc_sion_close(hpc_sion_file *f, GError **err);
+
+/*
+ * Distributed HDF (docs/dhdf-format.md; built when libhdf4 is found)
+ * ------------------------------------------------------------------
+ * A set is a main file (MHF) and associated files (AHFs), all HDF4.  Each
+ * rank writes its piece of every global array into the AHF of its group of
+ * ranks_per_file consecutive ranks ("run_1.hdf", "run_2.hdf", ... next to the
+ * main file "run.hdf"); rank 0 writes the main file at the close, with
+ * File_Info and each array's chunk table.  Pieces must not overlap; pieces
+ * that leave parts of an array uncovered make a set that hpcmount mounts
+ * only with -o allowholes.
+ */
+typedef struct hpc_dhdf_file hpc_dhdf_file;
+
+/**
+ * Collective: start a set whose main file is path; ranks_per_file ranks
+ * share an AHF (<= 0: one AHF per rank).  Returns the same code on every
+ * rank; *out is NULL on failure.
+ */
+int hpc_dhdf_open(const char *path, MPI_Comm comm, int ranks_per_file, hpc_dhdf_file **out,
+                  GError **err);
+
+/**
+ * Collective: write this rank's piece of the array name (1 to 64 bytes).
+ * nt is the HDF4 number type (DFNT_INT32 = 24, DFNT_FLOAT64 = 6, ...; see
+ * the convention's section 6), rank 1..32 and dims the whole array's (equal
+ * on all ranks); origin and size the piece's, data its elements in C order
+ * and native byte order.  A rank whose size has a 0 (or is NULL) holds no
+ * piece.  Pieces are named "<name>_chunk<k>", k counting the ranks with a
+ * piece in rank order.
+ */
+int hpc_dhdf_write(hpc_dhdf_file *f, const char *name, int32_t nt, int rank,
+                   const int32_t *dims, const int32_t *origin, const int32_t *size,
+                   const void *data, GError **err);
+
+/** Collective: write File_Info into the AHFs, then the main file; free f. */
+int hpc_dhdf_close(hpc_dhdf_file *f, GError **err);
+
+#endif
