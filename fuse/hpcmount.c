@@ -7,13 +7,14 @@
  * the source files (spliced by libfuse); everything else goes through the
  * core, whose block cache serves small and unaligned reads.
  */
-#define FUSE_USE_VERSION 35
+#define FUSE_USE_VERSION 312
 #include "config.h"
 
 #include <fuse_lowlevel.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -590,9 +591,13 @@ int main(int argc, char *argv[])
     if (cmd.singlethread) {
         ret = fuse_session_loop(se);
     } else {
-        struct fuse_loop_config cfg = { .clone_fd = cmd.clone_fd,
-                                        .max_idle_threads = cmd.max_idle_threads };
-        ret = fuse_session_loop_mt(se, &cfg);
+        struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+        fuse_loop_cfg_set_clone_fd(cfg, (unsigned)cmd.clone_fd);
+        if (cmd.max_idle_threads != UINT_MAX)      /* UINT_MAX: not given */
+            fuse_loop_cfg_set_idle_threads(cfg, cmd.max_idle_threads);
+        fuse_loop_cfg_set_max_threads(cfg, cmd.max_threads);
+        ret = fuse_session_loop_mt(se, cfg);
+        fuse_loop_cfg_destroy(cfg);
     }
     ret = ret != 0;
     fuse_session_unmount(se);

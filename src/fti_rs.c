@@ -57,10 +57,23 @@ void fti_gf_mul_acc(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c
         return;
     uint32_t lc = gf_log[c];
     size_t nw = nbytes / 2;
-    for (size_t w = 0; w < nw; w++) {
-        uint16_t v = (uint16_t)(src[2 * w] | (src[2 * w + 1] << 8));
-        if (v)
-            acc[w] ^= gf_exp[gf_log[v] + lc];
+    if (nw >= 1024) {
+        /* multiplication by c is linear over GF(2): c*(h<<8 | l) =
+         * c*(h<<8) ^ c*l, two lookups in 1 KiB of tables per word */
+        uint16_t lo[256], hi[256];
+        lo[0] = hi[0] = 0;
+        for (uint32_t b = 1; b < 256; b++) {
+            lo[b] = gf_exp[gf_log[b] + lc];
+            hi[b] = gf_exp[gf_log[b << 8] + lc];
+        }
+        for (size_t w = 0; w < nw; w++)
+            acc[w] ^= lo[src[2 * w]] ^ hi[src[2 * w + 1]];
+    } else {
+        for (size_t w = 0; w < nw; w++) {
+            uint16_t v = (uint16_t)(src[2 * w] | (src[2 * w + 1] << 8));
+            if (v)
+                acc[w] ^= gf_exp[gf_log[v] + lc];
+        }
     }
     if (nbytes & 1) {
         uint16_t v = src[nbytes - 1];

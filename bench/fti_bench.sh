@@ -1,0 +1,77 @@
+#!/bin/bash
+# bench/fti_bench.sh [BUILDDIR] - FTI-FF read performance of hpcmount.
+#
+# Generates a checkpoint with bench/fti_gen (RANKS x VARS variables of
+# VAR_MIB MiB, L3 parity for group 0), then, each on a fresh mount, with
+# the source files warm in the page cache:
+#   (a) plain: cat of every Rank file (the same bytes without FUSE), and
+#       md5sum of them (what MD5 alone costs)
+#   (b) every variable through the mount, MD5 verified (the default)
+#   (c) the same with -o nocheck (no MD5): (b) - (c) is the cost of MD5
+#   (d) one rank's variables rebuilt from the Reed-Solomon group (its Rank
+#       file moved away), with and without MD5, against the same rank read
+#       from its own file through the mount
+#   (e) mount time of the whole checkpoint
+#
+# Environment: RANKS (64), VARS (4), VAR_MIB (16), GROUP (4), RUNS (3),
+# WORK (a temp dir under /var/tmp, removed at the end unless KEEP=1).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
+build=${1:-$top}
+HPCMOUNT=$build/fuse/hpcmount
+GEN=$build/bench/fti_gen
+RANKS=${RANKS:-64}; VARS=${VARS:-4}; VAR_MIB=${VAR_MIB:-16}; GROUP=${GROUP:-4}; RUNS=${RUNS:-3}
+WORK=${WORK:-$(mktemp -d /var/tmp/ftibench.XXXXXX)}
+[ -x "$GEN" ] || make -C "$build" bench/fti_gen >/dev/null
+M=$WORK/mnt
+mkdir -p "$M"
+cleanup() {
+    fusermount3 -u "$M" 2>/dev/null || true
+    [ "${KEEP:-0}" = 1 ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+ck=$WORK/ckpt
+t0=$(date +%s.%N)
+[ -d "$ck" ] || "$GEN" "$ck" "$RANKS" "$VARS" "$VAR_MIB" "$GROUP"
+t1=$(date +%s.%N)
+rank1=$(find "$ck" -name Ckpt1-Rank1.fti)
+total=$(cat $(find "$ck" -name 'Ckpt1-Rank*.fti') | wc -c)
+vbytes=$((RANKS * VARS * VAR_MIB << 20))
+rbytes=$((VARS * VAR_MIB << 20))
+echo "# $RANKS ranks x $VARS vars x $VAR_MIB MiB = $((vbytes >> 20)) MiB of variables" \
+     "(generated in $(echo "$t1 - $t0" | bc -l | cut -c1-5) s), RUNS=$RUNS, warm page cache"
+
+secs() { local a b; a=$(date +%s.%N); "$@" > /dev/null; b=$(date +%s.%N); echo "$b - $a" | bc -l; }
+best() { sort -g | head -1; }
+mbs() { echo "scale=0; $1 / $2 / 1048576" | bc -l; }
+readall() { find "$1" -name 'var-*' -type f -print0 | sort -z | xargs -0 cat; }
+row() { printf "%-58s %9s s %8s MiB/s\n" "$1" "$(echo "$2" | cut -c1-6)" "$3"; }
+
+# mount_run OPTS PATH: seconds to read PATH's variables on a fresh mount
+mount_run() {
+    "$HPCMOUNT" $1 "$ck" "$M"
+    local s; s=$(secs readall "$2")
+    fusermount3 -u "$M"
+    echo "$s"
+}
+
+cat $(find "$ck" -name '*.fti') > /dev/null         # warm the sources
+a=$(for i in $(seq "$RUNS"); do secs cat $(find "$ck" -name 'Ckpt1-Rank*.fti'); done | best)
+row "(a) plain cat of all Rank files" "$a" "$(mbs "$total" "$a")"
+a2=$(for i in $(seq "$RUNS"); do secs md5sum $(find "$ck" -name 'Ckpt1-Rank*.fti'); done | best)
+row "(a2) md5sum of all Rank files (MD5 alone, coreutils)" "$a2" "$(mbs "$total" "$a2")"
+b=$(for i in $(seq "$RUNS"); do mount_run "" "$M"; done | best)
+row "(b) all variables through the mount, MD5 checked" "$b" "$(mbs "$vbytes" "$b")"
+c=$(for i in $(seq "$RUNS"); do mount_run "-o nocheck" "$M"; done | best)
+row "(c) all variables through the mount, -o nocheck" "$c" "$(mbs "$vbytes" "$c")"
+r0=$(for i in $(seq "$RUNS"); do mount_run "" "$M/ckpt-1/rank-000001"; done | best)
+row "(d0) rank 1 from its own file, MD5 checked" "$r0" "$(mbs "$rbytes" "$r0")"
+mv "$rank1" "$WORK/Rank1.away"
+d=$(for i in $(seq "$RUNS"); do mount_run "" "$M/ckpt-1/rank-000001"; done | best)
+row "(d1) rank 1 rebuilt from its RS group (G=$GROUP), MD5 checked" "$d" "$(mbs "$rbytes" "$d")"
+e=$(for i in $(seq "$RUNS"); do mount_run "-o nocheck" "$M/ckpt-1/rank-000001"; done | best)
+row "(d2) rank 1 rebuilt from its RS group, -o nocheck" "$e" "$(mbs "$rbytes" "$e")"
+mv "$WORK/Rank1.away" "$rank1"
+mt=$(for i in $(seq "$RUNS"); do a0=$(date +%s.%N); "$HPCMOUNT" "$ck" "$M"; a1=$(date +%s.%N); fusermount3 -u "$M"; echo "$a1 - $a0" | bc -l; done | best)
+row "(e) mount time, $RANKS ranks" "$mt" "-"

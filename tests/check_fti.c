@@ -1,0 +1,360 @@
+/* check_fti.c - unit tests of the FTI-FF reader: every VAR line of the
+ * fixture manifest (written by the real FTI) through the library with odd
+ * read sizes; the older layouts (i32, v1.4, v1.3) made from the fixture
+ * files by re-encoding their metadata as shared/spec/fti.md describes; the
+ * GF(2^16) Reed-Solomon code against the parity files FTI wrote. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_util.h"
+#include "fti_rs.h"
+
+static char *fixture(const char *rel)
+{
+    return g_build_filename(test_data_dir(), "fti", "master-i64", rel, NULL);
+}
+
+static char *manifest_text(void)
+{
+    char *p = g_build_filename(test_data_dir(), "fti", "MANIFEST.txt", NULL), *text = NULL;
+    ck_assert_msg(g_file_get_contents(p, &text, NULL, NULL), "no manifest %s", p);
+    g_free(p);
+    return text;
+}
+
+/* Check the VAR lines of checkpoint ckpt (rank `only` if >= 0) in c; files
+ * are named as in a directory mount, or /var-<id> when single.  Returns
+ * how many were checked. */
+static int check_vars(hpc_container *c, int ckpt, int only, int single, size_t step)
+{
+    char *text = manifest_text();
+    gchar **lines = g_strsplit(text, "\n", -1);
+    int n = 0;
+    for (gchar **l = lines; *l; l++) {
+        int ck, rank, id;
+        unsigned long long size;
+        char sha[65];
+        if (sscanf(*l, "VAR master-i64 ckpt=%d rank=%d id=%d size=%llu sha256=%64s",
+                   &ck, &rank, &id, &size, sha) != 5 || ck != ckpt || (only >= 0 && rank != only))
+            continue;
+        char path[96];
+        if (single)
+            g_snprintf(path, sizeof path, "var-%d", id);
+        else
+            g_snprintf(path, sizeof path, "ckpt-%d/rank-%06d/var-%d", ck, rank, id);
+        hpc_stat st;
+        ck_assert_msg(hpc_container_resolve(c, path, &st) == HPC_OK, "%s missing", path);
+        uint64_t len = 0;
+        char *got = test_sha256_node(c, st.ino, step, &len);
+        ck_assert_msg(got != NULL, "%s unreadable", path);
+        ck_assert_uint_eq(len, size);
+        ck_assert_uint_eq(st.size, size);
+        ck_assert_str_eq(got, sha);
+        g_free(got);
+        n++;
+    }
+    g_strfreev(lines);
+    g_free(text);
+    return n;
+}
+
+START_TEST(all_checkpoints)
+{
+    char *dir = g_build_filename(test_data_dir(), "fti", "master-i64", NULL);
+    hpc_container *c = test_open(dir, NULL);
+    ck_assert_str_eq(c->format->name, "fti");
+    static const size_t steps[] = { 1, 7, 1000, 1 << 20 };
+    int n = 0;
+    for (int ck = 1; ck <= 5; ck++)
+        n += check_vars(c, ck, -1, 0, steps[ck % 4]);
+    ck_assert_int_eq(n, 92);
+    hpc_container_close(c);
+    g_free(dir);
+}
+END_TEST
+
+/* Zero-copy extents of every variable of checkpoint 2 (variable 1 spans two
+ * containers in two blocks) give the manifest's bytes. */
+START_TEST(map_extents)
+{
+    char *dir = fixture("ckpt2-L1");
+    hpc_container *c = test_open(dir, NULL);
+    char *text = manifest_text();
+    gchar **lines = g_strsplit(text, "\n", -1);
+    int n = 0;
+    for (gchar **l = lines; *l; l++) {
+        int ck, rank, id;
+        unsigned long long size;
+        char sha[65], path[96];
+        if (sscanf(*l, "VAR master-i64 ckpt=%d rank=%d id=%d size=%llu sha256=%64s",
+                   &ck, &rank, &id, &size, sha) != 5 || ck != 2)
+            continue;
+        g_snprintf(path, sizeof path, "ckpt-2/rank-%06d/var-%d", rank, id);
+        hpc_stat st;
+        ck_assert_int_eq(hpc_container_resolve(c, path, &st), HPC_OK);
+        hpc_extent ext[8];
+        unsigned ne;
+        ck_assert_int_eq(hpc_container_map(c, st.ino, 0, st.size + 100, ext, 8, &ne), HPC_OK);
+        GChecksum *h = g_checksum_new(G_CHECKSUM_SHA256);
+        uint64_t total = 0;
+        for (unsigned i = 0; i < ne; i++) {
+            char *buf = g_malloc(ext[i].len);
+            ck_assert_int_eq(hpc_source_pread(ext[i].src, buf, ext[i].len, ext[i].off), HPC_OK);
+            g_checksum_update(h, (guchar *)buf, ext[i].len);
+            total += ext[i].len;
+            g_free(buf);
+        }
+        ck_assert_uint_eq(total, size);
+        ck_assert_str_eq(g_checksum_get_string(h), sha);
+        g_checksum_free(h);
+        if (id == 1)
+            ck_assert_uint_eq(ne, 2);
+        n++;
+    }
+    ck_assert_int_eq(n, 16);
+    g_strfreev(lines);
+    g_free(text);
+    hpc_container_close(c);
+    g_free(dir);
+}
+END_TEST
+
+/* ---- older layouts, made from an i64 file ------------------------------ */
+
+static void put(GByteArray *b, uint64_t v, unsigned w)
+{
+    for (unsigned i = 0; i < w; i++) {
+        guint8 x = (guint8)(v >> (8 * i));
+        g_byte_array_append(b, &x, 1);
+    }
+}
+
+static uint64_t get(const guint8 *p, unsigned w)
+{
+    uint64_t v = 0;
+    for (unsigned i = w; i-- > 0;)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* Re-encode an i64-layout file with size fields of width w, a timestamp of
+ * tsw bytes and (v1.3) an idx field in every record. */
+static GByteArray *relayout(const guint8 *f, gsize fs, unsigned w, unsigned tsw, int idx)
+{
+    const guint8 *m = f + fs - 106;
+    uint64_t ds = get(m + 69, 8);
+    GByteArray *b = g_byte_array_new();
+    g_byte_array_append(b, f, (guint)ds);
+    for (uint64_t p = ds; p < fs - 106;) {
+        uint32_t nv = (uint32_t)get(f + p, 4);
+        put(b, nv, 4);
+        put(b, get(f + p + 4, 8), w);
+        p += 12;
+        for (uint32_t k = 0; k < nv; k++, p += 58) {
+            const guint8 *r = f + p;
+            put(b, get(r, 4), 4);
+            if (idx)
+                put(b, k, 4);
+            put(b, get(r + 4, 4), 4);
+            g_byte_array_append(b, r + 8, 2);
+            put(b, get(r + 10, 8), 8);
+            put(b, get(r + 18, 8), 8);
+            put(b, get(r + 26, 8), w);
+            put(b, get(r + 34, 8), w);
+            g_byte_array_append(b, r + 42, 16);
+        }
+    }
+    unsigned msize = 33 + 16 + 4 + 6 * w + tsw + 1;
+    uint64_t nfs = b->len + msize;
+    uint64_t f6[6] = { nfs, msize + (b->len - ds), ds, nfs, get(m + 85, 8), get(m + 93, 8) };
+    GByteArray *meta = g_byte_array_new();
+    g_byte_array_append(meta, m, 33);
+    guint8 zero[16] = { 0 };
+    g_byte_array_append(meta, zero, 16);           /* myHash, below */
+    g_byte_array_append(meta, m + 49, 4);
+    for (int i = 0; i < 6; i++)
+        put(meta, f6[i], w);
+    put(meta, get(m + 101, 4), tsw);
+    g_byte_array_append(meta, zero, 1);
+    /* myHash: checksum, timestamp, ckptSize, metaSize, dataSize, fs, ptFs, maxFs */
+    GChecksum *h = g_checksum_new(G_CHECKSUM_MD5);
+    const guint8 *s = meta->data + 53;
+    g_checksum_update(h, meta->data, 33);
+    g_checksum_update(h, s + 6 * w, tsw);
+    g_checksum_update(h, s, 4 * w);
+    g_checksum_update(h, s + 5 * w, w);
+    g_checksum_update(h, s + 4 * w, w);
+    gsize dl = 16;
+    g_checksum_get_digest(h, meta->data + 33, &dl);
+    g_checksum_free(h);
+    g_byte_array_append(b, meta->data, meta->len);
+    g_byte_array_free(meta, TRUE);
+    ck_assert_uint_eq(b->len, nfs);
+    return b;
+}
+
+static void layout_case(unsigned w, unsigned tsw, int idx, const char *name)
+{
+    char *src = fixture("ckpt3-L2/Local/node1/3efcb4be-6fd4-474b-9930-b4ae00c4502d/l2/Ckpt3-Rank1.fti");
+    gchar *data;
+    gsize len;
+    ck_assert(g_file_get_contents(src, &data, &len, NULL));
+    GByteArray *b = relayout((guint8 *)data, len, w, tsw, idx);
+    char *tmpl = g_build_filename(g_get_tmp_dir(), "fti-layout-XXXXXX", NULL);
+    int fd = g_mkstemp(tmpl);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(write(fd, b->data, b->len) == (ssize_t)b->len);
+    close(fd);
+    hpc_container *c = test_open(tmpl, NULL);
+    ck_assert_str_eq(c->format->name, "fti");
+    ck_assert_int_eq(check_vars(c, 3, 1, 1, 33), 5);
+    char *info = NULL;
+    hpc_stat st;
+    ck_assert_int_eq(hpc_container_resolve(c, ".info", &st), HPC_OK);
+    info = g_malloc0(st.size + 1);
+    size_t n;
+    ck_assert_int_eq(hpc_container_read(c, st.ino, info, st.size, 0, &n), HPC_OK);
+    ck_assert_msg(strstr(info, name) != NULL, ".info does not name layout %s", name);
+    g_free(info);
+    hpc_container_close(c);
+    unlink(tmpl);
+    g_free(tmpl);
+    g_byte_array_free(b, TRUE);
+    g_free(data);
+    g_free(src);
+}
+
+START_TEST(layout_i32) { layout_case(4, 4, 0, "i32"); }
+END_TEST
+START_TEST(layout_v14) { layout_case(8, 8, 0, "v1.4"); }
+END_TEST
+START_TEST(layout_v13) { layout_case(8, 8, 1, "v1.3"); }
+END_TEST
+START_TEST(layout_i64) { layout_case(8, 4, 0, "i64"); }
+END_TEST
+
+/* ---- Reed-Solomon ------------------------------------------------------ */
+
+START_TEST(gf_field)
+{
+    ck_assert_uint_eq(fti_gf_mul(1, 0x1234), 0x1234);
+    ck_assert_uint_eq(fti_gf_mul(0, 0x1234), 0);
+    /* x^16 = x^12 + x^3 + x + 1 under 0x1100B */
+    ck_assert_uint_eq(fti_gf_mul(0x8000, 2), 0x100B);
+    for (uint32_t a = 1; a < 65536; a += 97)
+        ck_assert_uint_eq(fti_gf_mul((uint16_t)a, fti_gf_inv((uint16_t)a)), 1);
+}
+END_TEST
+
+/* Encoding the fixture's Rank files as the spec says gives FTI's RSed bytes. */
+START_TEST(rs_matches_fti)
+{
+    enum { G = 4 };
+    gchar *d[G], *p[G];
+    gsize dl[G], pl[G];
+    for (int j = 0; j < G; j++) {
+        char rel[128];
+        g_snprintf(rel, sizeof rel, "ckpt4-L3/Local/node%d/3efcb4be-6fd4-474b-9930-b4ae00c4502d/l3/Ckpt4-Rank%d.fti", j, j);
+        char *path = fixture(rel);
+        ck_assert(g_file_get_contents(path, &d[j], &dl[j], NULL));
+        g_free(path);
+        g_snprintf(rel, sizeof rel, "ckpt4-L3/Local/node%d/3efcb4be-6fd4-474b-9930-b4ae00c4502d/l3/Ckpt4-RSed%d.fti", j, j);
+        path = fixture(rel);
+        ck_assert(g_file_get_contents(path, &p[j], &pl[j], NULL));
+        g_free(path);
+    }
+    gsize maxfs = pl[0] - 106;
+    guint8 *ext = g_malloc0(maxfs);
+    uint16_t *acc = g_malloc0((maxfs + 1) / 2 * 2);
+    for (int i = 0; i < G; i++) {
+        memset(acc, 0, (maxfs + 1) / 2 * 2);
+        for (int j = 0; j < G; j++) {
+            memset(ext, 0, maxfs);
+            memcpy(ext, d[j], dl[j]);
+            for (int k = 0; k < 8; k++)
+                ext[maxfs - 8 + k] = (guint8)((uint64_t)dl[j] >> (8 * k));
+            fti_gf_mul_acc(acc, ext, maxfs, fti_rs_coef(G, (unsigned)i, (unsigned)j));
+        }
+        for (gsize x = 0; x < maxfs; x++)
+            ck_assert_uint_eq((guint8)(acc[x / 2] >> (8 * (x & 1))), (guint8)p[i][x]);
+    }
+    g_free(ext);
+    g_free(acc);
+    for (int j = 0; j < G; j++) {
+        g_free(d[j]);
+        g_free(p[j]);
+    }
+}
+END_TEST
+
+/* Any g of the 2g pieces rebuild every data piece (random data, all group
+ * sizes up to 8, every erasure pattern of up to g pieces for g <= 4). */
+START_TEST(rs_any_g_of_2g)
+{
+    enum { N = 64 };
+    for (unsigned g = 2; g <= 8; g++) {
+        guint8 data[8][N], par[8][N];
+        GRand *r = g_rand_new_with_seed(g);
+        for (unsigned j = 0; j < g; j++)
+            for (unsigned x = 0; x < N; x++)
+                data[j][x] = (guint8)g_rand_int(r);
+        g_rand_free(r);
+        for (unsigned i = 0; i < g; i++) {
+            uint16_t acc[N / 2] = { 0 };
+            for (unsigned j = 0; j < g; j++)
+                fti_gf_mul_acc(acc, data[j], N, fti_rs_coef(g, i, j));
+            memcpy(par[i], acc, N);    /* little-endian host, as FTI */
+        }
+        unsigned patterns = g <= 4 ? 1u << (2 * g) : 200;
+        for (unsigned pat = 0; pat < patterns; pat++) {
+            unsigned mask = g <= 4 ? pat : (pat * 2654435761u) & ((1u << (2 * g)) - 1);
+            int hd[8], hp[8], have = 0;
+            for (unsigned k = 0; k < g; k++) {
+                hd[k] = (mask >> k) & 1;
+                hp[k] = (mask >> (g + k)) & 1;
+                have += hd[k] + hp[k];
+            }
+            for (unsigned t = 0; t < g; t++) {
+                uint16_t cd[8], cp[8];
+                int rc = fti_rs_coeffs(g, hd, hp, t, cd, cp);
+                if (have < (int)g && !hd[t]) {
+                    ck_assert_int_eq(rc, -1);
+                    continue;
+                }
+                ck_assert_int_eq(rc, 0);
+                uint16_t acc[N / 2] = { 0 };
+                for (unsigned k = 0; k < g; k++) {
+                    fti_gf_mul_acc(acc, data[k], N, hd[k] ? cd[k] : 0);
+                    fti_gf_mul_acc(acc, par[k], N, hp[k] ? cp[k] : 0);
+                }
+                ck_assert_msg(memcmp(acc, data[t], N) == 0, "g=%u mask=%x target %u", g, mask, t);
+            }
+        }
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fti");
+    TCase *tc = tcase_create("fti");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, all_checkpoints);
+    tcase_add_test(tc, map_extents);
+    tcase_add_test(tc, layout_i64);
+    tcase_add_test(tc, layout_i32);
+    tcase_add_test(tc, layout_v14);
+    tcase_add_test(tc, layout_v13);
+    tcase_add_test(tc, gf_field);
+    tcase_add_test(tc, rs_matches_fti);
+    tcase_add_test(tc, rs_any_g_of_2g);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

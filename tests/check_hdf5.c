@@ -1,0 +1,229 @@
+/* check_hdf5.c - unit tests of the HDF5 reader: the byte range -> box
+ * mapping (exhaustively on small shapes), decompression of each chunk once
+ * in sequential reads (a counting pass-through filter), map() of contiguous
+ * data, and mount-time errors.  Files are written here with the C API. */
+#include <check.h>
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_util.h"
+#include "fmt_hdf5.h"
+#include "hpc_container.h"
+
+/* ---- boxes ------------------------------------------------------------ */
+
+/* Walk every [a, b) of shape dims and check that the boxes are at most
+ * 2*rank-1, in order, and cover exactly a..b-1 in C order. */
+static void check_shape(int rank, const uint64_t *dims)
+{
+    uint64_t total = 1;
+    for (int k = 0; k < rank; k++)
+        total *= dims[k];
+    hpc_hdf5_box box[2 * HPC_HDF5_MAX_RANK - 1];
+    for (uint64_t a = 0; a <= total; a++) {
+        for (uint64_t b = a; b <= total; b++) {
+            unsigned n = hpc_hdf5_boxes(rank, dims, a, b, box);
+            ck_assert_uint_le(n, 2u * (unsigned)rank - 1);
+            uint64_t next = a;
+            for (unsigned i = 0; i < n; i++) {
+                /* enumerate the box in C order */
+                uint64_t idx[HPC_HDF5_MAX_RANK] = { 0 }, cells = 1;
+                for (int k = 0; k < rank; k++) {
+                    ck_assert_uint_ge(box[i].count[k], 1);
+                    ck_assert_uint_le(box[i].start[k] + box[i].count[k], dims[k]);
+                    cells *= box[i].count[k];
+                }
+                for (uint64_t c = 0; c < cells; c++) {
+                    uint64_t lin = 0;
+                    for (int k = 0; k < rank; k++)
+                        lin = lin * dims[k] + box[i].start[k] + idx[k];
+                    ck_assert_msg(lin == next, "shape rank %d [%llu,%llu): box %u gives %llu, want %llu",
+                                  rank, (unsigned long long)a, (unsigned long long)b, i,
+                                  (unsigned long long)lin, (unsigned long long)next);
+                    next++;
+                    for (int k = rank - 1; k >= 0; k--) {
+                        if (++idx[k] < box[i].count[k])
+                            break;
+                        idx[k] = 0;
+                    }
+                }
+            }
+            ck_assert_uint_eq(next, b);
+        }
+    }
+}
+
+START_TEST(boxes_exhaustive)
+{
+    uint64_t d1[] = { 9 }, d2[] = { 3, 4 }, d3[] = { 2, 3, 4 }, d4[] = { 2, 2, 3, 2 },
+             d5[] = { 1, 3, 1, 2, 1 }, d6[] = { 4, 1, 5 };
+    check_shape(1, d1);
+    check_shape(2, d2);
+    check_shape(3, d3);
+    check_shape(4, d4);
+    check_shape(5, d5);
+    check_shape(3, d6);
+}
+END_TEST
+
+START_TEST(boxes_large_shape)
+{
+    /* one row of a huge array and a range across many rows */
+    uint64_t d[] = { 1000000, 1000000, 3 };
+    hpc_hdf5_box box[5];
+    unsigned n = hpc_hdf5_boxes(3, d, 3000001, 3000001 + 3000000ull * 5 + 7, box);
+    ck_assert_uint_le(n, 5);
+    ck_assert_uint_eq(hpc_hdf5_boxes(3, d, 0, 3000000ull * 1000000, box), 1);
+    ck_assert_uint_eq(box[0].count[0], 1000000);
+    ck_assert_uint_eq(hpc_hdf5_boxes(3, d, 5, 5, box), 0);
+}
+END_TEST
+
+/* ---- chunks decompressed once ----------------------------------------- */
+
+#define COUNT_FILTER 32001
+static gint decodes;
+
+static size_t count_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
+                           size_t nbytes, size_t *buf_size, void **buf)
+{
+    (void)cd_nelmts;
+    (void)cd_values;
+    (void)buf_size;
+    (void)buf;
+    if (flags & H5Z_FLAG_REVERSE)
+        g_atomic_int_inc(&decodes);
+    return nbytes;
+}
+
+static const H5Z_class2_t count_class = {
+    H5Z_CLASS_T_VERS, COUNT_FILTER, 1, 1, "count", NULL, NULL, count_filter,
+};
+
+static char *tmp_path(const char *name)
+{
+    const char *t = getenv("TMPDIR");
+    return g_strdup_printf("%s/check_hdf5_%d_%s", t ? t : "/tmp", (int)getpid(), name);
+}
+
+/* 200 x 8000 int32 (value = linear index), chunks 40 x 500: 5 x 16 chunks
+ * of 80 KB; a row of chunks (1.28 MB) does not fit libhdf5's default chunk
+ * cache (1 MiB), so this counts only once with the reader's own cache. */
+#define ROWS 200
+#define COLS 8000
+static void write_counted(const char *path)
+{
+    hsize_t dims[2] = { ROWS, COLS }, ch[2] = { 40, 500 };
+    ck_assert_int_ge(H5Zregister(&count_class), 0);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, ch);
+    ck_assert_int_ge(H5Pset_filter(dcpl, COUNT_FILTER, H5Z_FLAG_MANDATORY, 0, NULL), 0);
+    hid_t sp = H5Screate_simple(2, dims, NULL);
+    hid_t d = H5Dcreate2(f, "counted", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int *v = g_new(int, ROWS * COLS);
+    for (int i = 0; i < ROWS * COLS; i++)
+        v[i] = i;
+    ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+    hid_t d2 = H5Dcreate2(f, "contig", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge(H5Dwrite(d2, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+    g_free(v);
+    H5Dclose(d2);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    H5Fclose(f);
+}
+
+START_TEST(chunks_decoded_once)
+{
+    char *path = tmp_path("count.h5");
+    write_counted(path);
+    hpc_container *c = test_open(path, "hdf5");
+    hpc_stat st;
+    ck_assert_int_eq(hpc_container_resolve(c, "counted", &st), HPC_OK);
+    ck_assert_uint_eq(st.size, ROWS * COLS * 4);
+    g_atomic_int_set(&decodes, 0);
+    /* FUSE-sized sequential reads, then odd ones */
+    char *buf = g_malloc(131072);
+    int ok = 1;
+    for (uint64_t off = 0; off < st.size; off += 131072) {
+        size_t n;
+        ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 131072, off, &n), HPC_OK);
+        for (size_t i = 0; i + 4 <= n; i += 4) {
+            int32_t x;
+            memcpy(&x, buf + i, 4);
+            ok &= x == (int32_t)((off + i) / 4);
+        }
+    }
+    ck_assert_msg(ok, "values differ from the linear index");
+    ck_assert_int_eq(g_atomic_int_get(&decodes), 5 * 16);
+    size_t n;
+    ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 7, 4 * 1234 + 3, &n), HPC_OK);
+    ck_assert_uint_eq(n, 7);
+    ck_assert_int_eq(buf[0], (char)((1234 >> 24) & 0xff));
+    ck_assert_int_eq(buf[1], (char)(1235 & 0xff));
+    g_free(buf);
+
+    /* contiguous little-endian: one extent of the source file */
+    hpc_extent ext[4];
+    unsigned ne;
+    ck_assert_int_eq(hpc_container_map(c, st.ino, 0, 100, ext, 4, &ne), HPC_E_NOTSUP);
+    ck_assert_int_eq(hpc_container_resolve(c, "contig", &st), HPC_OK);
+    ck_assert_int_eq(hpc_container_map(c, st.ino, 400, 1000, ext, 4, &ne), HPC_OK);
+    ck_assert_uint_eq(ne, 1);
+    ck_assert_uint_eq(ext[0].len, 1000);
+    int32_t x;
+    ck_assert_int_eq(hpc_source_pread(ext[0].src, &x, 4, ext[0].off), HPC_OK);
+    ck_assert_int_eq(x, 100);
+    hpc_container_close(c);
+    unlink(path);
+    g_free(path);
+}
+END_TEST
+
+/* ---- errors ----------------------------------------------------------- */
+
+START_TEST(open_errors)
+{
+    char *path = tmp_path("bad.h5");
+    unsigned char junk[4096];
+    memcpy(junk, "\211HDF\r\n\032\n", 8);
+    for (size_t i = 8; i < sizeof junk; i++)
+        junk[i] = (unsigned char)(i * 131);
+    ck_assert(g_file_set_contents(path, (char *)junk, sizeof junk, NULL));
+    hpc_options o;
+    hpc_options_init(&o);
+    hpc_container *c = NULL;
+    GError *err = NULL;
+    /* detected as HDF5 by its signature, then refused with one line */
+    ck_assert_int_ne(hpc_container_open(path, &o, &c, &err), HPC_OK);
+    ck_assert_ptr_null(c);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err->message, path) && strstr(err->message, "superblock") &&
+                  !strchr(err->message, '\n'), "message: %s", err->message);
+    g_clear_error(&err);
+    unlink(path);
+    g_free(path);
+}
+END_TEST
+
+int main(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    Suite *s = suite_create("hdf5");
+    TCase *tc = tcase_create("hdf5");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, boxes_exhaustive);
+    tcase_add_test(tc, boxes_large_shape);
+    tcase_add_test(tc, chunks_decoded_once);
+    tcase_add_test(tc, open_errors);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,245 @@
+/* hdf5_gen.c - hdf5_gen OUTDIR: the HDF5 test files h5py cannot write.
+ *
+ *   capi.h5  superblock 2 (libver 1.8): n-bit filter, a compound with padding
+ *            and big-endian members, an array type, a big-endian enum, an
+ *            opaque type, a compact big-endian dataset, variable-length
+ *            sequences and object references (no byte image), a committed
+ *            datatype, an external link, a group hard-linked into itself,
+ *            raw data in an external file below a subdirectory.
+ *   sb1.h5   superblock 1 (non-default chunk B-tree K), chunked, fill value.
+ *
+ * The expected bytes come from h5py reading these files (hdf5_verify.py).
+ */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CHECK(x) do { if ((x) < 0) { fprintf(stderr, "hdf5_gen: %s failed at line %d\n", #x, __LINE__); exit(1); } } while (0)
+
+struct padded {
+    char a;
+    double b;
+    short c;
+};
+
+static void put(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                const hsize_t *dims, hid_t dcpl, const void *data)
+{
+    hid_t sp = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
+    hid_t d = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d);
+    if (data)
+        CHECK(H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+    H5Dclose(d);
+    H5Sclose(sp);
+}
+
+static void capi(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/capi.h5", dir);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    CHECK(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18));
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    CHECK(f);
+
+    /* n-bit: 12 significant bits of unsigned 32-bit integers */
+    {
+        static unsigned v[5000];
+        hsize_t n = 5000, ch = 700;
+        for (unsigned i = 0; i < n; i++)
+            v[i] = (i * 37u) & 0xfff;
+        hid_t t = H5Tcopy(H5T_STD_U32LE);
+        CHECK(H5Tset_precision(t, 12));
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        CHECK(H5Pset_chunk(dcpl, 1, &ch));
+        CHECK(H5Pset_nbit(dcpl));
+        put(f, "nbit", t, H5T_NATIVE_UINT, 1, &n, dcpl, v);
+        H5Pclose(dcpl);
+        H5Tclose(t);
+    }
+    /* compound with padding (C layout), big-endian members */
+    {
+        struct padded p[7];
+        memset(p, 0, sizeof p);
+        for (int i = 0; i < 7; i++) {
+            p[i].a = (char)('A' + i);
+            p[i].b = i * 1.25 - 3;
+            p[i].c = (short)(i * -1000);
+        }
+        hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(struct padded));
+        H5Tinsert(mt, "a", HOFFSET(struct padded, a), H5T_NATIVE_CHAR);
+        H5Tinsert(mt, "b", HOFFSET(struct padded, b), H5T_NATIVE_DOUBLE);
+        H5Tinsert(mt, "c", HOFFSET(struct padded, c), H5T_NATIVE_SHORT);
+        hid_t ft = H5Tcreate(H5T_COMPOUND, sizeof(struct padded));
+        H5Tinsert(ft, "a", HOFFSET(struct padded, a), H5T_STD_I8BE);
+        H5Tinsert(ft, "b", HOFFSET(struct padded, b), H5T_IEEE_F64BE);
+        H5Tinsert(ft, "c", HOFFSET(struct padded, c), H5T_STD_I16BE);
+        hsize_t n = 7;
+        put(f, "padded_be", ft, mt, 1, &n, H5P_DEFAULT, p);
+        H5Tclose(ft);
+        H5Tclose(mt);
+    }
+    /* array type: 5 elements of int32 BE [2][3] */
+    {
+        int v[5][2][3];
+        for (int i = 0; i < 30; i++)
+            (&v[0][0][0])[i] = i * i - 100;
+        hsize_t ad[2] = { 2, 3 }, n = 5;
+        hid_t ft = H5Tarray_create2(H5T_STD_I32BE, 2, ad), mt = H5Tarray_create2(H5T_NATIVE_INT, 2, ad);
+        put(f, "array_be", ft, mt, 1, &n, H5P_DEFAULT, v);
+        H5Tclose(ft);
+        H5Tclose(mt);
+    }
+    /* big-endian enum */
+    {
+        short v[6] = { 3, 1, 2, 3, -4, 1 };
+        hid_t ft = H5Tenum_create(H5T_STD_I16BE), mt = H5Tenum_create(H5T_NATIVE_SHORT);
+        const char *names[] = { "ONE", "TWO", "THREE", "MINUS_FOUR" };
+        short vals[] = { 1, 2, 3, -4 };
+        for (int i = 0; i < 4; i++) {
+            short be = (short)(((unsigned short)vals[i] >> 8) | ((unsigned short)vals[i] << 8));
+            H5Tenum_insert(ft, names[i], &be);
+            H5Tenum_insert(mt, names[i], &vals[i]);
+        }
+        hsize_t n = 6;
+        put(f, "enum_be", ft, mt, 1, &n, H5P_DEFAULT, v);
+        H5Tclose(ft);
+        H5Tclose(mt);
+    }
+    /* opaque */
+    {
+        unsigned char v[4 * 9];
+        for (int i = 0; i < 36; i++)
+            v[i] = (unsigned char)(i * 7);
+        hid_t t = H5Tcreate(H5T_OPAQUE, 4);
+        H5Tset_tag(t, "four bytes");
+        hsize_t n = 9;
+        put(f, "opaque", t, t, 1, &n, H5P_DEFAULT, v);
+        H5Tclose(t);
+    }
+    /* compact, big-endian double */
+    {
+        double v[4][5];
+        for (int i = 0; i < 20; i++)
+            (&v[0][0])[i] = i / 3.0;
+        hsize_t d[2] = { 4, 5 };
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        CHECK(H5Pset_layout(dcpl, H5D_COMPACT));
+        put(f, "compact_be", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, 2, d, dcpl, v);
+        H5Pclose(dcpl);
+    }
+    /* no byte image: variable-length sequences and object references */
+    {
+        hvl_t v[3];
+        int a[6] = { 1, 2, 3, 4, 5, 6 };
+        v[0].len = 1; v[0].p = a;
+        v[1].len = 2; v[1].p = a + 1;
+        v[2].len = 3; v[2].p = a + 3;
+        hid_t ft = H5Tvlen_create(H5T_STD_I32LE), mt = H5Tvlen_create(H5T_NATIVE_INT);
+        hsize_t n = 3;
+        put(f, "vlen_int", ft, mt, 1, &n, H5P_DEFAULT, v);
+        H5Tclose(ft);
+        H5Tclose(mt);
+        hobj_ref_t r[2];
+        CHECK(H5Rcreate(&r[0], f, "/opaque", H5R_OBJECT, -1));
+        CHECK(H5Rcreate(&r[1], f, "/enum_be", H5R_OBJECT, -1));
+        n = 2;
+        put(f, "refs", H5T_STD_REF_OBJ, H5T_STD_REF_OBJ, 1, &n, H5P_DEFAULT, r);
+    }
+    /* a committed datatype and a dataset of it */
+    {
+        hid_t t = H5Tcopy(H5T_IEEE_F32BE);
+        CHECK(H5Tcommit2(f, "mytype", t, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        float v[3] = { 1.5f, -2.5f, 1e30f };
+        hsize_t n = 3;
+        put(f, "of_mytype", t, H5T_NATIVE_FLOAT, 1, &n, H5P_DEFAULT, v);
+        H5Tclose(t);
+    }
+    /* raw data in raw/ext.bin at two places */
+    {
+        char sub[4096], ext[4096];
+        snprintf(sub, sizeof sub, "%s/raw", dir);
+        mkdir(sub, 0755);
+        snprintf(ext, sizeof ext, "%s/raw/ext.bin", dir);
+        FILE *e = fopen(ext, "wb");
+        if (!e)
+            exit(1);
+        long long v[64];
+        for (int i = 0; i < 64; i++)
+            v[i] = (long long)i * 1000003LL;
+        fwrite("pad!", 1, 4, e);
+        fwrite(v + 32, 8, 32, e);
+        fwrite(v, 8, 32, e);
+        fclose(e);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        CHECK(H5Pset_external(dcpl, "raw/ext.bin", 4 + 256, 256));
+        CHECK(H5Pset_external(dcpl, "raw/ext.bin", 4, 256));
+        hsize_t n = 64;
+        put(f, "external_i8", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &n, dcpl, NULL);
+        H5Pclose(dcpl);
+    }
+    /* links */
+    {
+        hid_t g = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        int v[3] = { 7, 8, 9 };
+        hsize_t n = 3;
+        put(g, "inner", H5T_STD_I32LE, H5T_NATIVE_INT, 1, &n, H5P_DEFAULT, v);
+        CHECK(H5Lcreate_hard(f, "/grp", g, "self", H5P_DEFAULT, H5P_DEFAULT));
+        CHECK(H5Lcreate_external("basic.h5", "/types/le_i4", f, "extlink", H5P_DEFAULT, H5P_DEFAULT));
+        hid_t s = H5Screate(H5S_SCALAR);
+        hid_t a = H5Acreate2(g, "answer", H5T_STD_I64BE, s, H5P_DEFAULT, H5P_DEFAULT);
+        long long x = 42;
+        H5Awrite(a, H5T_NATIVE_LLONG, &x);
+        H5Aclose(a);
+        H5Sclose(s);
+        H5Gclose(g);
+    }
+    H5Fclose(f);
+    H5Pclose(fapl);
+}
+
+static void sb1(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sb1.h5", dir);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    CHECK(H5Pset_istore_k(fcpl, 64));
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    CHECK(f);
+    hsize_t d[2] = { 100, 90 }, ch[2] = { 9, 8 }, start[2] = { 20, 10 }, cnt[2] = { 30, 40 };
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    int fill = -1;
+    CHECK(H5Pset_chunk(dcpl, 2, ch));
+    CHECK(H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &fill));
+    CHECK(H5Pset_deflate(dcpl, 3));
+    hid_t sp = H5Screate_simple(2, d, NULL);
+    hid_t ds = H5Dcreate2(f, "partial", H5T_STD_I32BE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(ds);
+    static int v[30][40];
+    for (int i = 0; i < 30; i++)
+        for (int j = 0; j < 40; j++)
+            v[i][j] = i * 100 + j;
+    hid_t ms = H5Screate_simple(2, cnt, NULL);
+    CHECK(H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, NULL, cnt, NULL));
+    CHECK(H5Dwrite(ds, H5T_NATIVE_INT, ms, sp, H5P_DEFAULT, v));
+    H5Sclose(ms);
+    H5Dclose(ds);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    H5Fclose(f);
+    H5Pclose(fcpl);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: hdf5_gen OUTDIR\n");
+        return 2;
+    }
+    capi(argv[1]);
+    sb1(argv[1]);
+    return 0;
+}

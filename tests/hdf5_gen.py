@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""hdf5_gen.py OUTDIR - write the HDF5 test files of the h5py side.
+
+basic.h5    default (earliest) format: every element type, big-endian twins,
+            compound, scalar, empty, strings, layouts, filters, fill values,
+            external raw data, links, attributes of every kind.
+latest.h5   libver='latest': the four newer chunk indexes, dense link and
+            attribute storage, creation-order tracking, a virtual dataset
+            (sources in vds_src.h5).
+userblock.h5 a 1 KiB user block before the superblock.
+big.h5      a 4 MiB shuffle+gzip dataset and a contiguous one (concurrency).
+lzf.h5      h5py's own LZF filter, which libhdf5 cannot decode (tests/hdf5_bad.sh).
+"""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(5)
+
+
+def attrs_all(obj):
+    obj.attrs["int"] = np.int32(-7)
+    obj.attrs["uint64"] = np.uint64(2**63 + 5)
+    obj.attrs["float"] = 0.1
+    obj.attrs["float32"] = np.float32(1.5)
+    obj.attrs["be_double"] = np.array(2.25, dtype=">f8")
+    obj.attrs["ints"] = np.arange(5, dtype=">i2")
+    obj.attrs["text"] = "hello, world"
+    obj.attrs["bytes"] = np.bytes_(b"fixed")
+    obj.attrs["texts"] = ["a", "bc"]
+    obj.attrs["flag"] = True
+
+
+with h5py.File(os.path.join(out, "basic.h5"), "w") as f:
+    attrs_all(f)
+    g = f.create_group("types")
+    for t in ["i1", "u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f2", "<f4", "<f8",
+              ">i2", ">u2", ">i4", ">u4", ">i8", ">f4", ">f8"]:
+        a = (rng.standard_normal(37) * 1000).astype(t) if "f" in t else \
+            rng.integers(np.iinfo(t).min, np.iinfo(t).max, 37, dtype=np.dtype(t).newbyteorder("="), endpoint=True).astype(t)
+        name = t.replace("<", "le_").replace(">", "be_").replace("|", "")
+        g.create_dataset(name, data=a)
+    g["bool"] = np.array([True, False, True])
+    g["complex"] = (rng.standard_normal(6) + 1j * rng.standard_normal(6)).astype(">c16")
+    g["enum"] = np.array([0, 1, 2, 1], dtype=h5py.enum_dtype({"RED": 0, "GREEN": 1, "BLUE": 2}, basetype=">i2"))
+    cd = np.dtype([("x", ">i4"), ("y", "<f8"), ("v", ">u2", (3,)), ("s", "S5")])
+    c = np.zeros(11, dtype=cd)
+    c["x"] = np.arange(11) * -3
+    c["y"] = np.linspace(0, 1, 11)
+    c["v"] = np.arange(33).reshape(11, 3)
+    c["s"] = [b"k%d" % i for i in range(11)]
+    g["compound"] = c
+    g["compound_2d"] = np.zeros((4, 3), dtype=[("a", "<i8"), ("b", "<f4")])
+    g["fixed_str"] = np.array([b"alpha", b"be", b"gamma!!!"], dtype="S8")
+    g.create_dataset("vlen_str", data=["first line", "second", "", "ünïcode"], dtype=h5py.string_dtype())
+    g.create_dataset("vlen_ascii", data=[b"x", b"yy"], dtype=h5py.string_dtype("ascii"))
+    g["array2d"] = rng.integers(0, 1000, (3, 4, 2)).astype(">i4")
+
+    s = f.create_group("shapes")
+    s["scalar"] = np.float64(3.5)
+    s["scalar_be"] = np.array(77, dtype=">i8")
+    s["empty"] = np.zeros((0,), dtype="<f4")
+    s["empty2d"] = np.zeros((5, 0), dtype="<i4")
+    s["null"] = h5py.Empty("f8")
+    s["one"] = np.array([42], dtype="<u2")
+    s["r4"] = rng.integers(0, 2**31, (3, 5, 7, 11)).astype(">i4")
+
+    lay = f.create_group("layout")
+    lay.create_dataset("contig_unwritten", shape=(1000,), dtype="<i4", fillvalue=-5)
+    # compact: through the low-level property list
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_layout(h5py.h5d.COMPACT)
+    space = h5py.h5s.create_simple((20, 3))
+    dsid = h5py.h5d.create(lay.id, b"compact", h5py.h5t.STD_I16BE, space, dcpl=dcpl)
+    dsid.write(h5py.h5s.ALL, h5py.h5s.ALL, np.arange(60, dtype=">i2").reshape(20, 3))
+    # chunked with edge chunks, unallocated chunks read as the fill value
+    d = lay.create_dataset("chunk_edges", shape=(101, 67), chunks=(10, 16), dtype="<f8", fillvalue=7.25)
+    d[0:35, 0:20] = rng.standard_normal((35, 20))
+    d[90:, 60:] = 1.0
+    lay.create_dataset("chunk_be", data=rng.standard_normal((53, 17)).astype(">f4"), chunks=(7, 5))
+    lay.create_dataset("gzip_shuffle", data=np.arange(50000, dtype="<i8").reshape(500, 100) % 977,
+                       chunks=(33, 41), compression="gzip", compression_opts=6, shuffle=True)
+    lay.create_dataset("fletcher", data=rng.standard_normal(3000), chunks=(256,), fletcher32=True)
+    lay.create_dataset("scaleoffset", data=rng.integers(0, 5000, (40, 40)).astype("<i4"),
+                       chunks=(16, 16), scaleoffset=0)
+    lay.create_dataset("scaleoffset_f", data=np.round(rng.standard_normal(500), 2), chunks=(64,),
+                       scaleoffset=2)
+    lay.create_dataset("gzip_3d", data=rng.integers(0, 9, (13, 9, 21)).astype(">u2"),
+                       chunks=(4, 4, 5), compression="gzip")
+    lay.create_dataset("gzip_str", data=np.array([b"s%03d" % i for i in range(300)]),
+                       chunks=(50,), compression="gzip")
+    if h5py.h5z.filter_avail(h5py.h5z.FILTER_SZIP):
+        try:
+            lay.create_dataset("szip", data=np.arange(4096, dtype="<i4"), chunks=(512,),
+                               compression="szip")
+        except Exception:
+            pass
+    # external raw data in two files next to the .h5 (relative names)
+    ext = rng.integers(0, 2**16, 300).astype("<u2")
+    with open(os.path.join(out, "ext_a.bin"), "wb") as e:
+        e.write(b"HEADER!!" + ext[:100].tobytes())
+    with open(os.path.join(out, "ext_b.bin"), "wb") as e:
+        e.write(ext[100:].tobytes())
+    lay.create_dataset("external", shape=(300,), dtype="<u2",
+                       external=[("ext_a.bin", 8, 200), ("ext_b.bin", 0, 400)])
+
+    attrs_all(f["layout/gzip_shuffle"])
+    attrs_all(f["types"])
+    f["links/soft_abs"] = h5py.SoftLink("/layout/gzip_shuffle")
+    f["links/soft_rel"] = h5py.SoftLink("../types/le_i4")
+    f["links/dangling"] = h5py.SoftLink("/no/such/thing")
+    f["links/hard_to_types_f8"] = f["types/le_f8"]
+    f["links/deep/hard_again"] = f["types/le_f8"]
+    f["links/group_hard"] = f["shapes"]
+
+
+with h5py.File(os.path.join(out, "latest.h5"), "w", libver="latest") as f:
+    f.create_dataset("farray", data=rng.standard_normal((64, 48)), chunks=(16, 16), compression="gzip")
+    f.create_dataset("earray", data=rng.integers(0, 100, (70, 10)).astype(">i4"), chunks=(8, 10),
+                     maxshape=(None, 10), compression="gzip", shuffle=True)
+    f.create_dataset("bt2", data=rng.integers(0, 100, (30, 20)).astype("<i2"), chunks=(7, 6),
+                     maxshape=(None, None))
+    f.create_dataset("single", data=np.arange(1000, dtype=">f8"), chunks=(1000,), compression="gzip")
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_chunk((10, 10))
+    dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
+    dsid = h5py.h5d.create(f.id, b"implicit", h5py.h5t.STD_U32LE, h5py.h5s.create_simple((35, 25)), dcpl=dcpl)
+    dsid.write(h5py.h5s.ALL, h5py.h5s.ALL, np.arange(875, dtype="<u4").reshape(35, 25))
+    dense = f.create_group("dense")
+    for i in range(60):
+        dense["d%02d" % i] = np.full(i + 1, i, dtype="<i4")
+    many = f["farray"]
+    for i in range(40):
+        many.attrs["attr%02d" % i] = i * 1.5
+    many.attrs["long_" + "x" * 100] = "long name"
+    ordered = f.create_group("ordered", track_order=True)
+    for n in ["zeta", "alpha", "mid"]:
+        ordered[n] = np.frombuffer(n.encode(), dtype="u1")
+    f["ordered"].attrs["note"] = "creation order tracked"
+
+
+# a virtual dataset of two sources in another file (a relative name)
+with h5py.File(os.path.join(out, "vds_src.h5"), "w") as f:
+    f["a"] = np.arange(40, dtype=">i4").reshape(4, 10)
+    f["b"] = np.arange(100, 140, dtype="<i4").reshape(4, 10)
+with h5py.File(os.path.join(out, "latest.h5"), "a") as f:
+    lay = h5py.VirtualLayout(shape=(8, 10), dtype="<i4")
+    lay[0:4] = h5py.VirtualSource("vds_src.h5", "a", shape=(4, 10))
+    lay[4:8] = h5py.VirtualSource("vds_src.h5", "b", shape=(4, 10))
+    f.create_virtual_dataset("virtual", lay, fillvalue=-1)
+
+with h5py.File(os.path.join(out, "userblock.h5"), "w", userblock_size=1024) as f:
+    f["data"] = np.arange(1000, dtype="<f4")
+    f["be"] = np.arange(100, dtype=">i8")
+with open(os.path.join(out, "userblock.h5"), "r+b") as fh:
+    fh.write(b"USERBLOCK" * 10)
+
+with h5py.File(os.path.join(out, "big.h5"), "w") as f:
+    x = np.cumsum(rng.standard_normal(1 << 19)).astype("<f8")
+    f.create_dataset("gz", data=x.reshape(512, 1024), chunks=(64, 128), compression="gzip",
+                     compression_opts=1, shuffle=True)
+    f["contig"] = x
+    f.create_dataset("be3d", data=x.astype(">f8").reshape(64, 64, 128), chunks=(8, 32, 32))
+
+with h5py.File(os.path.join(out, "lzf.h5"), "w") as f:
+    f.create_dataset("lzf", data=np.arange(10000, dtype="<i4"), chunks=(1000,), compression="lzf")
+    f["ok"] = np.arange(10, dtype="<i4")
