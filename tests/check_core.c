@@ -8,6 +8,7 @@
 #include "hpc_cache.h"
 #include "hpc_container.h"
 #include "hpc_tree.h"
+#include "check_util.h"
 
 /* ---- cache ------------------------------------------------------------ */
 
@@ -352,9 +353,5 @@ int main(void)
     tcase_add_test(tc, tree_build_and_walk);
     tcase_add_test(tc, error_message_format);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run_suite(s);
 }

@@ -12,6 +12,7 @@
 
 #include "fmt_dhdf.h"
 #include "hpc_container.h"
+#include "check_util.h"
 
 uint64_t hpc_dhdf_file_reads(hpc_container *c, uint32_t k);
 
@@ -426,9 +427,5 @@ int main(void)
     tcase_add_test(t, test_info);
     tcase_set_timeout(t, 60);
     suite_add_tcase(s, t);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run_suite(s);
 }

@@ -56,3 +56,12 @@ char *test_sha256_path(hpc_container *c, const char *path, uint64_t *len)
         return NULL;
     return test_sha256_node(c, st.ino, 1000, len);
 }
+
+int test_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -2,7 +2,12 @@
 #ifndef HPC_CHECK_UTIL_H
 #define HPC_CHECK_UTIL_H
 
+#include <check.h>
+
 #include "hpc_container.h"
+
+/** Run every test of suite s; the exit status for main(). */
+int test_run_suite(Suite *s);
 
 /** Directory of the test data (tests/data under top_srcdir). */
 const char *test_data_dir(void);
