@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "hpc_write.h"
+#include "hpc_write_mpi.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -48,44 +49,6 @@ struct hpc_dhdf_file {
     GArray *arrays;             /* rank 0: dhdf_array */
     char (*hosts)[STRW + 1];    /* rank 0: host of each AHF's leader */
 };
-
-/* ---- errors: the lowest failing rank's message on every rank ----------- */
-
-static int agree(MPI_Comm comm, int rc, GError **local, GError **err)
-{
-    int rank, key, first;
-    MPI_Comm_rank(comm, &rank);
-    key = rc != HPC_OK ? rank : INT_MAX;
-    MPI_Allreduce(&key, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == INT_MAX) {
-        g_clear_error(local);
-        return HPC_OK;
-    }
-    int code = rc;
-    char msg[512] = "";
-    if (rank == first)
-        g_snprintf(msg, sizeof msg, "rank %d: %s", rank,
-                   local && *local ? (*local)->message : hpc_strerror(rc));
-    MPI_Bcast(&code, 1, MPI_INT, first, comm);
-    MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, comm);
-    msg[sizeof msg - 1] = '\0';
-    g_clear_error(local);
-    g_set_error_literal(err, HPC_ERROR, code, msg);
-    return code;
-}
-
-static int fail(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-
-static int fail(GError **err, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *m = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    g_set_error_literal(err, HPC_ERROR, code, m);
-    g_free(m);
-    return code;
-}
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -195,12 +158,12 @@ int hpc_dhdf_open(const char *path, MPI_Comm comm, int ranks_per_file, hpc_dhdf_
     MPI_Allreduce(&g, &lo, 1, MPI_INT, MPI_MIN, comm);
     MPI_Allreduce(&g, &hi, 1, MPI_INT, MPI_MAX, comm);
     if (!path || !*path)
-        rc = fail(&local, HPC_E_INVAL, "no file name");
+        rc = hpcw_fail(&local, HPC_E_INVAL, "no file name");
     else if (lo != hi)
-        rc = fail(&local, HPC_E_INVAL, "ranks per file differ between ranks (%d..%d)", lo, hi);
+        rc = hpcw_fail(&local, HPC_E_INVAL, "ranks per file differ between ranks (%d..%d)", lo, hi);
     else if (g > f->size)
-        rc = fail(&local, HPC_E_INVAL, "%d ranks per file, but only %d ranks", g, f->size);
-    rc = agree(comm, rc, &local, err);
+        rc = hpcw_fail(&local, HPC_E_INVAL, "%d ranks per file, but only %d ranks", g, f->size);
+    rc = hpcw_agree(comm, rc, &local, err);
     if (rc != HPC_OK)
         goto out;
 
@@ -245,11 +208,11 @@ int hpc_dhdf_open(const char *path, MPI_Comm comm, int ranks_per_file, hpc_dhdf_
     if (f->grank == 0) {
         int32 sd = SDstart(f->ahf, DFACC_CREATE);
         if (sd == FAIL)
-            rc = fail(&local, HPC_E_IO, "cannot create %s", f->ahf);
+            rc = hpcw_fail(&local, HPC_E_IO, "cannot create %s", f->ahf);
         else if (set_attrs(sd, f->setid, f->fileid) != 0 || SDend(sd) == FAIL)
-            rc = fail(&local, HPC_E_IO, "%s: cannot write the file attributes", f->ahf);
+            rc = hpcw_fail(&local, HPC_E_IO, "%s: cannot write the file attributes", f->ahf);
     }
-    rc = agree(comm, rc, &local, err);
+    rc = hpcw_agree(comm, rc, &local, err);
     if (rc != HPC_OK)
         goto out;
     *out = f;
@@ -266,7 +229,7 @@ static int check_name(const char *name, GError **err)
     size_t n = name ? strlen(name) : 0;
     if (n < 1 || n > NAMEMAX || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
         g_str_has_suffix(name, ".pieces"))
-        return fail(err, HPC_E_INVAL, "array name '%s': 1 to %d bytes, no '/', not . or .., "
+        return hpcw_fail(err, HPC_E_INVAL, "array name '%s': 1 to %d bytes, no '/', not . or .., "
                     "not ending in .pieces", name ? name : "", NAMEMAX);
     return HPC_OK;
 }
@@ -282,7 +245,7 @@ static int check_overlap(const dhdf_array *a, GError **err)
                 apart = x->origin[d] + x->size[d] <= y->origin[d] ||
                         y->origin[d] + y->size[d] <= x->origin[d];
             if (!apart)
-                return fail(err, HPC_E_INVAL, "array %s: pieces %d and %d overlap", a->d.name,
+                return hpcw_fail(err, HPC_E_INVAL, "array %s: pieces %d and %d overlap", a->d.name,
                             p, q);
         }
     return HPC_OK;
@@ -297,10 +260,10 @@ int hpc_dhdf_write(hpc_dhdf_file *f, const char *name, int32_t nt, int rank,
     dhdf_array a = { .d.nt = nt, .d.rank = rank };
     dhdf_piece mine = { 0 };
     if (rc == HPC_OK && !valid_nt(nt))
-        rc = fail(&local, HPC_E_INVAL, "array %s: %d is not an HDF4 number type the "
+        rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: %d is not an HDF4 number type the "
                   "convention allows", name, nt);
     if (rc == HPC_OK && (rank < 1 || rank > MAXRANK))
-        rc = fail(&local, HPC_E_INVAL, "array %s: rank %d (1 to %d)", name, rank, MAXRANK);
+        rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: rank %d (1 to %d)", name, rank, MAXRANK);
     if (rc == HPC_OK) {
         g_strlcpy(a.d.name, name, sizeof a.d.name);
         int64_t n = 1;
@@ -311,26 +274,26 @@ int hpc_dhdf_write(hpc_dhdf_file *f, const char *name, int32_t nt, int rank,
             mine.origin[d] = origin ? origin[d] : 0;
             n *= mine.size[d];
             if (dims[d] < 1)
-                rc = fail(&local, HPC_E_INVAL, "array %s: dimension %d has size %d", name, d,
+                rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: dimension %d has size %d", name, d,
                           dims[d]);
         }
         mine.has = n > 0;
         for (int d = 0; d < rank && mine.has && rc == HPC_OK; d++)
             if (mine.size[d] < 0 || mine.origin[d] < 0 ||
                 (int64_t)mine.origin[d] + mine.size[d] > dims[d])
-                rc = fail(&local, HPC_E_INVAL, "array %s: piece at %d, %d elements, lies "
+                rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: piece at %d, %d elements, lies "
                           "outside dimension %d of %d", name, mine.origin[d], mine.size[d], d,
                           dims[d]);
         if (rc == HPC_OK && mine.has && !data)
-            rc = fail(&local, HPC_E_INVAL, "array %s: no data", name);
+            rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: no data", name);
     }
     /* the whole array's description must be the same everywhere */
     dhdf_desc root = a.d;
     MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, f->comm);
     if (rc == HPC_OK && memcmp(&root, &a.d, sizeof root) != 0)
-        rc = fail(&local, HPC_E_INVAL, "array %s: name, type or dimensions differ from rank 0's "
+        rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: name, type or dimensions differ from rank 0's "
                   "(%s)", name, root.name);
-    rc = agree(f->comm, rc, &local, err);
+    rc = hpcw_agree(f->comm, rc, &local, err);
     if (rc != HPC_OK)
         return rc;
 
@@ -348,7 +311,7 @@ int hpc_dhdf_write(hpc_dhdf_file *f, const char *name, int32_t nt, int rank,
         a.pieces = all;
         rc = check_overlap(&a, &local);
     }
-    rc = agree(f->comm, rc, &local, err);
+    rc = hpcw_agree(f->comm, rc, &local, err);
     if (rc != HPC_OK) {
         g_free(all);
         return rc;
@@ -366,15 +329,15 @@ int hpc_dhdf_write(hpc_dhdf_file *f, const char *name, int32_t nt, int rank,
                 edges[d] = mine.size[d];
             int32 s = sd == FAIL ? FAIL : SDcreate(sd, chunk, nt, rank, edges);
             if (s == FAIL || SDwritedata(s, start, NULL, edges, (void *)data) == FAIL)
-                rc = fail(&local, HPC_E_IO, "%s: cannot write piece %s", f->ahf, chunk);
+                rc = hpcw_fail(&local, HPC_E_IO, "%s: cannot write piece %s", f->ahf, chunk);
             if (s != FAIL)
                 SDendaccess(s);
             if (sd != FAIL && SDend(sd) == FAIL && rc == HPC_OK)
-                rc = fail(&local, HPC_E_IO, "%s: cannot close after piece %s", f->ahf, chunk);
+                rc = hpcw_fail(&local, HPC_E_IO, "%s: cannot close after piece %s", f->ahf, chunk);
         }
         MPI_Barrier(f->gcomm);
     }
-    return agree(f->comm, rc, &local, err);
+    return hpcw_agree(f->comm, rc, &local, err);
 }
 
 /* ---- close: File_Info of the AHFs, then the MHF ------------------------ */
@@ -384,9 +347,9 @@ static int write_mhf(hpc_dhdf_file *f, GError **err)
 {
     int32 sd = SDstart(f->mhf, DFACC_CREATE);
     if (sd == FAIL)
-        return fail(err, HPC_E_IO, "cannot create %s", f->mhf);
+        return hpcw_fail(err, HPC_E_IO, "cannot create %s", f->mhf);
     int rc = set_attrs(sd, f->setid, 0) == 0 ? HPC_OK
-             : fail(err, HPC_E_IO, "%s: cannot write the file attributes", f->mhf);
+             : hpcw_fail(err, HPC_E_IO, "%s: cannot write the file attributes", f->mhf);
     for (guint i = 0; i < f->arrays->len && rc == HPC_OK; i++) {
         dhdf_array *a = &g_array_index(f->arrays, dhdf_array, i);
         int32 dims[MAXRANK];
@@ -394,12 +357,12 @@ static int write_mhf(hpc_dhdf_file *f, GError **err)
             dims[d] = a->d.dims[d];
         int32 s = SDcreate(sd, a->d.name, a->d.nt, a->d.rank, dims);   /* no data: by design */
         if (s == FAIL)
-            rc = fail(err, HPC_E_IO, "%s: cannot create SDS %s", f->mhf, a->d.name);
+            rc = hpcw_fail(err, HPC_E_IO, "%s: cannot create SDS %s", f->mhf, a->d.name);
         else
             SDendaccess(s);
     }
     if (SDend(sd) == FAIL && rc == HPC_OK)
-        rc = fail(err, HPC_E_IO, "%s: cannot close", f->mhf);
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot close", f->mhf);
     if (rc != HPC_OK)
         return rc;
 
@@ -411,7 +374,7 @@ static int write_mhf(hpc_dhdf_file *f, GError **err)
         names[k] = k == 0 ? g_path_get_basename(f->mhf) : ahf_name(f->mhf, k);
     }
     if (write_file_info(f->mhf, n, ids, names, f->hosts) != 0)
-        rc = fail(err, HPC_E_IO, "%s: cannot write File_Info", f->mhf);
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write File_Info", f->mhf);
     g_free(ids);
     g_strfreev(names);
     if (rc != HPC_OK)
@@ -419,7 +382,7 @@ static int write_mhf(hpc_dhdf_file *f, GError **err)
 
     int32 h = Hopen(f->mhf, DFACC_RDWR, 0);
     if (h == FAIL || Vstart(h) == FAIL)
-        rc = fail(err, HPC_E_IO, "%s: cannot reopen for the chunk tables", f->mhf);
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot reopen for the chunk tables", f->mhf);
     size_t rl = 4 + STRW + 4 * MAXRANK * 2;
     for (guint i = 0; i < f->arrays->len && rc == HPC_OK; i++) {
         dhdf_array *a = &g_array_index(f->arrays, dhdf_array, i);
@@ -440,7 +403,7 @@ static int write_mhf(hpc_dhdf_file *f, GError **err)
             VSfdefine(vs, "Origins", DFNT_INT32, MAXRANK) == FAIL ||
             VSsetfields(vs, "DHDF_FileId,ChunkName,DimSizes,Origins") == FAIL ||
             (a->npieces > 0 && VSwrite(vs, buf, a->npieces, FULL_INTERLACE) != a->npieces))
-            rc = fail(err, HPC_E_IO, "%s: cannot write the chunk table of %s", f->mhf,
+            rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write the chunk table of %s", f->mhf,
                       a->d.name);
         if (vs != FAIL)
             VSdetach(vs);
@@ -449,7 +412,7 @@ static int write_mhf(hpc_dhdf_file *f, GError **err)
     if (h != FAIL) {
         Vend(h);
         if (Hclose(h) == FAIL && rc == HPC_OK)
-            rc = fail(err, HPC_E_IO, "%s: cannot close", f->mhf);
+            rc = hpcw_fail(err, HPC_E_IO, "%s: cannot close", f->mhf);
     }
     return rc;
 }
@@ -465,16 +428,16 @@ int hpc_dhdf_close(hpc_dhdf_file *f, GError **err)
         g_strlcpy(hosts[0], f->host0, sizeof hosts[0]);
         g_strlcpy(hosts[1], f->host, sizeof hosts[1]);
         if (write_file_info(f->ahf, 2, ids, names, hosts) != 0)
-            rc = fail(&local, HPC_E_IO, "%s: cannot write File_Info", f->ahf);
+            rc = hpcw_fail(&local, HPC_E_IO, "%s: cannot write File_Info", f->ahf);
         g_free(names[0]);
         g_free(names[1]);
     }
-    rc = agree(f->comm, rc, &local, err);
+    rc = hpcw_agree(f->comm, rc, &local, err);
     if (rc == HPC_OK) {
         /* the MHF last: a set whose MHF exists is complete */
         if (f->rank == 0)
             rc = write_mhf(f, &local);
-        rc = agree(f->comm, rc, &local, err);
+        rc = hpcw_agree(f->comm, rc, &local, err);
     }
     file_free(f);
     return rc;

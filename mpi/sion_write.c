@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "hpc_write.h"
+#include "hpc_write_mpi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,46 +39,6 @@ struct hpc_sion_file {
     GArray *blocks;             /* int64_t bytes used in each block so far */
     uint64_t written;
 };
-
-/* ---- agreeing on errors ------------------------------------------------ */
-
-/* Every rank learns the outcome of a collective step: the code and message
- * of the lowest failing rank, so that all ranks fail together. */
-static int agree(MPI_Comm comm, int rc, GError **local, GError **err)
-{
-    int rank, key, first;
-    MPI_Comm_rank(comm, &rank);
-    key = rc != HPC_OK ? rank : INT_MAX;
-    MPI_Allreduce(&key, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == INT_MAX) {
-        g_clear_error(local);
-        return HPC_OK;
-    }
-    int code = rc;
-    char msg[512] = "";
-    if (rank == first)
-        g_snprintf(msg, sizeof msg, "rank %d: %s", rank,
-                   local && *local ? (*local)->message : hpc_strerror(rc));
-    MPI_Bcast(&code, 1, MPI_INT, first, comm);
-    MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, comm);
-    msg[sizeof msg - 1] = '\0';
-    g_clear_error(local);
-    g_set_error_literal(err, HPC_ERROR, code, msg);
-    return code;
-}
-
-static int fail(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-
-static int fail(GError **err, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *m = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    g_set_error_literal(err, HPC_ERROR, code, m);
-    g_free(m);
-    return code;
-}
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -160,7 +121,7 @@ static int write_meta1(hpc_sion_file *f, const char *prefix, const int64_t *rank
     }
     int rc = HPC_OK;
     if (pwrite_all(f->fd, h, len, 0) != 0)
-        rc = fail(err, HPC_E_IO, "%s: cannot write META1: %s", f->path, g_strerror(errno));
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write META1: %s", f->path, g_strerror(errno));
     g_free(h);
     return rc;
 }
@@ -188,16 +149,16 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
     MPI_Allreduce(mine, lo, 3, MPI_INT, MPI_MIN, comm);
     MPI_Allreduce(mine, hi, 3, MPI_INT, MPI_MAX, comm);
     if (!path || !*path)
-        rc = fail(&local, HPC_E_INVAL, "no file name");
+        rc = hpcw_fail(&local, HPC_E_INVAL, "no file name");
     else if (p->chunksize < 0)
-        rc = fail(&local, HPC_E_INVAL, "chunk size %" PRId64 " is negative", p->chunksize);
+        rc = hpcw_fail(&local, HPC_E_INVAL, "chunk size %" PRId64 " is negative", p->chunksize);
     else if (nfiles < 1 || nfiles > f->size)
-        rc = fail(&local, HPC_E_INVAL, "%d files for %d ranks: need 1 to %d files",
+        rc = hpcw_fail(&local, HPC_E_INVAL, "%d files for %d ranks: need 1 to %d files",
                   nfiles, f->size, f->size);
     else if (memcmp(lo, hi, sizeof lo) != 0)
-        rc = fail(&local, HPC_E_INVAL, "nfiles, fsblksize or keyvalue differ between ranks "
+        rc = hpcw_fail(&local, HPC_E_INVAL, "nfiles, fsblksize or keyvalue differ between ranks "
                   "(nfiles %d..%d, fsblksize %d..%d)", lo[0], hi[0], lo[1], hi[1]);
-    rc = agree(comm, rc, &local, err);
+    rc = hpcw_agree(comm, rc, &local, err);
     if (rc != HPC_OK)
         goto out;
     f->nfiles = nfiles;
@@ -209,18 +170,18 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
     if (bs <= 0 && f->rank == 0) {
         bs = fs_blksize(path);
         if (bs <= 0)
-            rc = fail(&local, HPC_E_IO, "%s: cannot find the file system block size: %s",
+            rc = hpcw_fail(&local, HPC_E_IO, "%s: cannot find the file system block size: %s",
                       path, g_strerror(errno));
     }
     MPI_Bcast(&bs, 1, MPI_INT32_T, 0, comm);
     f->fsblksize = bs;
     if (rc == HPC_OK && bs > 0) {
         if (__builtin_add_overflow(p->chunksize, (int64_t)bs - 1, &f->chunksize))
-            rc = fail(&local, HPC_E_INVAL, "chunk size %" PRId64 " is too large", p->chunksize);
+            rc = hpcw_fail(&local, HPC_E_INVAL, "chunk size %" PRId64 " is too large", p->chunksize);
         else
             f->chunksize = f->chunksize / bs * bs;
     }
-    rc = agree(comm, rc, &local, err);     /* bs <= 0 only when rank 0 failed */
+    rc = hpcw_agree(comm, rc, &local, err);     /* bs <= 0 only when rank 0 failed */
     if (rc != HPC_OK)
         goto out;
 
@@ -243,9 +204,9 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
     f->start_of_data = (f->end_of_header + (uint64_t)bs - 1) / (uint64_t)bs * (uint64_t)bs;
     f->start = f->start_of_data + before;
     if (f->globalskip > (uint64_t)INT64_MAX / 4)
-        rc = fail(&local, HPC_E_INVAL, "the chunks of file %d add up to %" PRIu64 " bytes",
+        rc = hpcw_fail(&local, HPC_E_INVAL, "the chunks of file %d add up to %" PRIu64 " bytes",
                   f->filenumber, f->globalskip);
-    rc = agree(comm, rc, &local, err);
+    rc = hpcw_agree(comm, rc, &local, err);
     if (rc != HPC_OK)
         goto out;
     int64_t gr = f->rank;
@@ -260,19 +221,19 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
     if (f->lrank == 0) {
         f->fd = open(f->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (f->fd < 0)
-            rc = fail(&local, HPC_E_IO, "cannot create %s: %s", f->path, g_strerror(errno));
+            rc = hpcw_fail(&local, HPC_E_IO, "cannot create %s: %s", f->path, g_strerror(errno));
         else
             rc = write_meta1(f, path, ranks, chunks, &local);
     }
-    rc = agree(comm, rc, &local, err);
+    rc = hpcw_agree(comm, rc, &local, err);
     if (rc != HPC_OK)
         goto out;
     if (f->lrank != 0) {
         f->fd = open(f->path, O_WRONLY | O_CLOEXEC);
         if (f->fd < 0)
-            rc = fail(&local, HPC_E_IO, "cannot open %s: %s", f->path, g_strerror(errno));
+            rc = hpcw_fail(&local, HPC_E_IO, "cannot open %s: %s", f->path, g_strerror(errno));
     }
-    rc = agree(comm, rc, &local, err);
+    rc = hpcw_agree(comm, rc, &local, err);
     if (rc != HPC_OK)
         goto out;
     f->blocks = g_array_new(FALSE, TRUE, sizeof(int64_t));
@@ -292,7 +253,7 @@ int hpc_sion_write(hpc_sion_file *f, const void *buf, size_t len, GError **err)
 {
     const char *p = buf;
     if (len > 0 && f->chunksize == 0)
-        return fail(err, HPC_E_INVAL, "rank %d: cannot write %zu bytes with chunk size 0",
+        return hpcw_fail(err, HPC_E_INVAL, "rank %d: cannot write %zu bytes with chunk size 0",
                     f->rank, len);
     while (len > 0) {
         int64_t *used = &g_array_index(f->blocks, int64_t, f->blocks->len - 1);
@@ -304,7 +265,7 @@ int hpc_sion_write(hpc_sion_file *f, const void *buf, size_t len, GError **err)
         size_t take = len < room ? len : (size_t)room;
         uint64_t off = f->start + (uint64_t)(f->blocks->len - 1) * f->globalskip + (uint64_t)*used;
         if (pwrite_all(f->fd, p, take, off) != 0)
-            return fail(err, HPC_E_IO, "rank %d: %s: write of %zu bytes at %" PRIu64 ": %s",
+            return hpcw_fail(err, HPC_E_IO, "rank %d: %s: write of %zu bytes at %" PRIu64 ": %s",
                         f->rank, f->path, take, off, g_strerror(errno));
         *used += (int64_t)take;
         f->written += take;
@@ -317,7 +278,7 @@ int hpc_sion_write(hpc_sion_file *f, const void *buf, size_t len, GError **err)
 int hpc_sion_ensure_free_space(hpc_sion_file *f, uint64_t n, GError **err)
 {
     if (n > (uint64_t)f->chunksize)
-        return fail(err, HPC_E_INVAL, "rank %d: %" PRIu64 " bytes do not fit in a chunk of %"
+        return hpcw_fail(err, HPC_E_INVAL, "rank %d: %" PRIu64 " bytes do not fit in a chunk of %"
                     PRId64, f->rank, n, f->chunksize);
     int64_t used = g_array_index(f->blocks, int64_t, f->blocks->len - 1);
     if ((uint64_t)(f->chunksize - used) < n)
@@ -329,7 +290,7 @@ int hpc_sion_write_key(hpc_sion_file *f, int64_t key, const void *buf, size_t le
                        GError **err)
 {
     if (!f->keyvalue)
-        return fail(err, HPC_E_INVAL, "rank %d: key-value record in a file opened without "
+        return hpcw_fail(err, HPC_E_INVAL, "rank %d: key-value record in a file opened without "
                     "key-value mode", f->rank);
     unsigned char h[16];
     put64(h, key);
@@ -360,7 +321,7 @@ static int write_meta2(hpc_sion_file *f, const int64_t *count, const int *displ,
     for (uint64_t i = 0; i < n; i++)
         maxchunks = MAX(maxchunks, (uint64_t)count[i]);
     if (maxchunks > INT32_MAX)
-        return fail(err, HPC_E_INVAL, "%s: %" PRIu64 " blocks", f->path, maxchunks);
+        return hpcw_fail(err, HPC_E_INVAL, "%s: %" PRIu64 " blocks", f->path, maxchunks);
     uint64_t sov = f->start_of_data + maxchunks * f->globalskip;
     int with_map = f->nfiles > 1 && f->filenumber == 0;
     size_t len = 8 * n * (1 + maxchunks) + (with_map ? 4 + 8 * (size_t)f->size : 0);
@@ -382,9 +343,9 @@ static int write_meta2(hpc_sion_file *f, const int64_t *count, const int *displ,
     int rc = HPC_OK;
     if (pwrite_all(f->fd, m, len, sov) != 0 ||
         pwrite_all(f->fd, tail, sizeof tail, f->end_of_header - 12) != 0)
-        rc = fail(err, HPC_E_IO, "%s: cannot write META2: %s", f->path, g_strerror(errno));
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write META2: %s", f->path, g_strerror(errno));
     else if (ftruncate(f->fd, (off_t)(sov + len)) != 0)
-        rc = fail(err, HPC_E_IO, "%s: cannot set the file size: %s", f->path, g_strerror(errno));
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot set the file size: %s", f->path, g_strerror(errno));
     g_free(m);
     return rc;
 }
@@ -399,7 +360,7 @@ int hpc_sion_close(hpc_sion_file *f, GError **err)
     MPI_Comm comm = f->comm;
 
     if (f->sync && fsync(f->fd) != 0)
-        rc = fail(&local, HPC_E_IO, "%s: fsync: %s", f->path, g_strerror(errno));
+        rc = hpcw_fail(&local, HPC_E_IO, "%s: fsync: %s", f->path, g_strerror(errno));
     int64_t bc = f->blocks->len;
     int nb = (int)f->blocks->len;
     if (f->lrank == 0) {
@@ -428,9 +389,9 @@ int hpc_sion_close(hpc_sion_file *f, GError **err)
     if (f->lrank == 0 && rc == HPC_OK)
         rc = write_meta2(f, count, displ, sizes, mapping, &local);
     if (close(f->fd) != 0 && rc == HPC_OK)
-        rc = fail(&local, HPC_E_IO, "%s: close: %s", f->path, g_strerror(errno));
+        rc = hpcw_fail(&local, HPC_E_IO, "%s: close: %s", f->path, g_strerror(errno));
     f->fd = -1;
-    rc = agree(comm, rc, &local, err);
+    rc = hpcw_agree(comm, rc, &local, err);
     g_free(count);
     g_free(counts);
     g_free(displ);
