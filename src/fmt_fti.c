@@ -637,19 +637,16 @@ static int var_verify(hpc_container *c, fti_var *v)
     return st;
 }
 
-static int fti_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
-                    size_t *nread)
+/* The variable of node ino, its MD5s checked first unless nocheck. */
+static int checked_var(hpc_container *c, hpc_ino ino, fti_var **out)
 {
     fti *f = c->priv;
     uint64_t data;
-    *nread = 0;
     if (hpc_tree_data(c->tree, ino, &data) != HPC_OK)
         return HPC_E_NOENT;
     if (data == 0)
         return HPC_E_ISDIR;
     fti_var *v = &g_array_index(f->vars, fti_var, data - 1);
-    if (off >= v->size || len == 0)
-        return HPC_OK;
     if (!c->opts.nocheck) {
         int st = var_verify(c, v);
         if (st < 0)
@@ -657,11 +654,15 @@ static int fti_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64
         if (st == V_BAD)
             return HPC_E_CHECKSUM;
     }
-    const fti_rank *rk = &g_array_index(f->ranks, fti_rank, v->rank);
-    const fti_chunk *ch = &g_array_index(f->chunks, fti_chunk, v->first);
-    len = (size_t)MIN((uint64_t)len, v->size - off);
-    /* chunks are sorted by dptr and tile the variable: find the first */
-    uint32_t lo = 0, hi = v->n;
+    *out = v;
+    return HPC_OK;
+}
+
+/* Index of the chunk holding byte off: chunks are sorted by dptr and tile
+ * the variable. */
+static uint32_t chunk_at(const fti_chunk *ch, uint32_t n, uint64_t off)
+{
+    uint32_t lo = 0, hi = n;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (ch[mid].dptr <= off)
@@ -669,12 +670,27 @@ static int fti_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64
         else
             hi = mid;
     }
+    return lo;
+}
+
+static int fti_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
+                    size_t *nread)
+{
+    fti *f = c->priv;
+    fti_var *v;
+    *nread = 0;
+    int rc = checked_var(c, ino, &v);
+    if (rc != HPC_OK || off >= v->size || len == 0)
+        return rc;
+    const fti_rank *rk = &g_array_index(f->ranks, fti_rank, v->rank);
+    const fti_chunk *ch = &g_array_index(f->chunks, fti_chunk, v->first);
+    len = (size_t)MIN((uint64_t)len, v->size - off);
     char *p = buf;
     size_t done = 0;
-    for (uint32_t i = lo; i < v->n && done < len; i++) {
+    for (uint32_t i = chunk_at(ch, v->n, off); i < v->n && done < len; i++) {
         uint64_t in = off + done - ch[i].dptr;
         size_t take = (size_t)MIN((uint64_t)(len - done), ch[i].len - in);
-        int rc = rank_read(c, rk, p + done, take, ch[i].fptr + in);
+        rc = rank_read(c, rk, p + done, take, ch[i].fptr + in);
         if (rc != HPC_OK)
             return rc;
         done += take;
@@ -689,36 +705,19 @@ static int fti_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                    hpc_extent *ext, unsigned max, unsigned *n)
 {
     fti *f = c->priv;
-    uint64_t data;
+    fti_var *v;
     *n = 0;
-    if (hpc_tree_data(c->tree, ino, &data) != HPC_OK)
-        return HPC_E_NOENT;
-    if (data == 0)
-        return HPC_E_ISDIR;
-    fti_var *v = &g_array_index(f->vars, fti_var, data - 1);
+    int rc = checked_var(c, ino, &v);
+    if (rc != HPC_OK)
+        return rc;
     const fti_rank *rk = &g_array_index(f->ranks, fti_rank, v->rank);
     if (!rk->src)
         return HPC_E_NOTSUP;    /* rebuilt bytes exist only in the cache */
-    if (!c->opts.nocheck) {
-        int st = var_verify(c, v);
-        if (st < 0)
-            return st;
-        if (st == V_BAD)
-            return HPC_E_CHECKSUM;
-    }
     if (off >= v->size)
         return HPC_OK;
-    len = MIN(len, v->size - off);
     const fti_chunk *ch = &g_array_index(f->chunks, fti_chunk, v->first);
-    uint32_t lo = 0, hi = v->n;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ch[mid].dptr <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    for (uint32_t i = lo; i < v->n && len > 0 && *n < max; i++) {
+    len = MIN(len, v->size - off);
+    for (uint32_t i = chunk_at(ch, v->n, off); i < v->n && len > 0 && *n < max; i++) {
         uint64_t in = off - ch[i].dptr, take = MIN(len, ch[i].len - in);
         ext[(*n)++] = (hpc_extent){ rk->src, ch[i].fptr + in, take };
         off += take;
