@@ -157,29 +157,10 @@ static int gsd_probe(const char *path, const unsigned char *head, size_t len)
 
 /* ---- reading through a snapshot's cache space -------------------------- */
 
-typedef struct fill_ctx {
-    const gsd_fill *fill;
-    uint32_t block_size;
-} fill_ctx;
-
-static int fill_snapshot(void *ctx, uint64_t block, void *buf, size_t *len)
-{
-    const fill_ctx *f = ctx;
-    uint64_t off = block * f->block_size;
-    if (off >= f->fill->size)
-        return HPC_E_CORRUPT;
-    uint64_t n = MIN(f->fill->size - off, (uint64_t)f->block_size);
-    *len = (size_t)n;
-    return hpc_source_pread(f->fill->src, buf, (size_t)n, off);
-}
-
 /* Copy [off, off+len) of the file as of snapshot s. */
 static int snap_read(const gsd_state *s, void *buf, size_t len, uint64_t off)
 {
-    if (off > s->fill.size || len > s->fill.size - off)
-        return HPC_E_CORRUPT;
-    fill_ctx f = { &s->fill, hpc_cache_block_size(s->cache) };
-    return hpc_cache_read(s->cache, s->space, buf, len, off, fill_snapshot, &f);
+    return hpc_cache_read_file(s->cache, s->fill.src, s->space, s->fill.size, buf, len, off);
 }
 
 static int read_entries(const gsd_state *s, uint64_t first, uint64_t n, gsd_entry *out)

@@ -198,6 +198,7 @@ int hpc_cache_read(hpc_cache *c, uint64_t space, void *buf, size_t len,
 
 typedef struct source_fill {
     const hpc_source *src;
+    uint64_t size;               /* the file's length as the caller sees it */
     uint32_t block_size;
 } source_fill;
 
@@ -207,21 +208,26 @@ static int fill_from_source(void *ctx, uint64_t block, void *buf, size_t *len)
 {
     const source_fill *f = ctx;
     uint64_t off = block * f->block_size;
-    if (off >= f->src->size)
+    if (off >= f->size)
         return HPC_E_CORRUPT;
-    uint64_t n = f->src->size - off;
-    if (n > f->block_size)
-        n = f->block_size;
+    uint64_t n = MIN(f->size - off, (uint64_t)f->block_size);
     return hpc_source_pread_upto(f->src, buf, (size_t)n, off, len);
+}
+
+int hpc_cache_read_file(hpc_cache *c, const hpc_source *src, uint64_t space, uint64_t size,
+                        void *buf, size_t len, uint64_t off)
+{
+    if (off > size || len > size - off)
+        return HPC_E_CORRUPT;
+    source_fill f = { src, size, c->block_size };
+    return hpc_cache_read(c, space, buf, len, off, fill_from_source, &f);
 }
 
 int hpc_cache_read_source(hpc_cache *c, const hpc_source *src, void *buf,
                           size_t len, uint64_t off)
 {
-    if (!hpc_source_contains(src, off, len))
-        return HPC_E_CORRUPT;
-    source_fill f = { src, c->block_size };
-    return hpc_cache_read(c, src->id, buf, len, off, fill_from_source, &f);
+    return hpc_cache_read_file(c, src, src->id, __atomic_load_n(&src->size, __ATOMIC_ACQUIRE),
+                               buf, len, off);
 }
 
 int hpc_cache_contains(hpc_cache *c, uint64_t space, uint64_t block)

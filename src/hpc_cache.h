@@ -60,6 +60,15 @@ int hpc_cache_read(hpc_cache *cache, uint64_t space, void *buf, size_t len,
 int hpc_cache_read_source(hpc_cache *cache, const hpc_source *src, void *buf,
                           size_t len, uint64_t off);
 
+/**
+ * Read [off, off+len) of src through the cache as space `space`, taking the
+ * file to be `size` bytes long: a snapshot of a file that grows while
+ * mounted keeps its own space and size (hpc_cache_read_source is this with
+ * src->id and the source's current size).
+ */
+int hpc_cache_read_file(hpc_cache *cache, const hpc_source *src, uint64_t space,
+                        uint64_t size, void *buf, size_t len, uint64_t off);
+
 /** True when block `block` of space is cached now (for tests). */
 int hpc_cache_contains(hpc_cache *cache, uint64_t space, uint64_t block);
 
