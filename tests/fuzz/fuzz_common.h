@@ -66,10 +66,12 @@ static int fuzz_visit(void *p, const char *name, const hpc_stat *st, uint64_t ne
     return 0;
 }
 
-/** Open data as a container of `format` (through /proc/self/fd of a memfd
- *  named `name`, so readers that derive member names see a plain path), walk
- *  it, close it.  Always returns 0, as libFuzzer wants. */
-static inline int hpc_fuzz_container(const char *format, const uint8_t *data, size_t size)
+/** Open data as a container of `format` (through /proc/self/fd of a memfd,
+ *  so readers that derive member names see a plain path) with the
+ *  comma-separated hpcmount options `options` (NULL: none), walk it, close
+ *  it.  Always returns 0, as libFuzzer wants. */
+static inline int hpc_fuzz_container_with(const char *format, const char *options,
+                                          const uint8_t *data, size_t size)
 {
     int fd = memfd_create("fuzz", MFD_CLOEXEC);
     if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size)) {
@@ -81,7 +83,12 @@ static inline int hpc_fuzz_container(const char *format, const uint8_t *data, si
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     hpc_options opts;
     hpc_options_init(&opts);
-    opts.format = (char *)format;
+    gchar **set = g_strsplit(options ? options : "", ",", -1);
+    for (gchar **o = set; *o; o++)
+        if (**o)
+            hpc_options_set(&opts, *o, NULL);
+    g_strfreev(set);
+    opts.format = g_strdup(format);
     opts.cache_size = 1 << 20;
     hpc_container *c = NULL;
     GError *err = NULL;
@@ -92,8 +99,15 @@ static inline int hpc_fuzz_container(const char *format, const uint8_t *data, si
         hpc_container_close(c);
     }
     g_clear_error(&err);
+    hpc_options_clear(&opts);
     close(fd);
     return 0;
+}
+
+/** hpc_fuzz_container_with, no options. */
+static inline int hpc_fuzz_container(const char *format, const uint8_t *data, size_t size)
+{
+    return hpc_fuzz_container_with(format, NULL, data, size);
 }
 
 #endif
