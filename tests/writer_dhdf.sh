@@ -42,15 +42,6 @@ check "i4: hpcdump reads rows alike" sh -c \
     "$HPCDUMP"
 
 # errors on every rank, no hang
-fails() {
-    local name=$1 np=$2 pat=$3; shift 3
-    mpi "$np" "$@" > "$name.out" 2>&1
-    local rc=$?
-    check "$name: exits non-zero, no hang (rc $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
-    expect_eq "$name: an error on each of the $np ranks" "$np" \
-        "$(grep -c '^hpcwrite: rank [0-9]*: ' "$name.out")"
-    check "$name: says why ($pat)" grep -q -- "$pat" "$name.out"
-}
 mkdir -p e
 fails group_too_big 4 "5 ranks per file, but only 4 ranks" --format dhdf --bytes-per-rank 2048 \
     --ranks-per-file 5 e/a.hdf

@@ -39,3 +39,15 @@ check_ranks() {
 info_col() {
     awk -F'\t' -v t="$2" -v c="$3" 'tab && $1 == t { print $c } /^task\t/ { tab = 1 }' "$1/.info"
 }
+
+# fails NAME NP PATTERN ARGS...: hpcwrite exits non-zero (not by timeout) and
+# every one of the NP ranks printed an error
+fails() {
+    local name=$1 np=$2 pat=$3; shift 3
+    mpi "$np" "$@" > "$name.out" 2>&1
+    local rc=$?
+    check "$name: exits non-zero, no hang (rc $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
+    expect_eq "$name: an error on each of the $np ranks" "$np" \
+        "$(grep -c '^hpcwrite: rank [0-9]*: ' "$name.out")"
+    check "$name: says why ($pat)" grep -q -- "$pat" "$name.out"
+}

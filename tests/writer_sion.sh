@@ -58,17 +58,6 @@ roundtrip nochunk6 6 5000,0,5000,0,5000,5000 --chunk 4096,0,4096,0,4096,4096
 roundtrip fsdefault7 7 3000 --nfiles 7
 
 # ---- 3. errors: on every rank, no hang --------------------------------------
-# fails NAME NP PATTERN ARGS...: hpcwrite exits non-zero (not by timeout) and
-# every one of the NP ranks printed an error
-fails() {
-    local name=$1 np=$2 pat=$3; shift 3
-    mpi "$np" "$@" > "$name.out" 2>&1
-    local rc=$?
-    check "$name: exits non-zero, no hang (rc $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
-    expect_eq "$name: an error on each of the $np ranks" "$np" \
-        "$(grep -c '^hpcwrite: rank [0-9]*: ' "$name.out")"
-    check "$name: says why ($pat)" grep -q -- "$pat" "$name.out"
-}
 fails too_many_files 4 "need 1 to 4 files" --format sion --bytes-per-rank 10 --nfiles 5 e1.sion
 fails short_list 3 "has 2 values for 3 ranks" --format sion --bytes-per-rank 1,2 e2.sion
 fails bad_value_one_rank 4 "'x' is not a size" --format sion --bytes-per-rank 1,2,x,4 e3.sion
