@@ -466,12 +466,15 @@ static int read_mapped(hpc_container *c, hpc_ino ino, char *buf, size_t len,
             return rc;
         if (n == 0)
             break;         /* end of file */
+        size_t before = done;
         for (unsigned i = 0; i < n; i++) {
             rc = hpc_cache_read_source(cache, ext[i].src, buf + done, (size_t)ext[i].len, ext[i].off);
             if (rc != HPC_OK)
                 return rc;
             done += ext[i].len;
         }
+        if (done == before)
+            return HPC_E_CORRUPT;   /* extents without bytes: never loop on them */
     }
     *nread = done;
     return HPC_OK;
