@@ -22,6 +22,7 @@
  */
 #include "hpc_formats.h"
 #include "fmt_hdf5.h"
+#include "hdf5_type.h"
 
 #include <hdf5.h>
 #include <inttypes.h>
@@ -34,7 +35,6 @@
 #define MAX_DEPTH 256              /* nesting of groups we follow */
 #define MAX_TEXT_ELEMS (1u << 24)  /* variable-length strings rendered at open */
 #define MAX_TEXT_BYTES (256u << 20)
-#define MAX_ATTR_ELEMS (1u << 20)
 #define MAX_ELEM_SIZE (64u << 20)   /* larger elements: not served */
 #define XATTR_VALUE_MAX 65536      /* Linux XATTR_SIZE_MAX */
 #define XATTR_NAME_MAX_LEN 255
@@ -230,389 +230,6 @@ unsigned hpc_hdf5_boxes(int rank, const uint64_t *dims, uint64_t e0, uint64_t e1
     return n;
 }
 
-/* ---- types ------------------------------------------------------------ */
-
-/* The memory type for file type t: the same layout, little-endian, built
- * recursively for compound, array and enum types.  Negative when t has no
- * byte image (variable-length data, references). */
-static hid_t le_type(hid_t t)
-{
-    hid_t m = H5I_INVALID_HID, base = H5I_INVALID_HID, fbase = H5I_INVALID_HID;
-    switch (H5Tget_class(t)) {
-    case H5T_INTEGER:
-    case H5T_FLOAT:
-    case H5T_BITFIELD:
-    case H5T_TIME:
-        m = H5Tcopy(t);
-        if (m >= 0 && H5Tget_size(m) > 1 && H5Tset_order(m, H5T_ORDER_LE) < 0) {
-            H5Tclose(m);
-            m = H5I_INVALID_HID;
-        }
-        return m;
-    case H5T_OPAQUE:
-        return H5Tcopy(t);
-    case H5T_STRING:
-        return H5Tis_variable_str(t) != 0 ? H5I_INVALID_HID : H5Tcopy(t);
-    case H5T_ENUM: {
-        /* enum members fix the order of the base type: build a new enum */
-        fbase = H5Tget_super(t);
-        base = fbase >= 0 ? le_type(fbase) : H5I_INVALID_HID;
-        int nm = H5Tget_nmembers(t);
-        size_t bs = base >= 0 ? H5Tget_size(base) : 0;
-        if (base < 0 || nm < 0 || bs == 0 || bs > 16 || (m = H5Tenum_create(base)) < 0)
-            goto fail;
-        for (int i = 0; i < nm; i++) {
-            unsigned char v[16];
-            char *name = H5Tget_member_name(t, (unsigned)i);
-            int bad = !name || H5Tget_member_value(t, (unsigned)i, v) < 0 ||
-                      H5Tconvert(fbase, base, 1, v, NULL, H5P_DEFAULT) < 0 ||
-                      H5Tenum_insert(m, name, v) < 0;
-            H5free_memory(name);
-            if (bad)
-                goto fail;
-        }
-        H5Tclose(base);
-        H5Tclose(fbase);
-        return m;
-    }
-    case H5T_COMPOUND: {
-        int nm = H5Tget_nmembers(t);
-        if (nm < 0 || (m = H5Tcreate(H5T_COMPOUND, H5Tget_size(t))) < 0)
-            goto fail;
-        for (int i = 0; i < nm; i++) {
-            hid_t ft = H5Tget_member_type(t, (unsigned)i);
-            hid_t mt = ft >= 0 ? le_type(ft) : H5I_INVALID_HID;
-            char *name = H5Tget_member_name(t, (unsigned)i);
-            int bad = mt < 0 || !name ||
-                      H5Tinsert(m, name, H5Tget_member_offset(t, (unsigned)i), mt) < 0;
-            H5free_memory(name);
-            if (mt >= 0)
-                H5Tclose(mt);
-            if (ft >= 0)
-                H5Tclose(ft);
-            if (bad)
-                goto fail;
-        }
-        return m;
-    }
-    case H5T_ARRAY: {
-        hsize_t adims[H5S_MAX_RANK];
-        int nd = H5Tget_array_ndims(t);
-        fbase = H5Tget_super(t);
-        base = fbase >= 0 ? le_type(fbase) : H5I_INVALID_HID;
-        if (base < 0 || nd < 1 || nd > H5S_MAX_RANK || H5Tget_array_dims2(t, adims) < 0)
-            goto fail;
-        m = H5Tarray_create2(base, (unsigned)nd, adims);
-        H5Tclose(base);
-        H5Tclose(fbase);
-        return m;
-    }
-    default:
-        return H5I_INVALID_HID;
-    }
-fail:
-    if (m >= 0)
-        H5Tclose(m);
-    if (base >= 0)
-        H5Tclose(base);
-    if (fbase >= 0)
-        H5Tclose(fbase);
-    return H5I_INVALID_HID;
-}
-
-static void append_quoted(GString *o, const char *s)
-{
-    g_string_append_c(o, '\'');
-    for (; *s; s++) {
-        if (*s == '\'' || *s == '\\')
-            g_string_append_c(o, '\\');
-        g_string_append_c(o, *s);
-    }
-    g_string_append_c(o, '\'');
-}
-
-/* h5py's bool: an enum FALSE = 0, TRUE = 1. */
-static int is_bool_enum(hid_t m)
-{
-    if (H5Tget_nmembers(m) != 2)
-        return 0;
-    for (unsigned i = 0; i < 2; i++) {
-        unsigned char v = 0xff;
-        char *name = H5Tget_member_name(m, i);
-        int ok = name && H5Tget_member_value(m, i, &v) >= 0 &&
-                 strcmp(name, v ? "TRUE" : "FALSE") == 0 && v <= 1;
-        H5free_memory(name);
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
-/* h5py's complex numbers: a packed compound {r, i} of two equal floats. */
-static int is_complex(hid_t m)
-{
-    if (H5Tget_nmembers(m) != 2)
-        return 0;
-    int ok = 1;
-    for (unsigned i = 0; i < 2; i++) {
-        char *name = H5Tget_member_name(m, i);
-        hid_t t = H5Tget_member_type(m, i);
-        ok = ok && name && strcmp(name, i ? "i" : "r") == 0 && t >= 0 &&
-             H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) * 2 == H5Tget_size(m);
-        H5free_memory(name);
-        if (t >= 0)
-            H5Tclose(t);
-    }
-    return ok;
-}
-
-/* NumPy's name of memory type m, e.g. "<f8", "|S10", "[('a', '<i4')]". */
-static void np_dtype(hid_t m, GString *o)
-{
-    size_t size = H5Tget_size(m);
-    switch (H5Tget_class(m)) {
-    case H5T_INTEGER:
-    case H5T_BITFIELD:
-        g_string_append_printf(o, "%c%c%zu", size == 1 ? '|' : '<',
-                               H5Tget_class(m) == H5T_INTEGER && H5Tget_sign(m) == H5T_SGN_2 ? 'i' : 'u',
-                               size);
-        return;
-    case H5T_FLOAT:
-        g_string_append_printf(o, "<f%zu", size);
-        return;
-    case H5T_STRING:
-        g_string_append_printf(o, "|S%zu", size);
-        return;
-    case H5T_ENUM: {
-        hid_t b = H5Tget_super(m);
-        if (size == 1 && is_bool_enum(m)) {
-            g_string_append(o, "|b1");
-        } else if (b >= 0) {
-            np_dtype(b, o);
-            H5Tclose(b);
-        }
-        return;
-    }
-    case H5T_ARRAY: {
-        hsize_t adims[H5S_MAX_RANK];
-        int nd = H5Tget_array_ndims(m);
-        hid_t b = H5Tget_super(m);
-        g_string_append(o, "('");
-        if (b >= 0) {
-            np_dtype(b, o);
-            H5Tclose(b);
-        }
-        g_string_append(o, "', (");
-        if (nd > 0 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(m, adims) >= 0)
-            for (int i = 0; i < nd; i++)
-                g_string_append_printf(o, "%" PRIu64 ",", (uint64_t)adims[i]);
-        g_string_append(o, "))");
-        return;
-    }
-    case H5T_COMPOUND: {
-        int nm = H5Tget_nmembers(m);
-        size_t packed = 0;
-        int is_packed = 1;
-        for (int i = 0; i < nm; i++) {
-            hid_t mt = H5Tget_member_type(m, (unsigned)i);
-            if (H5Tget_member_offset(m, (unsigned)i) != packed)
-                is_packed = 0;
-            packed += mt >= 0 ? H5Tget_size(mt) : 0;
-            if (mt >= 0)
-                H5Tclose(mt);
-        }
-        if (packed != size)
-            is_packed = 0;
-        if (is_packed && is_complex(m)) {
-            g_string_append_printf(o, "<c%zu", size);
-            return;
-        }
-        GString *names = g_string_new(NULL), *formats = g_string_new(NULL),
-                *offsets = g_string_new(NULL);
-        for (int i = 0; i < nm; i++) {
-            hid_t mt = H5Tget_member_type(m, (unsigned)i);
-            char *name = H5Tget_member_name(m, (unsigned)i);
-            GString *f = g_string_new(NULL);
-            if (mt >= 0)
-                np_dtype(mt, f);
-            const char *sep = i ? ", " : "";
-            if (is_packed) {
-                g_string_append_printf(names, "%s(", sep);
-                append_quoted(names, name ? name : "");
-                /* a member of array type is ('name', base, shape) */
-                if (f->str[0] == '(')
-                    g_string_append_printf(names, ", %.*s)", (int)f->len - 2, f->str + 1);
-                else
-                    g_string_append_printf(names, ", '%s')", f->str);
-            } else {
-                g_string_append(names, sep);
-                append_quoted(names, name ? name : "");
-                g_string_append_printf(formats, "%s%s%s%s", sep, f->str[0] == '(' ? "" : "'",
-                                       f->str, f->str[0] == '(' ? "" : "'");
-                g_string_append_printf(offsets, "%s%zu", sep, H5Tget_member_offset(m, (unsigned)i));
-            }
-            g_string_free(f, TRUE);
-            H5free_memory(name);
-            if (mt >= 0)
-                H5Tclose(mt);
-        }
-        if (is_packed)
-            g_string_append_printf(o, "[%s]", names->str);
-        else
-            g_string_append_printf(o, "{'names': [%s], 'formats': [%s], 'offsets': [%s], "
-                                   "'itemsize': %zu}", names->str, formats->str, offsets->str, size);
-        g_string_free(names, TRUE);
-        g_string_free(formats, TRUE);
-        g_string_free(offsets, TRUE);
-        return;
-    }
-    default:
-        g_string_append_printf(o, "|V%zu", size);
-        return;
-    }
-}
-
-/* ---- attributes as text ----------------------------------------------- */
-
-/* Shortest text that reads back as the same value. */
-static void append_real(GString *o, double v, int single)
-{
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    if (isnan(v)) {
-        g_string_append(o, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        g_string_append(o, v < 0 ? "-inf" : "inf");
-        return;
-    }
-    for (int prec = single ? 6 : 15; prec <= 17; prec++) {
-        char fmt[8];
-        g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
-        g_ascii_formatd(buf, sizeof buf, fmt, v);
-        double back = g_ascii_strtod(buf, NULL);
-        if (single ? (float)back == (float)v : back == v)
-            break;
-    }
-    g_string_append(o, buf);
-}
-
-/* Render attribute aid as text: numbers joined by ',', strings one per
- * line, enums by member name, other types as hex.  limit: the file size,
- * which the attribute's raw data must fit in. */
-static int attr_text(hid_t aid, uint64_t limit, GString *o)
-{
-    hid_t t = H5Aget_type(aid), s = H5Aget_space(aid), m = H5I_INVALID_HID;
-    int rc = HPC_E_IO;
-    void *buf = NULL;
-    hssize_t np = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
-    if (t < 0 || np < 0)
-        goto out;
-    if ((uint64_t)np > MAX_ATTR_ELEMS) {
-        g_string_append_printf(o, "(%" PRId64 " elements not shown)", (int64_t)np);
-        rc = HPC_OK;
-        goto out;
-    }
-    size_t n = (size_t)np, tsize = H5Tget_size(t);
-    H5T_class_t cls = H5Tget_class(t);
-    uint64_t raw;
-    if (tsize == 0 || __builtin_mul_overflow((uint64_t)n, (uint64_t)tsize, &raw) || raw > limit) {
-        g_string_append_printf(o, "(%zu elements of %zu bytes: larger than the file)", n, tsize);
-        rc = HPC_OK;
-        goto out;
-    }
-    if (cls == H5T_INTEGER) {
-        int sgn = H5Tget_sign(t) == H5T_SGN_2;
-        buf = g_new0(int64_t, n ? n : 1);
-        if (H5Aread(aid, sgn ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            if (sgn)
-                g_string_append_printf(o, "%s%" PRId64, i ? "," : "", ((int64_t *)buf)[i]);
-            else
-                g_string_append_printf(o, "%s%" PRIu64, i ? "," : "", ((uint64_t *)buf)[i]);
-        }
-    } else if (cls == H5T_FLOAT) {
-        buf = g_new0(double, n ? n : 1);
-        if (H5Aread(aid, H5T_NATIVE_DOUBLE, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            if (i)
-                g_string_append_c(o, ',');
-            append_real(o, ((double *)buf)[i], tsize <= 4);
-        }
-    } else if (cls == H5T_STRING && H5Tis_variable_str(t) > 0) {
-        m = H5Tcopy(H5T_C_S1);
-        if (m < 0 || H5Tset_size(m, H5T_VARIABLE) < 0 || H5Tset_cset(m, H5Tget_cset(t)) < 0)
-            goto out;
-        buf = g_new0(char *, n ? n : 1);
-        if (H5Aread(aid, m, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            const char *v = ((char **)buf)[i];
-            g_string_append_printf(o, "%s%s", i ? "\n" : "", v ? v : "");
-        }
-        H5Dvlen_reclaim(m, s, H5P_DEFAULT, buf);
-    } else if (cls == H5T_STRING) {
-        H5T_str_t pad = H5Tget_strpad(t);
-        buf = g_malloc0(n * tsize + 1);
-        if (H5Aread(aid, t, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            const char *v = (const char *)buf + i * tsize;
-            size_t l = strnlen(v, tsize);
-            while (pad == H5T_STR_SPACEPAD && l > 0 && v[l - 1] == ' ')
-                l--;
-            if (i)
-                g_string_append_c(o, '\n');
-            g_string_append_len(o, v, (gssize)l);
-        }
-    } else if (cls == H5T_ENUM) {
-        m = H5Tget_native_type(t, H5T_DIR_ASCEND);
-        size_t ms = m >= 0 ? H5Tget_size(m) : 0;
-        if (ms == 0)
-            goto out;
-        buf = g_malloc0(n * ms + 1);
-        if (H5Aread(aid, m, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            char name[256];
-            if (i)
-                g_string_append_c(o, ',');
-            if (H5Tenum_nameof(m, (char *)buf + i * ms, name, sizeof name) >= 0)
-                g_string_append(o, name);
-            else
-                g_string_append(o, "?");
-        }
-    } else {
-        m = le_type(t);
-        size_t ms = m >= 0 ? H5Tget_size(m) : 0;
-        if (ms == 0) {
-            g_string_append(o, "(no text form)");
-            rc = HPC_OK;
-            goto out;
-        }
-        buf = g_malloc0(n * ms + 1);
-        if (H5Aread(aid, m, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            g_string_append(o, i ? ",0x" : "0x");
-            for (size_t b = 0; b < ms; b++)
-                g_string_append_printf(o, "%02x", ((unsigned char *)buf)[i * ms + b]);
-        }
-    }
-    rc = HPC_OK;
-out:
-    g_free(buf);
-    if (m >= 0)
-        H5Tclose(m);
-    if (t >= 0)
-        H5Tclose(t);
-    if (s >= 0)
-        H5Sclose(s);
-    return rc;
-}
-
 typedef struct attr_ctx {
     h5 *h;
     hpc_tree *tree;
@@ -628,7 +245,7 @@ static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, vo
     char *xname = g_strconcat("user.attr.", name, NULL);
     GString *v = g_string_new(NULL);
     hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
-    int rc = aid >= 0 ? attr_text(aid, a->h->src->size, v) : HPC_E_IO;
+    int rc = aid >= 0 ? hpc_h5t_attr_text(aid, a->h->src->size, v) : HPC_E_IO;
     if (rc != HPC_OK) {
         char *why = h5_errtext();
         if (!a->failed)
@@ -866,7 +483,7 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
         rc = dset_text(d, ftype, space);
         goto out;
     }
-    d->mtype = le_type(ftype);
+    d->mtype = hpc_h5t_mem_type(ftype);
     if (d->mtype < 0) {
         d->kind = DS_NONE;
         d->dtype = g_strdup("O");
@@ -874,7 +491,7 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
         rc = HPC_OK;
         goto out;
     }
-    np_dtype(d->mtype, g);
+    hpc_h5t_np_dtype(d->mtype, g);
     d->dtype = g_strdup(g->str);
     d->esize = H5Tget_size(d->mtype);
     if (d->esize > MAX_ELEM_SIZE) {
