@@ -1,6 +1,6 @@
 /* sion_write.c - the parallel SION writer (SIONlib file format 5).
  *
- * Layout (shared/spec/sion.md): META1 at 0, the data from start_of_data =
+ * Layout (src/sion_layout.h): META1 at 0, the data from start_of_data =
  * roundup(1088 + 16n, fsblksize) on, block j of local task i at
  * startptr[i] + j * globalskip, META2 at start_of_data + maxchunks *
  * globalskip.  Local rank 0 of each physical file writes its metadata; every
@@ -20,10 +20,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#define META1_FIXED 1076        /* bytes before globalrank[] */
-#define PREFIX_LEN 1024
-#define KV_NONE 50
-#define KV_INLINE 51
+#include "sion_layout.h"
 
 struct hpc_sion_file {
     MPI_Comm comm, lcomm;
@@ -99,25 +96,27 @@ static int write_meta1(hpc_sion_file *f, const char *prefix, const int64_t *rank
                        const int64_t *chunks, GError **err)
 {
     uint64_t n = (uint64_t)f->lsize;
-    size_t len = META1_FIXED + 16 * n + 12;
+    size_t len = SION_META1_FIXED + 16 * n + SION_META1_TAIL;
     unsigned char *h = g_malloc0(len);
-    memcpy(h, "sion", 4);
+    memcpy(h, SION_MAGIC, SION_MAGIC_LEN);
     /* bytes 0 and 3: byte order of the metadata, 1-2: of the user data */
     if (G_BYTE_ORDER == G_BIG_ENDIAN)
-        memset(h + 4, 1, 4);
-    put32(h + 8, HPC_SION_VERSION);
-    put32(h + 12, HPC_SION_PATCHLEVEL);
-    put32(h + 16, HPC_SION_FILEFORMAT);
-    put32(h + 20, f->fsblksize);
-    put32(h + 24, f->lsize);
-    put32(h + 28, f->nfiles);
-    put32(h + 32, f->filenumber);
-    put64(h + 36, (int64_t)(f->keyvalue ? KV_INLINE : KV_NONE) << 32);
-    put64(h + 44, 0);
-    strncpy((char *)h + 52, prefix, PREFIX_LEN);   /* NUL padded, like SIONlib */
+        memset(h + SION_OFF_ENDIAN, 1, 4);
+    put32(h + SION_OFF_VERSION, HPC_SION_VERSION);
+    put32(h + SION_OFF_PATCHLEVEL, HPC_SION_PATCHLEVEL);
+    put32(h + SION_OFF_FILEFORMAT, HPC_SION_FILEFORMAT);
+    put32(h + SION_OFF_FSBLKSIZE, f->fsblksize);
+    put32(h + SION_OFF_NTASKS, f->lsize);
+    put32(h + SION_OFF_NFILES, f->nfiles);
+    put32(h + SION_OFF_FILENUMBER, f->filenumber);
+    put64(h + SION_OFF_FLAG1,
+          (int64_t)(f->keyvalue ? SION_KV_INLINE : SION_KV_NONE) << SION_KV_SHIFT);
+    put64(h + SION_OFF_FLAG2, 0);
+    /* NUL padded, like SIONlib */
+    strncpy((char *)h + SION_OFF_PREFIX, prefix, SION_PREFIX_LEN);
     for (uint64_t i = 0; i < n; i++) {
-        put64(h + META1_FIXED + 8 * i, ranks[i]);
-        put64(h + META1_FIXED + 8 * n + 8 * i, chunks[i]);
+        put64(h + SION_META1_FIXED + 8 * i, ranks[i]);
+        put64(h + SION_META1_FIXED + 8 * n + 8 * i, chunks[i]);
     }
     int rc = HPC_OK;
     if (pwrite_all(f->fd, h, len, 0) != 0)
@@ -200,7 +199,7 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
     if (f->lrank == 0)
         before = 0;             /* Exscan leaves rank 0's result undefined */
     MPI_Allreduce(&cs, &f->globalskip, 1, MPI_UINT64_T, MPI_SUM, f->lcomm);
-    f->end_of_header = META1_FIXED + 16 * n + 12;
+    f->end_of_header = SION_META1_FIXED + 16 * n + SION_META1_TAIL;
     f->start_of_data = (f->end_of_header + (uint64_t)bs - 1) / (uint64_t)bs * (uint64_t)bs;
     f->start = f->start_of_data + before;
     if (f->globalskip > (uint64_t)INT64_MAX / 4)
@@ -342,7 +341,7 @@ static int write_meta2(hpc_sion_file *f, const int64_t *count, const int *displ,
     put64(tail + 4, (int64_t)sov);
     int rc = HPC_OK;
     if (pwrite_all(f->fd, m, len, sov) != 0 ||
-        pwrite_all(f->fd, tail, sizeof tail, f->end_of_header - 12) != 0)
+        pwrite_all(f->fd, tail, sizeof tail, f->end_of_header - SION_META1_TAIL) != 0)
         rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write META2: %s", f->path, g_strerror(errno));
     else if (ftruncate(f->fd, (off_t)(sov + len)) != 0)
         rc = hpcw_fail(err, HPC_E_IO, "%s: cannot set the file size: %s", f->path, g_strerror(errno));

@@ -20,10 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define META1_FIXED 1076        /* bytes before globalrank[] (format >= 3) */
-#define META1_FIXED_V2 1056     /* format 2 lacks filenumber, flag1, flag2 */
-#define KV_NONE 50
-#define KV_INLINE 51
+#include "sion_layout.h"        /* META1 sizes and key-value modes, shared with the writer */
+
 #define KEY_INO_BASE (UINT64_C(1) << 62)
 #define MAX_FILES 65536         /* SIONlib sets use far fewer */
 
@@ -127,7 +125,7 @@ static int mul_ok(uint64_t a, uint64_t b, uint64_t *r)
 static int parse_meta1(sion_file *f, GError **err)
 {
     const char *path = f->src->path;
-    unsigned char h[META1_FIXED];
+    unsigned char h[SION_META1_FIXED];
     int rc = hpc_source_pread_field(f->src, h, sizeof h, 0, "META1", err);
     if (rc != HPC_OK)
         return rc;
@@ -158,11 +156,11 @@ static int parse_meta1(sion_file *f, GError **err)
         f->filenumber = rd32(h + 32, f->swap);
         f->flag1 = rd64(h + 36, f->swap);
         f->flag2 = rd64(h + 44, f->swap);
-        ranks_off = META1_FIXED;
+        ranks_off = SION_META1_FIXED;
     } else {
         f->filenumber = 0;
         f->flag1 = f->flag2 = 0;
-        ranks_off = META1_FIXED_V2;
+        ranks_off = SION_META1_FIXED_V2;
     }
     if (f->fsblksize < 1)
         return hpc_fail(err, HPC_E_CORRUPT, path, "fsblksize", 20,
@@ -670,8 +668,8 @@ static int sion_open(hpc_container *c, GError **err)
     }
     index_ranks(s);
     int kv = (int)(first.flag1 >> 32);
-    if (first.fileformat >= 5 && kv != 0 && kv != KV_NONE) {
-        if (kv != KV_INLINE) {
+    if (first.fileformat >= 5 && kv != 0 && kv != SION_KV_NONE) {
+        if (kv != SION_KV_INLINE) {
             rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "flag1", 36,
                           "key-value mode %d is not supported (inline, 51, is)", kv);
             goto out;
