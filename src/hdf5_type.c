@@ -13,16 +13,111 @@
 
 /* ---- types ------------------------------------------------------------ */
 
-/* The memory type for file type t: the same layout, little-endian, built
- * recursively for compound, array and enum types.  Negative when t has no
- * byte image (variable-length data, references). */
+/* Integers and bit fields in full precision: the same size and sign,
+ * little-endian, bit offset 0, so that n-bit data arrive as values. */
+static hid_t int_mem_type(hid_t t)
+{
+    hid_t m = H5Tcopy(t);
+    size_t size = H5Tget_size(t);
+    if (m < 0)
+        return m;
+    if ((size > 1 && H5Tset_order(m, H5T_ORDER_LE) < 0) || H5Tset_offset(m, 0) < 0 ||
+        H5Tset_precision(m, 8 * size) < 0 || H5Tset_pad(m, H5T_PAD_ZERO, H5T_PAD_ZERO) < 0) {
+        H5Tclose(m);
+        return H5I_INVALID_HID;
+    }
+    return m;
+}
+
+/* IEEE half precision, little-endian (NumPy's <f2). */
+static hid_t half_type(void)
+{
+    hid_t m = H5Tcopy(H5T_IEEE_F32LE);
+    if (m >= 0 && (H5Tset_fields(m, 15, 10, 5, 0, 10) < 0 || H5Tset_precision(m, 16) < 0 ||
+                   H5Tset_size(m, 2) < 0 || H5Tset_ebias(m, 15) < 0)) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    return m;
+}
+
+/* Floats become the smallest NumPy float whose exponent and mantissa
+ * hold the file type's, as h5py chooses: f2, f4, f8 or the platform's long
+ * double (x87 80-bit in 16 bytes on x86_64, NumPy's <f16). */
+static hid_t float_mem_type(hid_t t)
+{
+    static const struct { size_t mant, exp; } np[] = { { 10, 5 }, { 23, 8 }, { 52, 11 }, { 63, 15 } };
+    size_t spos, epos, esize, mpos, msize;
+    if (H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0)
+        return H5I_INVALID_HID;
+    /* a mantissa with an explicit leading bit has one bit less of fraction */
+    size_t mant = msize - (H5Tget_norm(t) == H5T_NORM_NONE && msize > 0);
+    unsigned k = 0;
+    while (k < G_N_ELEMENTS(np) && (mant > np[k].mant || esize > np[k].exp))
+        k++;
+    switch (k) {
+    case 0: return half_type();
+    case 1: return H5Tcopy(H5T_IEEE_F32LE);
+    case 2: return H5Tcopy(H5T_IEEE_F64LE);
+    case 3: return H5Tcopy(H5T_NATIVE_LDOUBLE);
+    default: return H5I_INVALID_HID;
+    }
+}
+
+/* Fixed-length strings as NumPy's S<n> holds them through h5py: the same
+ * size and character set, NUL-padded (libhdf5 drops the trailing spaces of
+ * space-padded strings and the bytes after the NUL of NUL-terminated ones;
+ * NUL-padded strings are copied as stored). */
+static hid_t str_mem_type(hid_t t)
+{
+    if (H5Tis_variable_str(t) != 0)
+        return H5I_INVALID_HID;
+    hid_t m = H5Tcopy(t);
+    if (m >= 0 && H5Tset_strpad(m, H5T_STR_NULLPAD) < 0) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    return m;
+}
+
+/* Compound: the same member offsets and size, each member in its memory
+ * type; a member whose memory type has another size (a 12-byte long
+ * double) would overlap the next one: no byte image, as in h5py. */
+static hid_t compound_mem_type(hid_t t)
+{
+    int nm = H5Tget_nmembers(t);
+    hid_t m = nm >= 0 ? H5Tcreate(H5T_COMPOUND, H5Tget_size(t)) : H5I_INVALID_HID;
+    for (int i = 0; m >= 0 && i < nm; i++) {
+        hid_t ft = H5Tget_member_type(t, (unsigned)i);
+        hid_t mt = ft >= 0 ? hpc_h5t_mem_type(ft) : H5I_INVALID_HID;
+        char *name = H5Tget_member_name(t, (unsigned)i);
+        int bad = mt < 0 || !name || H5Tget_size(mt) != H5Tget_size(ft) ||
+                  H5Tinsert(m, name, H5Tget_member_offset(t, (unsigned)i), mt) < 0;
+        H5free_memory(name);
+        if (mt >= 0)
+            H5Tclose(mt);
+        if (ft >= 0)
+            H5Tclose(ft);
+        if (bad) {
+            H5Tclose(m);
+            m = H5I_INVALID_HID;
+        }
+    }
+    return m;
+}
+
+/* The memory type for file type t: what h5py reads it into, little-endian,
+ * built recursively for compound, array and enum types.  Negative when t
+ * has no byte image (variable-length data, references). */
 hid_t hpc_h5t_mem_type(hid_t t)
 {
     hid_t m = H5I_INVALID_HID, base = H5I_INVALID_HID, fbase = H5I_INVALID_HID;
     switch (H5Tget_class(t)) {
     case H5T_INTEGER:
-    case H5T_FLOAT:
     case H5T_BITFIELD:
+        return int_mem_type(t);
+    case H5T_FLOAT:
+        return float_mem_type(t);
     case H5T_TIME:
         m = H5Tcopy(t);
         if (m >= 0 && H5Tget_size(m) > 1 && H5Tset_order(m, H5T_ORDER_LE) < 0) {
@@ -33,7 +128,9 @@ hid_t hpc_h5t_mem_type(hid_t t)
     case H5T_OPAQUE:
         return H5Tcopy(t);
     case H5T_STRING:
-        return H5Tis_variable_str(t) != 0 ? H5I_INVALID_HID : H5Tcopy(t);
+        return str_mem_type(t);
+    case H5T_COMPOUND:
+        return compound_mem_type(t);
     case H5T_ENUM: {
         /* enum members fix the order of the base type: build a new enum */
         fbase = H5Tget_super(t);
@@ -54,26 +151,6 @@ hid_t hpc_h5t_mem_type(hid_t t)
         }
         H5Tclose(base);
         H5Tclose(fbase);
-        return m;
-    }
-    case H5T_COMPOUND: {
-        int nm = H5Tget_nmembers(t);
-        if (nm < 0 || (m = H5Tcreate(H5T_COMPOUND, H5Tget_size(t))) < 0)
-            goto fail;
-        for (int i = 0; i < nm; i++) {
-            hid_t ft = H5Tget_member_type(t, (unsigned)i);
-            hid_t mt = ft >= 0 ? hpc_h5t_mem_type(ft) : H5I_INVALID_HID;
-            char *name = H5Tget_member_name(t, (unsigned)i);
-            int bad = mt < 0 || !name ||
-                      H5Tinsert(m, name, H5Tget_member_offset(t, (unsigned)i), mt) < 0;
-            H5free_memory(name);
-            if (mt >= 0)
-                H5Tclose(mt);
-            if (ft >= 0)
-                H5Tclose(ft);
-            if (bad)
-                goto fail;
-        }
         return m;
     }
     case H5T_ARRAY: {
@@ -147,109 +224,163 @@ static int is_complex(hid_t m)
     return ok;
 }
 
-/* NumPy's name of memory type m, e.g. "<f8", "|S10", "[('a', '<i4')]". */
-void hpc_h5t_np_dtype(hid_t m, GString *o)
+/* NumPy's dtype string of an atomic memory type m ("<f8", "|S10", "|b1");
+ * FALSE for array and compound types. */
+static gboolean np_simple(hid_t m, GString *o)
 {
     size_t size = H5Tget_size(m);
-    switch (H5Tget_class(m)) {
+    H5T_class_t cls = H5Tget_class(m);
+    hid_t b;
+    switch (cls) {
     case H5T_INTEGER:
     case H5T_BITFIELD:
         g_string_append_printf(o, "%c%c%zu", size == 1 ? '|' : '<',
-                               H5Tget_class(m) == H5T_INTEGER && H5Tget_sign(m) == H5T_SGN_2 ? 'i' : 'u',
-                               size);
-        return;
+                               cls == H5T_INTEGER && H5Tget_sign(m) == H5T_SGN_2 ? 'i' : 'u', size);
+        return TRUE;
     case H5T_FLOAT:
         g_string_append_printf(o, "<f%zu", size);
-        return;
+        return TRUE;
     case H5T_STRING:
         g_string_append_printf(o, "|S%zu", size);
-        return;
-    case H5T_ENUM: {
-        hid_t b = H5Tget_super(m);
+        return TRUE;
+    case H5T_ENUM:
         if (size == 1 && is_bool_enum(m)) {
             g_string_append(o, "|b1");
-        } else if (b >= 0) {
-            hpc_h5t_np_dtype(b, o);
-            H5Tclose(b);
+            return TRUE;
         }
-        return;
-    }
-    case H5T_ARRAY: {
-        hsize_t adims[H5S_MAX_RANK];
-        int nd = H5Tget_array_ndims(m);
-        hid_t b = H5Tget_super(m);
-        g_string_append(o, "('");
+        b = H5Tget_super(m);
         if (b >= 0) {
-            hpc_h5t_np_dtype(b, o);
+            np_simple(b, o);
             H5Tclose(b);
         }
-        g_string_append(o, "', (");
-        if (nd > 0 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(m, adims) >= 0)
-            for (int i = 0; i < nd; i++)
-                g_string_append_printf(o, "%" PRIu64 ",", (uint64_t)adims[i]);
-        g_string_append(o, "))");
-        return;
-    }
-    case H5T_COMPOUND: {
-        int nm = H5Tget_nmembers(m);
-        size_t packed = 0;
-        int is_packed = 1;
-        for (int i = 0; i < nm; i++) {
-            hid_t mt = H5Tget_member_type(m, (unsigned)i);
-            if (H5Tget_member_offset(m, (unsigned)i) != packed)
-                is_packed = 0;
-            packed += mt >= 0 ? H5Tget_size(mt) : 0;
-            if (mt >= 0)
-                H5Tclose(mt);
-        }
-        if (packed != size)
-            is_packed = 0;
-        if (is_packed && is_complex(m)) {
-            g_string_append_printf(o, "<c%zu", size);
-            return;
-        }
-        GString *names = g_string_new(NULL), *formats = g_string_new(NULL),
-                *offsets = g_string_new(NULL);
-        for (int i = 0; i < nm; i++) {
-            hid_t mt = H5Tget_member_type(m, (unsigned)i);
-            char *name = H5Tget_member_name(m, (unsigned)i);
-            GString *f = g_string_new(NULL);
-            if (mt >= 0)
-                hpc_h5t_np_dtype(mt, f);
-            const char *sep = i ? ", " : "";
-            if (is_packed) {
-                g_string_append_printf(names, "%s(", sep);
-                append_quoted(names, name ? name : "");
-                /* a member of array type is ('name', base, shape) */
-                if (f->str[0] == '(')
-                    g_string_append_printf(names, ", %.*s)", (int)f->len - 2, f->str + 1);
-                else
-                    g_string_append_printf(names, ", '%s')", f->str);
-            } else {
-                g_string_append(names, sep);
-                append_quoted(names, name ? name : "");
-                g_string_append_printf(formats, "%s%s%s%s", sep, f->str[0] == '(' ? "" : "'",
-                                       f->str, f->str[0] == '(' ? "" : "'");
-                g_string_append_printf(offsets, "%s%zu", sep, H5Tget_member_offset(m, (unsigned)i));
-            }
-            g_string_free(f, TRUE);
-            H5free_memory(name);
-            if (mt >= 0)
-                H5Tclose(mt);
-        }
-        if (is_packed)
-            g_string_append_printf(o, "[%s]", names->str);
-        else
-            g_string_append_printf(o, "{'names': [%s], 'formats': [%s], 'offsets': [%s], "
-                                   "'itemsize': %zu}", names->str, formats->str, offsets->str, size);
-        g_string_free(names, TRUE);
-        g_string_free(formats, TRUE);
-        g_string_free(offsets, TRUE);
-        return;
-    }
+        return TRUE;
+    case H5T_ARRAY:
+    case H5T_COMPOUND:
+        return FALSE;
     default:
         g_string_append_printf(o, "|V%zu", size);
-        return;
+        return TRUE;
+    }
+}
+
+static void np_literal(hid_t m, GString *o);
+
+/* (base, (d0, d1, ...)) of array type m */
+static void np_array(hid_t m, GString *o)
+{
+    hsize_t adims[H5S_MAX_RANK];
+    int nd = H5Tget_array_ndims(m);
+    hid_t b = H5Tget_super(m);
+    g_string_append_c(o, '(');
+    if (b >= 0) {
+        np_literal(b, o);
+        H5Tclose(b);
+    }
+    g_string_append(o, ", (");
+    if (nd > 0 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(m, adims) >= 0)
+        for (int i = 0; i < nd; i++)
+            g_string_append_printf(o, "%s%" PRIu64 "%s", i ? " " : "", (uint64_t)adims[i],
+                                   nd == 1 || i + 1 < nd ? "," : "");
+    g_string_append(o, "))");
+}
+
+/* Do the members of compound m follow each other without gaps? */
+static gboolean is_packed(hid_t m)
+{
+    int nm = H5Tget_nmembers(m);
+    size_t packed = 0;
+    gboolean ok = TRUE;
+    for (int i = 0; i < nm; i++) {
+        hid_t mt = H5Tget_member_type(m, (unsigned)i);
+        if (H5Tget_member_offset(m, (unsigned)i) != packed)
+            ok = FALSE;
+        packed += mt >= 0 ? H5Tget_size(mt) : 0;
+        if (mt >= 0)
+            H5Tclose(mt);
+    }
+    return ok && packed == H5Tget_size(m);
+}
+
+/* One member of a packed compound as NumPy's dtype.descr has it:
+ * ('name', 'type') or ('name', base, shape) for an array member. */
+static void np_member(hid_t mt, const char *name, GString *o)
+{
+    g_string_append_c(o, '(');
+    append_quoted(o, name);
+    g_string_append(o, ", ");
+    if (H5Tget_class(mt) != H5T_ARRAY) {
+        np_literal(mt, o);
+    } else {
+        GString *a = g_string_new(NULL);
+        np_array(mt, a);
+        /* (base, shape) -> base, shape */
+        g_string_append_len(o, a->str + 1, (gssize)a->len - 2);
+        g_string_free(a, TRUE);
+    }
+    g_string_append_c(o, ')');
+}
+
+/* Compound m: the list form of dtype.descr when packed, else the dict
+ * form with names, formats, offsets and itemsize. */
+static void np_compound(hid_t m, GString *o)
+{
+    int nm = H5Tget_nmembers(m);
+    gboolean packed = is_packed(m);
+    GString *names = g_string_new(NULL), *formats = g_string_new(NULL), *offsets = g_string_new(NULL);
+    for (int i = 0; i < nm; i++) {
+        hid_t mt = H5Tget_member_type(m, (unsigned)i);
+        char *name = H5Tget_member_name(m, (unsigned)i);
+        const char *sep = i ? ", " : "";
+        g_string_append(names, sep);
+        g_string_append(formats, sep);
+        if (packed && mt >= 0) {
+            np_member(mt, name ? name : "", names);
+        } else {
+            append_quoted(names, name ? name : "");
+            if (mt >= 0)
+                np_literal(mt, formats);
+            g_string_append_printf(offsets, "%s%zu", sep, H5Tget_member_offset(m, (unsigned)i));
+        }
+        H5free_memory(name);
+        if (mt >= 0)
+            H5Tclose(mt);
+    }
+    if (packed)
+        g_string_append_printf(o, "[%s]", names->str);
+    else
+        g_string_append_printf(o, "{'names': [%s], 'formats': [%s], 'offsets': [%s], 'itemsize': %zu}",
+                               names->str, formats->str, offsets->str, H5Tget_size(m));
+    g_string_free(names, TRUE);
+    g_string_free(formats, TRUE);
+    g_string_free(offsets, TRUE);
+}
+
+/* m as a Python literal that numpy.dtype() accepts: a quoted dtype string,
+ * (base, shape) for arrays, a list or dict for compounds. */
+static void np_literal(hid_t m, GString *o)
+{
+    if (H5Tget_class(m) == H5T_ARRAY) {
+        np_array(m, o);
+    } else if (H5Tget_class(m) == H5T_COMPOUND && !(is_packed(m) && is_complex(m))) {
+        np_compound(m, o);
+    } else if (H5Tget_class(m) == H5T_COMPOUND) {
+        g_string_append_printf(o, "'<c%zu'", H5Tget_size(m));
+    } else {
+        GString *t = g_string_new(NULL);
+        np_simple(m, t);
+        append_quoted(o, t->str);
+        g_string_free(t, TRUE);
+    }
+}
+
+void hpc_h5t_np_dtype(hid_t m, GString *o)
+{
+    gsize at = o->len;
+    np_literal(m, o);
+    /* a simple type is its dtype string without the quotes */
+    if (o->str[at] == '\'') {
+        g_string_erase(o, at, 1);
+        g_string_truncate(o, o->len - 1);
     }
 }
 
@@ -335,14 +466,15 @@ int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o)
         }
         H5Dvlen_reclaim(m, s, H5P_DEFAULT, buf);
     } else if (cls == H5T_STRING) {
-        H5T_str_t pad = H5Tget_strpad(t);
+        /* as h5py gives them: NUL-padded, trailing NULs dropped */
+        m = str_mem_type(t);
         buf = g_malloc0(n * tsize + 1);
-        if (H5Aread(aid, t, buf) < 0)
+        if (m < 0 || H5Aread(aid, m, buf) < 0)
             goto out;
         for (size_t i = 0; i < n; i++) {
             const char *v = (const char *)buf + i * tsize;
-            size_t l = strnlen(v, tsize);
-            while (pad == H5T_STR_SPACEPAD && l > 0 && v[l - 1] == ' ')
+            size_t l = tsize;
+            while (l > 0 && v[l - 1] == '\0')
                 l--;
             if (i)
                 g_string_append_c(o, '\n');

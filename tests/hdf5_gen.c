@@ -7,6 +7,11 @@
  *            datatype, an external link, a group hard-linked into itself,
  *            raw data in an external file below a subdirectory.
  *   sb1.h5   superblock 1 (non-default chunk B-tree K), chunked, fill value.
+ *   values.h5 values that need a conversion to match h5py: n-bit signed and
+ *            unsigned integers at a bit offset, scale-offset integers and
+ *            floats, fixed-length strings with space padding and bytes after
+ *            the NUL, 80-bit long doubles stored in 16 and in 12 bytes.
+ *   bigelem.h5 one element of 72 MiB (an array type), gzip-compressed.
  *
  * The expected bytes come from h5py reading these files (hdf5_verify.py).
  */
@@ -233,6 +238,131 @@ static void sb1(const char *dir)
     H5Pclose(fcpl);
 }
 
+/* n-bit: signed 16-bit integers with 11 significant bits at bit offset 5,
+ * unsigned 32-bit ones with 13 bits at offset 7 */
+static void values_nbit(hid_t f)
+{
+    static short s[3000];
+    static unsigned u[3000];
+    hsize_t n = 3000, ch = 512;
+    for (int i = 0; i < 3000; i++) {
+        s[i] = (short)((i % 2048) - 1024);
+        u[i] = (unsigned)(i * 13) % 8192;
+    }
+    s[0] = -1;
+    hid_t ts = H5Tcopy(H5T_STD_I16LE), tu = H5Tcopy(H5T_STD_U32BE);
+    CHECK(H5Tset_precision(ts, 11));
+    CHECK(H5Tset_offset(ts, 5));
+    CHECK(H5Tset_precision(tu, 13));
+    CHECK(H5Tset_offset(tu, 7));
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 1, &ch));
+    CHECK(H5Pset_nbit(dcpl));
+    put(f, "nbit_i16", ts, H5T_NATIVE_SHORT, 1, &n, dcpl, s);
+    put(f, "nbit_u32be", tu, H5T_NATIVE_UINT, 1, &n, dcpl, u);
+    /* the same types without the filter: the padding bits still differ */
+    put(f, "prec_i16", ts, H5T_NATIVE_SHORT, 1, &n, H5P_DEFAULT, s);
+    H5Pclose(dcpl);
+    H5Tclose(ts);
+    H5Tclose(tu);
+}
+
+static void values_scaleoffset(hid_t f)
+{
+    static int iv[2000];
+    static double dv[2000];
+    hsize_t n = 2000, ch = 300;
+    for (int i = 0; i < 2000; i++) {
+        iv[i] = 100000 + (i * 7919) % 3000 - 1500;
+        dv[i] = (i % 97) * 0.123456 - 5;
+    }
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 1, &ch));
+    CHECK(H5Pset_scaleoffset(dcpl, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT));
+    put(f, "so_int", H5T_STD_I32BE, H5T_NATIVE_INT, 1, &n, dcpl, iv);
+    H5Pclose(dcpl);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 1, &ch));
+    CHECK(H5Pset_scaleoffset(dcpl, H5Z_SO_FLOAT_DSCALE, 3));
+    put(f, "so_double", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, dcpl, dv);
+    H5Pclose(dcpl);
+}
+
+/* fixed-length strings of 8 bytes in each padding, with bytes after the
+ * first NUL and trailing spaces */
+static void values_strings(hid_t f)
+{
+    static const char v[5][8] = { "ab  \0xy", "abcdefgh", "   \0\0\0\0\0", "x\0\0\0\0\0\0z",
+                                  "sp ace  " };
+    const H5T_str_t pads[] = { H5T_STR_SPACEPAD, H5T_STR_NULLTERM, H5T_STR_NULLPAD };
+    const char *names[] = { "str_spacepad", "str_nullterm", "str_nullpad" };
+    hsize_t n = 5;
+    for (int i = 0; i < 3; i++) {
+        hid_t t = H5Tcopy(H5T_C_S1);
+        CHECK(H5Tset_size(t, 8));
+        CHECK(H5Tset_strpad(t, pads[i]));
+        /* written with the file's own type: the bytes are stored as given */
+        put(f, names[i], t, t, 1, &n, H5P_DEFAULT, v);
+        hid_t s = H5Screate(H5S_SCALAR);
+        hid_t a = H5Acreate2(f, names[i], t, s, H5P_DEFAULT, H5P_DEFAULT);
+        CHECK(a);
+        CHECK(H5Awrite(a, t, v[0]));
+        H5Aclose(a);
+        H5Sclose(s);
+        H5Tclose(t);
+    }
+}
+
+/* long doubles: the native 16-byte layout and a 12-byte (96-bit) one */
+static void values_ldouble(hid_t f)
+{
+    long double v[6] = { 1.0L / 3, -2.5L, 1e300L * 1e300L, 0.0L, 1e-4000L, 3.14159265358979323846L };
+    hsize_t n = 6;
+    hid_t t12 = H5Tcopy(H5T_NATIVE_LDOUBLE);
+    CHECK(H5Tset_size(t12, 12));
+    put(f, "ldouble", H5T_NATIVE_LDOUBLE, H5T_NATIVE_LDOUBLE, 1, &n, H5P_DEFAULT, v);
+    put(f, "ldouble96", t12, H5T_NATIVE_LDOUBLE, 1, &n, H5P_DEFAULT, v);
+    H5Tclose(t12);
+}
+
+static void values(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/values.h5", dir);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(f);
+    values_nbit(f);
+    values_scaleoffset(f);
+    values_strings(f);
+    values_ldouble(f);
+    H5Fclose(f);
+}
+
+/* one element of 72 MiB: an array type of 18 Mi 32-bit integers */
+static void bigelem(const char *dir)
+{
+    char path[4096];
+    hsize_t ad = 18u << 20, one = 1;
+    int *v = malloc(ad * sizeof *v);
+    if (!v)
+        exit(1);
+    for (hsize_t i = 0; i < ad; i++)
+        v[i] = (int)(i / 4096) * 7 + (int)(i % 5);
+    snprintf(path, sizeof path, "%s/bigelem.h5", dir);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(f);
+    hid_t ft = H5Tarray_create2(H5T_STD_I32BE, 1, &ad), mt = H5Tarray_create2(H5T_NATIVE_INT, 1, &ad);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 1, &one));
+    CHECK(H5Pset_deflate(dcpl, 1));
+    put(f, "big", ft, mt, 1, &one, dcpl, v);
+    H5Pclose(dcpl);
+    H5Tclose(ft);
+    H5Tclose(mt);
+    H5Fclose(f);
+    free(v);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -241,5 +371,7 @@ int main(int argc, char **argv)
     }
     capi(argv[1]);
     sb1(argv[1]);
+    values(argv[1]);
+    bigelem(argv[1]);
     return 0;
 }

@@ -9,7 +9,10 @@ latest.h5   libver='latest': the four newer chunk indexes, dense link and
             (sources in vds_src.h5).
 userblock.h5 a 1 KiB user block before the superblock.
 big.h5      a 4 MiB shuffle+gzip dataset and a contiguous one (concurrency).
-lzf.h5      h5py's own LZF filter, which libhdf5 cannot decode (tests/hdf5_bad.sh).
+lzf.h5      h5py's own LZF filter, which libhdf5 decodes only with a plugin.
+structs.h5  nested compounds, arrays of compounds, arrays of arrays, unpacked
+            compounds, a scalar compound.
+plugins.h5  LZ4, BZip2 and Blosc through filter plugins (those installed).
 """
 import os
 import sys
@@ -169,3 +172,53 @@ with h5py.File(os.path.join(out, "big.h5"), "w") as f:
 with h5py.File(os.path.join(out, "lzf.h5"), "w") as f:
     f.create_dataset("lzf", data=np.arange(10000, dtype="<i4"), chunks=(1000,), compression="lzf")
     f["ok"] = np.arange(10, dtype="<i4")
+
+# structured types in depth: nested compounds, arrays of compounds, arrays
+# of arrays (HDF5 array types built with the low-level API), unpacked ones
+inner = np.dtype([("x", ">i4"), ("y", "<f8", (2,))])
+nested = np.dtype([("a", inner), ("b", "S3"), ("c", [("deep", [("z", ">u2")])])])
+pt = np.dtype([("p", "<i2"), ("q", ">f4")])
+with h5py.File(os.path.join(out, "structs.h5"), "w") as f:
+    a = np.zeros(7, dtype=nested)
+    a["a"]["x"] = np.arange(7) - 3
+    a["a"]["y"] = rng.standard_normal((7, 2))
+    a["b"] = [b"b%d" % i for i in range(7)]
+    a["c"]["deep"]["z"] = np.arange(7) * 1000
+    f["nested"] = a
+    m = np.zeros(5, dtype=[("id", "<i8"), ("pts", pt, (3,)), ("grid", "<f4", (2, 2))])
+    m["id"] = np.arange(5)
+    m["pts"]["p"] = np.arange(15).reshape(5, 3)
+    m["pts"]["q"] = np.linspace(0, 1, 15).reshape(5, 3)
+    m["grid"] = rng.standard_normal((5, 2, 2))
+    f["member_arrays"] = m
+    loose = np.dtype({"names": ["a", "b"], "formats": ["<i4", pt], "offsets": [0, 12], "itemsize": 24})
+    u = np.zeros(4, dtype=loose)
+    u["a"] = [1, 2, 3, 4]
+    u["b"]["q"] = [0.5, 1.5, 2.5, 3.5]
+    f["unpacked"] = u
+
+    def lowlevel(name, tid, shape, data):
+        space = h5py.h5s.create_simple(shape)
+        ds = h5py.h5d.create(f.id, name.encode(), tid, space)
+        ds.write(h5py.h5s.ALL, h5py.h5s.ALL, data, mtype=tid)
+
+    # 4 elements, each an array [2] of compounds
+    ac = h5py.h5t.array_create(h5py.h5t.py_create(pt), (2,))
+    d = np.zeros((4, 2), dtype=pt)
+    d["p"] = np.arange(8).reshape(4, 2)
+    d["q"] = np.arange(8).reshape(4, 2) / 8
+    lowlevel("array_of_compound", ac, (4,), d)
+    # 3 elements, each an array [4] of arrays [6,3] of int32 big-endian
+    aa = h5py.h5t.array_create(h5py.h5t.array_create(h5py.h5t.STD_I32BE, (6, 3)), (4,))
+    lowlevel("array_of_array", aa, (3,), np.arange(3 * 4 * 18, dtype=">i4").reshape(3, 4, 6, 3))
+    s = f.create_dataset("scalar_struct", data=np.zeros((), dtype=nested))
+    s.attrs["unit"] = "m"
+
+# filters from plugins (Debian: hdf5-filter-plugin, hdf5-filter-plugin-blosc-
+# serial), written only where the plugin is installed (LZF: lzf.h5)
+with h5py.File(os.path.join(out, "plugins.h5"), "w") as f:
+    x = (np.arange(60000, dtype="<i4") // 7).reshape(300, 200)
+    for name, fid, opts in [("lz4", 32004, ()), ("bzip2", 307, (9,)), ("blosc", 32001, (0, 0, 0, 0, 5, 1, 1))]:
+        if h5py.h5z.filter_avail(fid):
+            f.create_dataset(name, data=x, chunks=(50, 200), compression=fid, compression_opts=opts)
+    f["plain"] = np.arange(10, dtype="<i4")
