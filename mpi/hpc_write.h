@@ -1,6 +1,8 @@
 /* hpc_write.h - parallel writers for MPI programs: SIONlib multi-task
  * container files (file format 5) and distributed HDF sets.
  *
+ * The header needs only GLib and MPI.
+ *
  * SION
  * ----
  * All ranks of a communicator open one logical file together; each rank
@@ -17,8 +19,8 @@
  * SIONlib: the file of a job killed before the close is recognisable, and
  * hpcmount -o salvage can serve what was written.
  *
- * Errors: every function returns 0 (HPC_OK) or a negative hpc_err code
- * (hpc_error.h) and, for collective calls, the same code on every rank of
+ * Errors: every function returns 0 (HPC_OK) or a negative code (below)
+ * and, for collective calls, the same code on every rank of
  * the communicator, with the same message in *err ("rank R: reason") when
  * err is not NULL.  Invalid parameters of any rank therefore fail the open on
  * all ranks instead of leaving the others waiting.  Non-collective calls
@@ -34,7 +36,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hpc_error.h"
+/*
+ * Return codes (the values of the same names in hpcmount's core library);
+ * messages come as GError in the domain HPC_WRITE_ERROR.
+ */
+enum {
+    HPC_OK = 0,
+    HPC_E_IO = -1,          /* a read or write of a file failed */
+    HPC_E_CORRUPT = -2,     /* a file the writer reads is damaged */
+    HPC_E_NOMEM = -3,
+    HPC_E_INVAL = -7,       /* bad argument, or ranks disagree */
+    HPC_E_UNSUPPORTED = -8, /* a valid file the writer cannot append to */
+};
+
+/** The GError domain of the messages set by the writers. */
+#define HPC_WRITE_ERROR (hpc_write_error_quark())
+GQuark hpc_write_error_quark(void);
+
+/** A short text for a return code. */
+const char *hpc_write_strerror(int code);
 
 /** SIONlib version and file format the SION writer reproduces. */
 #define HPC_SION_VERSION 1007

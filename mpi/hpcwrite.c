@@ -187,10 +187,10 @@ static int list_value(const char *name, const char *list, int rank, int size,
     guint n = g_strv_length(v);
     int rc = 0;
     if (n != 1 && n != (guint)size)
-        rc = -1, g_set_error(err, HPC_ERROR, HPC_E_INVAL,
+        rc = -1, g_set_error(err, HPC_WRITE_ERROR, HPC_E_INVAL,
                              "--%s has %u values for %d ranks (give 1 or %d)", name, n, size, size);
     else if (parse_size(v[n == 1 ? 0 : rank], out) != 0)
-        rc = -1, g_set_error(err, HPC_ERROR, HPC_E_INVAL, "--%s: '%s' is not a size",
+        rc = -1, g_set_error(err, HPC_WRITE_ERROR, HPC_E_INVAL, "--%s: '%s' is not a size",
                              name, v[n == 1 ? 0 : rank]);
     g_strfreev(v);
     return rc;
@@ -216,7 +216,7 @@ static int write_stream(hpc_sion_file *sf, int posix_fd, int rank, uint64_t byte
         pattern(buf, (uint64_t)rank, k, n);
         if (posix_fd >= 0) {
             if (write(posix_fd, buf, n) != (ssize_t)n)
-                rc = HPC_E_IO, g_set_error(err, HPC_ERROR, rc, "write: %s", g_strerror(errno));
+                rc = HPC_E_IO, g_set_error(err, HPC_WRITE_ERROR, rc, "write: %s", g_strerror(errno));
         } else {
             /* --records: a write that fits in a chunk is kept in one block */
             if (records && n <= chunk)
@@ -359,12 +359,12 @@ int main(int argc, char **argv)
         char *p = g_strdup_printf("%s.%06d", out, rank);
         fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (fd < 0)
-            g_set_error(&e, HPC_ERROR, HPC_E_IO, "%s: %s", p, g_strerror(errno));
+            g_set_error(&e, HPC_WRITE_ERROR, HPC_E_IO, "%s: %s", p, g_strerror(errno));
         g_free(p);
         int bad = fd < 0, anybad = 0;
         MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
         if (anybad && !bad)
-            g_set_error(&e, HPC_ERROR, HPC_E_IO, "another rank could not create its file");
+            g_set_error(&e, HPC_WRITE_ERROR, HPC_E_IO, "another rank could not create its file");
         rc = anybad ? HPC_E_IO : HPC_OK;
     } else {
         hpc_sion_params sp = { (int64_t)chunk, o.fsblksize, o.nfiles, o.kv_keys > 0, o.sync };

@@ -39,22 +39,6 @@ struct hpc_sion_file {
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = pwrite(fd, p, len, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-        off += (uint64_t)n;
-    }
-    return 0;
-}
-
 static void put32(unsigned char *p, int32_t v)
 {
     memcpy(p, &v, 4);
@@ -119,7 +103,7 @@ static int write_meta1(hpc_sion_file *f, const char *prefix, const int64_t *rank
         put64(h + SION_META1_FIXED + 8 * n + 8 * i, chunks[i]);
     }
     int rc = HPC_OK;
-    if (pwrite_all(f->fd, h, len, 0) != 0)
+    if (hpcw_pwrite(f->fd, h, len, 0) != 0)
         rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write META1: %s", f->path, g_strerror(errno));
     g_free(h);
     return rc;
@@ -263,7 +247,7 @@ int hpc_sion_write(hpc_sion_file *f, const void *buf, size_t len, GError **err)
         }
         size_t take = len < room ? len : (size_t)room;
         uint64_t off = f->start + (uint64_t)(f->blocks->len - 1) * f->globalskip + (uint64_t)*used;
-        if (pwrite_all(f->fd, p, take, off) != 0)
+        if (hpcw_pwrite(f->fd, p, take, off) != 0)
             return hpcw_fail(err, HPC_E_IO, "rank %d: %s: write of %zu bytes at %" PRIu64 ": %s",
                         f->rank, f->path, take, off, g_strerror(errno));
         *used += (int64_t)take;
@@ -340,8 +324,8 @@ static int write_meta2(hpc_sion_file *f, const int64_t *count, const int *displ,
     put32(tail, (int32_t)maxchunks);
     put64(tail + 4, (int64_t)sov);
     int rc = HPC_OK;
-    if (pwrite_all(f->fd, m, len, sov) != 0 ||
-        pwrite_all(f->fd, tail, sizeof tail, f->end_of_header - SION_META1_TAIL) != 0)
+    if (hpcw_pwrite(f->fd, m, len, sov) != 0 ||
+        hpcw_pwrite(f->fd, tail, sizeof tail, f->end_of_header - SION_META1_TAIL) != 0)
         rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write META2: %s", f->path, g_strerror(errno));
     else if (ftruncate(f->fd, (off_t)(sov + len)) != 0)
         rc = hpcw_fail(err, HPC_E_IO, "%s: cannot set the file size: %s", f->path, g_strerror(errno));
