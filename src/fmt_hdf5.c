@@ -1124,6 +1124,7 @@ static int h5_info(hpc_container *c, GString *o)
 
 const hpc_format hpc_format_hdf5 = {
     .name = "hdf5",
+    .sandbox_lib = "libhdf5",
     .probe = h5_probe,
     .open = h5_open,
     .close = h5_close,

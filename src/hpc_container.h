@@ -54,6 +54,7 @@ typedef struct hpc_options {
     int nocheck;           /* serve data whose checksums fail */
     int allowholes;        /* serve holes in distributed arrays as zeros */
     int salvage;           /* serve files of killed writers */
+    double open_timeout;   /* trial open limit, seconds; 0: default, < 0: none (hpc_sandbox.h) */
 } hpc_options;
 
 /** One verbatim run of a file's bytes inside a source (see hpc_format.map). */
@@ -79,6 +80,10 @@ typedef struct hpc_tree hpc_tree;
 
 typedef struct hpc_format {
     const char *name;
+    /** The third-party library open() runs on the file (e.g. "libhdf5"), or
+     *  NULL: when set, the core trial-opens the file in a child process
+     *  first (hpc_sandbox.h). */
+    const char *sandbox_lib;
     /** Score 0..100 how surely `path` (head = its first len bytes; len 0 and
      *  head NULL for a directory) is of this format. */
     int (*probe)(const char *path, const unsigned char *head, size_t len);
