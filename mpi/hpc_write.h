@@ -1,6 +1,9 @@
 /* hpc_write.h - parallel writers for MPI programs: SIONlib multi-task
- * container files (file format 5) and distributed HDF sets.
+ * container files (file format 5), GSD trajectories (file layer 2.0) and
+ * distributed HDF sets.
  *
+ * Installed with libhpcwrite.a and hpcwrite.pc: compile MPI programs with
+ *   mpicc prog.c $(pkg-config --cflags --libs hpcwrite)
  * The header needs only GLib and MPI.
  *
  * SION
@@ -122,6 +125,107 @@ void hpc_sion_where(const hpc_sion_file *f, int *filenumber, int *localrank,
  * on failure.
  */
 int hpc_sion_close(hpc_sion_file *f, GError **err);
+
+/*
+ * GSD (HOOMD-blue trajectories, file layer 2.0)
+ * ---------------------------------------------
+ * All ranks of a communicator write one GSD file together.  A frame holds
+ * named chunks, each an N x M array of one type.  A distributed chunk
+ * (hpc_gsd_write_chunk) is passed by every rank with its own rows: its N is
+ * the sum of the ranks' rows and its bytes are the ranks' rows concatenated
+ * in rank order.  Every rank writes its rows itself, at an offset agreed
+ * with MPI_Exscan, so no rank ever holds more than its own rows.  A small
+ * chunk that only one rank holds (configuration/step, particles/N, a box)
+ * is passed by that rank alone (hpc_gsd_write_local) and written by it.
+ *
+ * Rank 0 keeps the index and the name list.  hpc_gsd_end_frame writes, in
+ * this order, the frame's data (all ranks), the new names, the index
+ * entries and, when the index or the name list had to grow (they double
+ * and are copied to the end of the file, as the GSD library does), the
+ * header.  A job killed at any point therefore leaves a file whose frames
+ * ended before the kill are read by the GSD library and by hpcmount; data
+ * of the unfinished frame stay as unused bytes.
+ */
+
+/** Chunk element types (the GSD type ids). */
+typedef enum hpc_gsd_type {
+    HPC_GSD_UINT8 = 1,
+    HPC_GSD_UINT16 = 2,
+    HPC_GSD_UINT32 = 3,
+    HPC_GSD_UINT64 = 4,
+    HPC_GSD_INT8 = 5,
+    HPC_GSD_INT16 = 6,
+    HPC_GSD_INT32 = 7,
+    HPC_GSD_INT64 = 8,
+    HPC_GSD_FLOAT = 9,
+    HPC_GSD_DOUBLE = 10,
+} hpc_gsd_type;
+
+/** A schema version as GSD stores it: major << 16 | minor. */
+#define HPC_GSD_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
+
+/** Longest chunk name, application and schema string (bytes, no NUL). */
+#define HPC_GSD_NAME_MAX 4095
+#define HPC_GSD_STRING_MAX 63
+
+typedef struct hpc_gsd_file hpc_gsd_file;
+
+/**
+ * Collective: create (or truncate) the GSD file path with the given
+ * application, schema (at most 63 bytes each) and schema version, equal on
+ * all ranks as rank 0 writes them.  Returns the same code on every rank;
+ * *out is NULL on failure.
+ */
+int hpc_gsd_create(const char *path, MPI_Comm comm, const char *application,
+                   const char *schema, uint32_t schema_version, hpc_gsd_file **out,
+                   GError **err);
+
+/**
+ * Collective: open an existing GSD file (layer 2.0 or 2.1, written by this
+ * library or by the GSD library) to append frames after its last one.  New
+ * data go to the end of the file; bytes a killed writer left after the
+ * last frame stay unused.  HPC_E_UNSUPPORTED for other layers,
+ * HPC_E_CORRUPT for a damaged header or name list.
+ */
+int hpc_gsd_open_append(const char *path, MPI_Comm comm, hpc_gsd_file **out, GError **err);
+
+/**
+ * Collective: write this rank's n_local rows of the chunk name in the
+ * current frame.  name, type and m (>= 1) must be equal on all ranks (else
+ * HPC_E_INVAL everywhere); n_local may differ and be 0 (data may then be
+ * NULL); data holds n_local * m elements in C order, native byte order.
+ * Parameter errors are returned on every rank; a failed write of this
+ * rank's rows (HPC_E_IO) only here, and the frame then fails at
+ * hpc_gsd_end_frame on every rank.
+ */
+int hpc_gsd_write_chunk(hpc_gsd_file *f, const char *name, hpc_gsd_type type,
+                        uint64_t n_local, uint32_t m, const void *data, GError **err);
+
+/**
+ * Not collective: a chunk of the current frame that only this rank holds
+ * (N rows of m elements).  The data are copied and written by this rank at
+ * hpc_gsd_end_frame.  A name passed twice in a frame (by one rank or by
+ * two) fails the call or the frame's end with HPC_E_INVAL.
+ */
+int hpc_gsd_write_local(hpc_gsd_file *f, const char *name, hpc_gsd_type type, uint64_t n,
+                        uint32_t m, const void *data, GError **err);
+
+/**
+ * Collective: end the current frame.  The local chunks are written, then
+ * rank 0 writes the names, the index entries and, if needed, the header.
+ * On failure the frame is dropped on every rank (its data stay as unused
+ * bytes) and the same code is returned everywhere.
+ */
+int hpc_gsd_end_frame(hpc_gsd_file *f, GError **err);
+
+/** The number of the frame being written (frames in the file so far). */
+uint64_t hpc_gsd_frame(const hpc_gsd_file *f);
+
+/**
+ * Collective: close and free f (also on failure).  Chunks of a frame that
+ * was not ended are dropped, as the GSD library drops them.
+ */
+int hpc_gsd_close(hpc_gsd_file *f, GError **err);
 
 /*
  * Distributed HDF (docs/dhdf-format.md; built when libhdf4 is found)

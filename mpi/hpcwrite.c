@@ -1,6 +1,8 @@
-/* hpcwrite.c - MPI tool: write a deterministic pattern into a SION file set
- * (or, for comparison, one POSIX file per rank) and report the bandwidth.
+/* hpcwrite.c - MPI tool: write a deterministic pattern into a SION file set,
+ * a GSD trajectory, a distributed HDF set (or, for comparison, one POSIX
+ * file per rank) and report the bandwidth.
  *
+ *   mpirun -np N hpcwrite --format gsd --particles N[,N...] --frames F [--append] OUT
  *   mpirun -np N hpcwrite --format sion|dhdf|posix --bytes-per-rank SIZE[,SIZE...]
  *          [--chunk SIZE[,...]] [--nfiles K] [--fsblksize B] [--write-size SIZE[,...]]
  *          [--records] [--kv-keys K --kv-records R] [--sync] [--abort-at WHEN]
@@ -13,6 +15,9 @@
  * rows in rank order, element (i, j) = i*C + j converted to the dtype (C
  * casts, integers wrap), and array "cube" (int16, [4, 6, 2N]) with rank r's
  * piece at [0, 0, 2r] of size [4, 6, 2], element = its C-order index.
+ * gsd: particle i (global, rank order) in frame f has position component c
+ * (3i + c + 7f) mod 2^20, velocity -position/4, typeid i mod 4; see
+ * docs/writer.md for the chunks.
  */
 #include "config.h"
 #include "hpc_write.h"
@@ -23,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static const char ALPH[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -53,8 +59,9 @@ static void pattern(char *buf, uint64_t s, uint64_t k, size_t len)
 }
 
 typedef struct opts {
-    char *format, *bytes, *chunk, *wsize, *abort_at, *dtype;
+    char *format, *bytes, *chunk, *wsize, *abort_at, *dtype, *particles;
     int nfiles, fsblksize, records, kv_keys, kv_records, sync, quiet, ranks_per_file, cols;
+    int frames, append;
 } opts;
 
 #ifdef HAVE_HDF4
@@ -263,6 +270,182 @@ static void maybe_abort(const char *when, const char *at, MPI_Comm comm, int ran
     }
 }
 
+/* ---- --format gsd ------------------------------------------------------- */
+
+/* Component c of particle i's position in frame fr: an integer below 2^20,
+ * exact in float32; the velocity is -position / 4 (exact too). */
+static float gsd_pos(uint64_t i, unsigned c, uint64_t fr)
+{
+    return (float)((3 * i + c + 7 * fr) % (UINT64_C(1) << 20));
+}
+
+typedef struct gsd_run {
+    hpc_gsd_file *f;
+    MPI_Comm comm;
+    int rank, size;
+    uint64_t n, before, total;  /* this rank's particles, those of lower ranks, all */
+    float *pos, *vel;
+    uint64_t written, abort_after;   /* this rank's bytes of distributed chunks */
+    int append;
+    double io;                  /* seconds inside the library (barrier to barrier) */
+} gsd_run;
+
+/* --abort-at SIZE: stop the job before a chunk that takes any rank past SIZE. */
+static void gsd_maybe_abort(gsd_run *g, uint64_t bytes)
+{
+    if (g->abort_after == UINT64_MAX)
+        return;
+    int over = g->written + bytes > g->abort_after, any = 0;
+    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, g->comm);
+    if (any) {
+        MPI_Barrier(g->comm);
+        if (g->rank == 0) {
+            fprintf(stderr, "hpcwrite: aborting after %" PRIu64 " bytes per rank as asked\n",
+                    g->abort_after);
+            MPI_Abort(g->comm, 3);
+        }
+        MPI_Barrier(g->comm);
+    }
+    g->written += bytes;
+}
+
+/* The chunks only one rank holds, in the first frame of a run (particles/N
+ * in every frame of an appending run): particles/N and particles/types by
+ * rank 0, configuration/box by the last rank. */
+static int gsd_first_locals(gsd_run *g, int first, GError **err)
+{
+    int rc = HPC_OK;
+    if (g->rank == 0) {
+        uint32_t n = (uint32_t)g->total;
+        static const int8_t types[4][2] = { { 'A', 0 }, { 'B', 0 }, { 'C', 0 }, { 'D', 0 } };
+        rc = hpc_gsd_write_local(g->f, "particles/N", HPC_GSD_UINT32, 1, 1, &n, err);
+        if (rc == HPC_OK && first)
+            rc = hpc_gsd_write_local(g->f, "particles/types", HPC_GSD_INT8, 4, 2, types, err);
+    }
+    if (rc == HPC_OK && first && g->rank == g->size - 1) {
+        float box[6] = { 100, 100, 100, 0, 0, 0 };
+        rc = hpc_gsd_write_local(g->f, "configuration/box", HPC_GSD_FLOAT, 6, 1, box, err);
+    }
+    return rc;
+}
+
+/* One frame: configuration/step (rank 0), position and velocity (and in the
+ * run's first frame typeid) from every rank, then the frame's end.  An
+ * appending run writes particles/N and typeid in every frame: the hoomd
+ * schema takes chunks missing from a frame from frame 0, whose N differs. */
+static int gsd_frame(gsd_run *g, uint64_t fr, int first, GError **err)
+{
+    int ids = first || g->append;
+    for (uint64_t j = 0; j < g->n; j++)
+        for (unsigned c = 0; c < 3; c++) {
+            g->pos[3 * j + c] = gsd_pos(g->before + j, c, fr);
+            g->vel[3 * j + c] = -g->pos[3 * j + c] / 4;
+        }
+    uint32_t *typeid = NULL;
+    if (ids) {
+        typeid = g_new(uint32_t, g->n + 1);
+        for (uint64_t j = 0; j < g->n; j++)
+            typeid[j] = (uint32_t)((g->before + j) % 4);
+    }
+    uint64_t step = 1000 * fr, vec = 12 * g->n;
+    MPI_Barrier(g->comm);
+    double t0 = MPI_Wtime();
+    int rc = ids ? gsd_first_locals(g, first, err) : HPC_OK;
+    if (rc == HPC_OK && g->rank == 0)
+        rc = hpc_gsd_write_local(g->f, "configuration/step", HPC_GSD_UINT64, 1, 1, &step, err);
+    /* a rank that failed alone still takes part in the collective calls */
+    gsd_maybe_abort(g, vec);
+    int rc2 = hpc_gsd_write_chunk(g->f, "particles/position", HPC_GSD_FLOAT, g->n, 3, g->pos,
+                                  rc == HPC_OK ? err : NULL);
+    rc = rc != HPC_OK ? rc : rc2;
+    gsd_maybe_abort(g, vec);
+    rc2 = hpc_gsd_write_chunk(g->f, "particles/velocity", HPC_GSD_FLOAT, g->n, 3, g->vel,
+                              rc == HPC_OK ? err : NULL);
+    rc = rc != HPC_OK ? rc : rc2;
+    if (ids) {
+        gsd_maybe_abort(g, 4 * g->n);
+        rc2 = hpc_gsd_write_chunk(g->f, "particles/typeid", HPC_GSD_UINT32, g->n, 1, typeid,
+                                  rc == HPC_OK ? err : NULL);
+        rc = rc != HPC_OK ? rc : rc2;
+    }
+    rc2 = hpc_gsd_end_frame(g->f, rc == HPC_OK ? err : NULL);
+    rc = rc != HPC_OK ? rc : rc2;
+    MPI_Barrier(g->comm);
+    g->io += MPI_Wtime() - t0;
+    g_free(typeid);
+    return rc;
+}
+
+/* --format gsd: --frames frames of --particles particles per rank, in a new
+ * file or (--append) after the frames of an existing one. */
+static int run_gsd(const opts *o, const char *out, MPI_Comm comm, int rank, int size,
+                   uint64_t n, uint64_t abort_after)
+{
+    gsd_run g = { .comm = comm, .rank = rank, .size = size, .n = n,
+                  .abort_after = abort_after, .append = o->append };
+    GError *e = NULL;
+    int status = 0, rc;
+    MPI_Exscan(&n, &g.before, 1, MPI_UINT64_T, MPI_SUM, comm);
+    if (rank == 0)
+        g.before = 0;
+    MPI_Allreduce(&n, &g.total, 1, MPI_UINT64_T, MPI_SUM, comm);
+    if (g.total > UINT32_MAX || o->frames < 0) {
+        if (rank == 0)
+            fprintf(stderr, "hpcwrite: rank 0: --particles add up to %" PRIu64 " (at most "
+                    "2^32-1) or --frames is negative\n", g.total);
+        return 2;
+    }
+    g.pos = g_new(float, 3 * n + 1);
+    g.vel = g_new(float, 3 * n + 1);
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    if (o->append)
+        rc = hpc_gsd_open_append(out, comm, &g.f, &e);
+    else
+        rc = hpc_gsd_create(out, comm, "hpcwrite " PACKAGE_VERSION, "hoomd",
+                            HPC_GSD_VERSION(1, 4), &g.f, &e);
+    g.io = MPI_Wtime() - t0;
+    if (rc != HPC_OK) {
+        die(rank, "open failed", e);
+        g_clear_error(&e);
+        g_free(g.pos);
+        g_free(g.vel);
+        return 1;
+    }
+    maybe_abort("open", o->abort_at, comm, rank);
+    uint64_t first = hpc_gsd_frame(g.f);
+    for (int k = 0; k < o->frames && status == 0; k++)
+        if (gsd_frame(&g, first + (uint64_t)k, k == 0, &e) != HPC_OK) {
+            die(rank, "write failed", e);
+            g_clear_error(&e);
+            status = 1;     /* collective failure: every rank stops here */
+        }
+    maybe_abort("close", o->abort_at, comm, rank);
+    t0 = MPI_Wtime();
+    if (hpc_gsd_close(g.f, &e) != HPC_OK) {
+        die(rank, "close failed", e);
+        g_clear_error(&e);
+        status = 1;
+    }
+    MPI_Barrier(comm);
+    g.io += MPI_Wtime() - t0;
+    /* bytes of every chunk: 24 per particle and frame, 4 more (typeid) in the
+     * first (every one when appending); step 8 per frame; N 4, types 8 and
+     * box 24 once (N every frame when appending) */
+    uint64_t fr = (uint64_t)o->frames, idf = o->append ? fr : 1;
+    uint64_t bytes = fr > 0 ? g.total * (24 * fr + 4 * idf) + 8 * fr + 4 * idf + 32 : 0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (rank == 0 && !o->quiet && status == 0)
+        printf("hpcwrite: gsd ranks %d frames %d particles %" PRIu64 " bytes %" PRIu64
+               " total %.6f s bandwidth %.2f MiB/s rank0_maxrss %ld KiB\n", size, o->frames,
+               g.total, bytes, g.io, g.io > 0 ? (double)bytes / g.io / 1048576.0 : 0.0,
+               ru.ru_maxrss);
+    g_free(g.pos);
+    g_free(g.vel);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -272,9 +455,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
 
-    opts o = { .nfiles = 1, .fsblksize = -1, .ranks_per_file = 1, .cols = 256 };
+    opts o = { .nfiles = 1, .fsblksize = -1, .ranks_per_file = 1, .cols = 256, .frames = 1 };
     GOptionEntry entries[] = {
-        { "format", 0, 0, G_OPTION_ARG_STRING, &o.format, "sion, dhdf, or posix (one file OUT.%06d per rank)", "F" },
+        { "format", 0, 0, G_OPTION_ARG_STRING, &o.format, "sion, gsd, dhdf, or posix (one file OUT.%06d per rank)", "F" },
+        { "particles", 0, 0, G_OPTION_ARG_STRING, &o.particles, "gsd: particles per rank: one number or one per rank", "N[,...]" },
+        { "frames", 0, 0, G_OPTION_ARG_INT, &o.frames, "gsd: frames to write (default 1)", "F" },
+        { "append", 0, 0, G_OPTION_ARG_NONE, &o.append, "gsd: append the frames to an existing file", NULL },
         { "ranks-per-file", 0, 0, G_OPTION_ARG_INT, &o.ranks_per_file, "dhdf: ranks sharing an associated file (default 1)", "G" },
         { "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "dhdf: f8 (default), f4, i4, i2, u1", "T" },
         { "cols", 0, 0, G_OPTION_ARG_INT, &o.cols, "dhdf: elements per row (default 256)", "C" },
@@ -291,24 +477,25 @@ int main(int argc, char **argv)
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no bandwidth report", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
-    GOptionContext *ctx = g_option_context_new("OUT - write a SION file set or a distributed HDF set with MPI");
+    GOptionContext *ctx = g_option_context_new("OUT - write a SION file set, a GSD trajectory or a distributed HDF set with MPI");
     g_option_context_add_main_entries(ctx, entries, NULL);
     GError *e = NULL;
-    uint64_t bytes = 0, chunk = 0, wsize = 1024 * 1024, abort_after = UINT64_MAX;
+    uint64_t bytes = 0, chunk = 0, wsize = 1024 * 1024, abort_after = UINT64_MAX, particles = 0;
     int posix = 0;
     if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
         die(rank, "bad arguments", e);
         status = 2;
-    } else if (argc != 2 || !o.format || !o.bytes) {
-        die(rank, "usage: hpcwrite --format sion|dhdf|posix --bytes-per-rank SIZE [options] OUT",
-            NULL);
+    } else if (argc != 2 || !o.format || (strcmp(o.format, "gsd") == 0 ? !o.particles : !o.bytes)) {
+        die(rank, "usage: hpcwrite --format sion|dhdf|posix --bytes-per-rank SIZE [options] OUT, "
+            "or hpcwrite --format gsd --particles N --frames F [options] OUT", NULL);
         status = 2;
-    } else if (strcmp(o.format, "sion") != 0 && strcmp(o.format, "posix") != 0
+    } else if (strcmp(o.format, "sion") != 0 && strcmp(o.format, "posix") != 0 &&
+               strcmp(o.format, "gsd") != 0
 #ifdef HAVE_HDF4
                && strcmp(o.format, "dhdf") != 0
 #endif
                ) {
-        fprintf(stderr, "hpcwrite: rank %d: unknown --format '%s' (sion, posix%s)\n", rank,
+        fprintf(stderr, "hpcwrite: rank %d: unknown --format '%s' (sion, gsd, posix%s)\n", rank,
                 o.format,
 #ifdef HAVE_HDF4
                 ", dhdf"
@@ -317,7 +504,8 @@ int main(int argc, char **argv)
 #endif
                 );
         status = 2;
-    } else if (list_value("bytes-per-rank", o.bytes, rank, size, &bytes, &e) != 0 ||
+    } else if ((o.bytes && list_value("bytes-per-rank", o.bytes, rank, size, &bytes, &e) != 0) ||
+               (o.particles && list_value("particles", o.particles, rank, size, &particles, &e) != 0) ||
                (o.chunk && list_value("chunk", o.chunk, rank, size, &chunk, &e) != 0) ||
                (o.wsize && list_value("write-size", o.wsize, rank, size, &wsize, &e) != 0)) {
         die(rank, "bad arguments", e);
@@ -340,6 +528,10 @@ int main(int argc, char **argv)
     }
     if (status != 0)
         goto out;
+    if (strcmp(o.format, "gsd") == 0) {
+        status = run_gsd(&o, argv[1], comm, rank, size, particles, abort_after);
+        goto out;
+    }
 #ifdef HAVE_HDF4
     if (strcmp(o.format, "dhdf") == 0) {
         status = run_dhdf(&o, argv[1], comm, rank, size, bytes);
@@ -426,6 +618,7 @@ out:
     g_free(o.wsize);
     g_free(o.abort_at);
     g_free(o.dtype);
+    g_free(o.particles);
     /* a failed rank must not leave the others in a collective: all agree */
     int worst = 0;
     MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm);

@@ -1,0 +1,821 @@
+/* gsd_write.c - the parallel GSD writer (file layer 2.0).
+ *
+ * Layout (docs/gsd.md, docs/writer.md): a 256-byte header at 0, the index
+ * (32-byte entries, sorted by frame and name id, ended by the first entry
+ * whose location is 0) and the name list (NUL-separated names, id = position;
+ * its size is counted in 64-byte units) anywhere in the file, chunk data
+ * anywhere else.  A new file starts as the GSD library starts one: index of
+ * 128 entries at 256, name list of 1024 bytes after it.
+ *
+ * Every rank knows the file's end (f->end, the same on all ranks): a
+ * distributed chunk takes the next N * M * size bytes, each rank's rows at
+ * the offset its predecessors' rows end (MPI_Exscan).  Rank 0 alone holds
+ * the index and the name list and writes them at the end of a frame, after
+ * every rank has written its data.
+ */
+#include "config.h"
+#include "hpc_write.h"
+#include "hpc_write_mpi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GSD_MAGIC UINT64_C(0x65DF65DF65DF65DF)
+#define GSD_HEADER_SIZE 256
+#define GSD_ENTRY_SIZE 32
+#define GSD_NAME_UNIT 64            /* namelist_allocated_entries counts these */
+#define GSD_INITIAL_ENTRIES 128
+#define GSD_INITIAL_NAME_UNITS 16   /* 1024 bytes */
+#define GSD_LAYER_2_0 HPC_GSD_VERSION(2, 0)
+#define GSD_LAYER_2_1 HPC_GSD_VERSION(2, 1)
+#define GSD_MAX_IDS 65536           /* ids are 16 bits */
+#define COPY_PIECE (1u << 20)       /* index copies go through 1 MiB */
+
+/* header fields */
+#define H_INDEX_LOC 8
+#define H_INDEX_ALLOC 16
+#define H_NAMES_LOC 24
+#define H_NAMES_ALLOC 32
+#define H_SCHEMA_VERSION 40
+#define H_GSD_VERSION 44
+#define H_APPLICATION 48
+#define H_SCHEMA 112
+
+/* One chunk of the frame being written. */
+typedef struct gsd_rec {
+    char *name;
+    uint8_t type;
+    uint32_t m;
+    uint64_t n;
+    uint64_t location;
+    void *data;                 /* local chunks: a copy until the frame ends */
+    uint16_t id;                /* rank 0, while indexing */
+} gsd_rec;
+
+struct hpc_gsd_file {
+    MPI_Comm comm;
+    int rank, size;
+    int fd;
+    char *path;
+    uint64_t end;               /* end of the file: the same on all ranks */
+    uint64_t frame;             /* the frame being written */
+    GHashTable *frame_names;    /* names this rank passed in the frame */
+    GArray *chunks;             /* rank 0: distributed chunks of the frame */
+    GArray *local;              /* this rank's local chunks of the frame */
+    GError *write_err;          /* a data write of this frame failed here */
+    int broken;                 /* an index write failed: no more frames */
+    /* rank 0: the tables on disk */
+    unsigned char header[GSD_HEADER_SIZE];
+    uint64_t index_loc, index_alloc, index_count;
+    uint64_t names_loc, names_units;
+    GByteArray *names;          /* the name list's bytes in use */
+    GHashTable *ids;            /* name -> id + 1 */
+    guint nids;                 /* names in the list (ids given) */
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static const unsigned type_sizes[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8 };
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    memcpy(p, &v, 8);
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static void rec_clear(gsd_rec *r)
+{
+    g_free(r->name);
+    g_free(r->data);
+}
+
+/* 32-bit FNV-1a: a second hash to compare names between ranks. */
+static uint32_t fnv1a(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Abort the job at a step of the frame's end (tests of killed writers):
+ * HPC_GSD_TEST_ABORT=STEP:FRAME, STEP data, names or index. */
+static void test_abort(const hpc_gsd_file *f, const char *step)
+{
+    const char *want = g_getenv("HPC_GSD_TEST_ABORT");
+    if (!want || f->rank != 0)
+        return;
+    char here[64];
+    g_snprintf(here, sizeof here, "%s:%" PRIu64, step, f->frame);
+    if (strcmp(want, here) == 0) {
+        fprintf(stderr, "hpc_gsd: test abort after the %s of frame %" PRIu64 "\n", step,
+                f->frame);
+        MPI_Abort(f->comm, 3);
+    }
+}
+
+static hpc_gsd_file *file_new(MPI_Comm comm)
+{
+    hpc_gsd_file *f = g_new0(hpc_gsd_file, 1);
+    f->comm = comm;
+    f->fd = -1;
+    MPI_Comm_rank(comm, &f->rank);
+    MPI_Comm_size(comm, &f->size);
+    f->frame_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    f->chunks = g_array_new(FALSE, TRUE, sizeof(gsd_rec));
+    f->local = g_array_new(FALSE, TRUE, sizeof(gsd_rec));
+    g_array_set_clear_func(f->chunks, (GDestroyNotify)rec_clear);
+    g_array_set_clear_func(f->local, (GDestroyNotify)rec_clear);
+    if (f->rank == 0) {
+        f->names = g_byte_array_new();
+        f->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    }
+    return f;
+}
+
+static void file_free(hpc_gsd_file *f)
+{
+    if (!f)
+        return;
+    if (f->fd >= 0)
+        close(f->fd);
+    g_hash_table_destroy(f->frame_names);
+    g_array_free(f->chunks, TRUE);
+    g_array_free(f->local, TRUE);
+    g_clear_error(&f->write_err);
+    if (f->names)
+        g_byte_array_free(f->names, TRUE);
+    if (f->ids)
+        g_hash_table_destroy(f->ids);
+    g_free(f->path);
+    g_free(f);
+}
+
+/* Forget the frame's chunks (after its end, or when it is dropped). */
+static void frame_reset(hpc_gsd_file *f)
+{
+    g_hash_table_remove_all(f->frame_names);
+    g_array_set_size(f->chunks, 0);
+    g_array_set_size(f->local, 0);
+    g_clear_error(&f->write_err);
+}
+
+/* Rank 0: the header's table fields from f, then write it. */
+static int write_header(hpc_gsd_file *f, GError **err)
+{
+    put64(f->header + H_INDEX_LOC, f->index_loc);
+    put64(f->header + H_INDEX_ALLOC, f->index_alloc);
+    put64(f->header + H_NAMES_LOC, f->names_loc);
+    put64(f->header + H_NAMES_ALLOC, f->names_units);
+    if (hpcw_pwrite(f->fd, f->header, GSD_HEADER_SIZE, 0) != 0)
+        return hpcw_fail(err, HPC_E_IO, "%s: cannot write the header: %s", f->path,
+                         g_strerror(errno));
+    return HPC_OK;
+}
+
+/* The other ranks open the file rank 0 created or checked; f->end and
+ * f->frame come from rank 0. */
+static int open_others(hpc_gsd_file *f, GError **err)
+{
+    GError *local = NULL;
+    int rc = HPC_OK;
+    uint64_t state[2] = { f->end, f->frame };
+    MPI_Bcast(state, 2, MPI_UINT64_T, 0, f->comm);
+    f->end = state[0];
+    f->frame = state[1];
+    if (f->rank != 0) {
+        f->fd = open(f->path, O_WRONLY | O_CLOEXEC);
+        if (f->fd < 0)
+            rc = hpcw_fail(&local, HPC_E_IO, "cannot open %s: %s", f->path, g_strerror(errno));
+    }
+    return hpcw_agree(f->comm, rc, &local, err);
+}
+
+/* ---- create ------------------------------------------------------------- */
+
+static int check_string(const char *what, const char *s, GError **err)
+{
+    if (!s)
+        return hpcw_fail(err, HPC_E_INVAL, "no %s", what);
+    if (strlen(s) > HPC_GSD_STRING_MAX)
+        return hpcw_fail(err, HPC_E_INVAL, "%s '%s' is longer than %d bytes", what, s,
+                         HPC_GSD_STRING_MAX);
+    return HPC_OK;
+}
+
+/* Rank 0: a new file as the GSD library starts one. */
+static int create_file(hpc_gsd_file *f, const char *application, const char *schema,
+                       uint32_t schema_version, GError **err)
+{
+    f->fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (f->fd < 0)
+        return hpcw_fail(err, HPC_E_IO, "cannot create %s: %s", f->path, g_strerror(errno));
+    put64(f->header, GSD_MAGIC);
+    uint32_t v[2] = { schema_version, GSD_LAYER_2_0 };
+    memcpy(f->header + H_SCHEMA_VERSION, v, 8);
+    memcpy(f->header + H_APPLICATION, application, strlen(application));
+    memcpy(f->header + H_SCHEMA, schema, strlen(schema));
+    f->index_loc = GSD_HEADER_SIZE;
+    f->index_alloc = GSD_INITIAL_ENTRIES;
+    f->names_loc = f->index_loc + GSD_ENTRY_SIZE * f->index_alloc;
+    f->names_units = GSD_INITIAL_NAME_UNITS;
+    f->end = f->names_loc + GSD_NAME_UNIT * f->names_units;
+    /* the empty index and name list read as zeros */
+    if (ftruncate(f->fd, (off_t)f->end) != 0)
+        return hpcw_fail(err, HPC_E_IO, "%s: cannot set the file size: %s", f->path,
+                         g_strerror(errno));
+    return write_header(f, err);
+}
+
+int hpc_gsd_create(const char *path, MPI_Comm comm, const char *application,
+                   const char *schema, uint32_t schema_version, hpc_gsd_file **out,
+                   GError **err)
+{
+    GError *local = NULL;
+    hpc_gsd_file *f = file_new(comm);
+    int rc = HPC_OK;
+    *out = NULL;
+    if (!path || !*path)
+        rc = hpcw_fail(&local, HPC_E_INVAL, "no file name");
+    else if (check_string("application", application, &local) != HPC_OK ||
+             check_string("schema", schema, &local) != HPC_OK)
+        rc = HPC_E_INVAL;
+    rc = hpcw_agree(comm, rc, &local, err);
+    if (rc != HPC_OK)
+        goto out;
+    f->path = g_strdup(path);
+    if (f->rank == 0)
+        rc = create_file(f, application, schema, schema_version, &local);
+    rc = hpcw_agree(comm, rc, &local, err);
+    if (rc == HPC_OK)
+        rc = open_others(f, err);
+    if (rc == HPC_OK) {
+        *out = f;
+        f = NULL;
+    }
+out:
+    file_free(f);
+    return rc;
+}
+
+/* ---- open for appending (rank 0 reads the tables) ------------------------ */
+
+/* The name list: NUL-separated names up to the first empty one; the block's
+ * last byte must be NUL (the GSD library checks the same). */
+static int read_names(hpc_gsd_file *f, GError **err)
+{
+    size_t len = (size_t)(f->names_units * GSD_NAME_UNIT);
+    unsigned char *buf = g_malloc(len);
+    int rc = HPC_OK;
+    if (hpcw_pread(f->fd, buf, len, f->names_loc) != 0) {
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot read the name list at %" PRIu64 ": %s",
+                       f->path, f->names_loc, g_strerror(errno));
+        goto out;
+    }
+    if (buf[len - 1] != 0) {
+        rc = hpcw_fail(err, HPC_E_CORRUPT, "%s: field namelist at offset %" PRIu64
+                       ": the name list does not end with NUL", f->path, f->names_loc);
+        goto out;
+    }
+    size_t i = 0;
+    while (i < len && buf[i] != 0) {
+        const char *name = (const char *)buf + i;
+        size_t n = strlen(name);
+        if (f->nids >= GSD_MAX_IDS) {
+            rc = hpcw_fail(err, HPC_E_CORRUPT, "%s: more than %d names", f->path, GSD_MAX_IDS);
+            goto out;
+        }
+        if (!g_hash_table_contains(f->ids, name))    /* a repeated name keeps its first id */
+            g_hash_table_insert(f->ids, g_strdup(name), GUINT_TO_POINTER(f->nids + 1));
+        f->nids++;
+        i += n + 1;
+    }
+    g_byte_array_append(f->names, buf, (guint)i);
+out:
+    g_free(buf);
+    return rc;
+}
+
+/* The number of valid index entries (the first with location 0 ends the
+ * index: binary search, as the GSD library does) and the last frame. */
+static int count_entries(hpc_gsd_file *f, GError **err)
+{
+    uint64_t lo = 0, hi = f->index_alloc;       /* entries [0, lo) are valid */
+    unsigned char e[GSD_ENTRY_SIZE];
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (hpcw_pread(f->fd, e, sizeof e, f->index_loc + GSD_ENTRY_SIZE * mid) != 0)
+            return hpcw_fail(err, HPC_E_IO, "%s: cannot read the index: %s", f->path,
+                             g_strerror(errno));
+        if (get64(e + 16) != 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    f->index_count = lo;
+    f->frame = 0;
+    if (lo > 0) {
+        if (hpcw_pread(f->fd, e, sizeof e, f->index_loc + GSD_ENTRY_SIZE * (lo - 1)) != 0)
+            return hpcw_fail(err, HPC_E_IO, "%s: cannot read the index: %s", f->path,
+                             g_strerror(errno));
+        uint64_t last = get64(e);
+        if (last >= UINT64_MAX / 2)
+            return hpcw_fail(err, HPC_E_CORRUPT, "%s: field frame at offset %" PRIu64
+                             ": frame %" PRIu64, f->path,
+                             f->index_loc + GSD_ENTRY_SIZE * (lo - 1), last);
+        f->frame = last + 1;
+    }
+    return HPC_OK;
+}
+
+/* Rank 0: the header, name list and index end of an existing file. */
+static int read_tables(hpc_gsd_file *f, GError **err)
+{
+    struct stat st;
+    f->fd = open(f->path, O_RDWR | O_CLOEXEC);
+    if (f->fd < 0)
+        return hpcw_fail(err, HPC_E_IO, "cannot open %s: %s", f->path, g_strerror(errno));
+    if (fstat(f->fd, &st) != 0 || hpcw_pread(f->fd, f->header, GSD_HEADER_SIZE, 0) != 0)
+        return hpcw_fail(err, HPC_E_CORRUPT, "%s: no GSD header (%s)", f->path,
+                         g_strerror(errno));
+    uint64_t size = (uint64_t)st.st_size;
+    if (get64(f->header) != GSD_MAGIC)
+        return hpcw_fail(err, HPC_E_CORRUPT, "%s: field magic at offset 0: not a GSD file",
+                         f->path);
+    uint32_t v = get32(f->header + H_GSD_VERSION);
+    if (v != GSD_LAYER_2_0 && v != GSD_LAYER_2_1)
+        return hpcw_fail(err, HPC_E_UNSUPPORTED, "%s: field gsd_version at offset %d: layer "
+                         "%u.%u cannot be appended to (2.0 and 2.1 can)", f->path,
+                         H_GSD_VERSION, v >> 16, v & 0xffff);
+    f->index_loc = get64(f->header + H_INDEX_LOC);
+    f->index_alloc = get64(f->header + H_INDEX_ALLOC);
+    f->names_loc = get64(f->header + H_NAMES_LOC);
+    f->names_units = get64(f->header + H_NAMES_ALLOC);
+    if (f->index_alloc == 0 || f->index_alloc > size / GSD_ENTRY_SIZE ||
+        f->index_loc > size - GSD_ENTRY_SIZE * f->index_alloc)
+        return hpcw_fail(err, HPC_E_CORRUPT, "%s: field index_location at offset %d: %" PRIu64
+                         " entries at %" PRIu64 " do not fit in %" PRIu64 " bytes", f->path,
+                         H_INDEX_LOC, f->index_alloc, f->index_loc, size);
+    if (f->names_units == 0 || f->names_units > MIN(size, UINT32_MAX) / GSD_NAME_UNIT ||
+        f->names_loc > size - GSD_NAME_UNIT * f->names_units)
+        return hpcw_fail(err, HPC_E_CORRUPT, "%s: field namelist_location at offset %d: %"
+                         PRIu64 " x 64 bytes at %" PRIu64 " do not fit in %" PRIu64 " bytes",
+                         f->path, H_NAMES_LOC, f->names_units, f->names_loc, size);
+    f->end = size;
+    int rc = read_names(f, err);
+    return rc == HPC_OK ? count_entries(f, err) : rc;
+}
+
+int hpc_gsd_open_append(const char *path, MPI_Comm comm, hpc_gsd_file **out, GError **err)
+{
+    GError *local = NULL;
+    hpc_gsd_file *f = file_new(comm);
+    int rc = HPC_OK;
+    *out = NULL;
+    if (!path || !*path)
+        rc = hpcw_fail(&local, HPC_E_INVAL, "no file name");
+    rc = hpcw_agree(comm, rc, &local, err);
+    if (rc != HPC_OK)
+        goto out;
+    f->path = g_strdup(path);
+    if (f->rank == 0)
+        rc = read_tables(f, &local);
+    rc = hpcw_agree(comm, rc, &local, err);
+    if (rc == HPC_OK)
+        rc = open_others(f, err);
+    if (rc == HPC_OK) {
+        *out = f;
+        f = NULL;
+    }
+out:
+    file_free(f);
+    return rc;
+}
+
+/* ---- chunks ------------------------------------------------------------- */
+
+/* Checks every rank can make alone; bytes = n * m * size. */
+static int check_chunk(const hpc_gsd_file *f, const char *name, hpc_gsd_type type, uint64_t n,
+                       uint32_t m, const void *data, uint64_t *bytes, GError **err)
+{
+    if (f->broken)
+        return hpcw_fail(err, HPC_E_IO, "%s: an earlier frame could not be indexed", f->path);
+    if (!name || !*name || strlen(name) > HPC_GSD_NAME_MAX)
+        return hpcw_fail(err, HPC_E_INVAL, "a chunk name must have 1 to %d bytes",
+                         HPC_GSD_NAME_MAX);
+    if ((int)type < HPC_GSD_UINT8 || (int)type > HPC_GSD_DOUBLE)
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': type %d is not a GSD type (1 to 10)",
+                         name, (int)type);
+    if (m == 0)
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': M must be at least 1", name);
+    if (n > 0 && !data)
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': %" PRIu64 " rows without data", name, n);
+    if (g_hash_table_contains(f->frame_names, name))
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s' is already in frame %" PRIu64, name,
+                         f->frame);
+    uint64_t row = (uint64_t)m * type_sizes[type];
+    if (n > (uint64_t)INT64_MAX / row)
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': %" PRIu64 " rows of %" PRIu64
+                         " bytes are too many", name, n, row);
+    *bytes = n * row;
+    return HPC_OK;
+}
+
+/* All ranks pass the same name, type and M?  (min of v and of -v agree) */
+static int same_everywhere(const hpc_gsd_file *f, const char *name, hpc_gsd_type type,
+                           uint32_t m, GError **err)
+{
+    int64_t v[10] = { type, m, g_str_hash(name), fnv1a(name), (int64_t)strlen(name) };
+    for (int i = 0; i < 5; i++)
+        v[5 + i] = -v[i];
+    int64_t lo[10];
+    MPI_Allreduce(v, lo, 10, MPI_INT64_T, MPI_MIN, f->comm);
+    for (int i = 0; i < 5; i++)
+        if (lo[i] != -lo[5 + i])
+            return hpcw_fail(err, HPC_E_INVAL, "chunk '%s' of frame %" PRIu64 ": the ranks "
+                             "pass different names, types or M", name, f->frame);
+    return HPC_OK;
+}
+
+int hpc_gsd_write_chunk(hpc_gsd_file *f, const char *name, hpc_gsd_type type,
+                        uint64_t n_local, uint32_t m, const void *data, GError **err)
+{
+    GError *local = NULL;
+    uint64_t bytes = 0, before = 0, total = 0;
+    int rc = check_chunk(f, name, type, n_local, m, data, &bytes, &local);
+    rc = hpcw_agree(f->comm, rc, &local, err);
+    if (rc != HPC_OK)
+        return rc;
+    rc = same_everywhere(f, name, type, m, err);
+    if (rc != HPC_OK)
+        return rc;
+    MPI_Exscan(&n_local, &before, 1, MPI_UINT64_T, MPI_SUM, f->comm);
+    if (f->rank == 0)
+        before = 0;             /* Exscan leaves rank 0's result undefined */
+    MPI_Allreduce(&n_local, &total, 1, MPI_UINT64_T, MPI_SUM, f->comm);
+    uint64_t row = (uint64_t)m * type_sizes[type];
+    if (total > ((uint64_t)INT64_MAX - f->end) / row)   /* the same on every rank */
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': %" PRIu64 " rows do not fit in a file",
+                         name, total);
+    uint64_t where = f->end;
+    f->end += total * row;
+    g_hash_table_add(f->frame_names, g_strdup(name));
+    if (f->rank == 0) {
+        gsd_rec r = { .name = g_strdup(name), .type = (uint8_t)type, .m = m, .n = total,
+                      .location = where };
+        g_array_append_val(f->chunks, r);
+    }
+    if (f->write_err) {         /* an earlier chunk of the frame failed here */
+        if (err)
+            *err = g_error_copy(f->write_err);
+        return HPC_E_IO;
+    }
+    if (bytes == 0)
+        return HPC_OK;
+    if (hpcw_pwrite(f->fd, data, (size_t)bytes, where + before * row) != 0) {
+        hpcw_fail(&f->write_err, HPC_E_IO, "%s: write of %" PRIu64 " bytes of chunk '%s' at %"
+                  PRIu64 ": %s", f->path, bytes, name, where + before * row, g_strerror(errno));
+        if (err)
+            *err = g_error_copy(f->write_err);
+        return HPC_E_IO;
+    }
+    return HPC_OK;
+}
+
+int hpc_gsd_write_local(hpc_gsd_file *f, const char *name, hpc_gsd_type type, uint64_t n,
+                        uint32_t m, const void *data, GError **err)
+{
+    uint64_t bytes = 0;
+    int rc = check_chunk(f, name, type, n, m, data, &bytes, err);
+    if (rc != HPC_OK)
+        return rc;
+    if (bytes > G_MAXSIZE)
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': too large to hold", name);
+    gsd_rec r = { .name = g_strdup(name), .type = (uint8_t)type, .m = m, .n = n,
+                  .data = bytes ? g_memdup2(data, (gsize)bytes) : NULL };
+    g_array_append_val(f->local, r);
+    g_hash_table_add(f->frame_names, g_strdup(name));
+    return HPC_OK;
+}
+
+uint64_t hpc_gsd_frame(const hpc_gsd_file *f)
+{
+    return f->frame;
+}
+
+/* ---- end of a frame ------------------------------------------------------ */
+
+/* Every rank writes its local chunks after the distributed ones, at offsets
+ * agreed with MPI_Exscan. */
+static int write_locals(hpc_gsd_file *f, GError **err)
+{
+    uint64_t mine = 0, before = 0, total = 0;
+    for (guint i = 0; i < f->local->len; i++) {
+        gsd_rec *r = &g_array_index(f->local, gsd_rec, i);
+        mine += r->n * r->m * type_sizes[r->type];
+    }
+    MPI_Exscan(&mine, &before, 1, MPI_UINT64_T, MPI_SUM, f->comm);
+    if (f->rank == 0)
+        before = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, f->comm);
+    uint64_t at = f->end + before;
+    f->end += total;
+    if (f->write_err) {
+        g_propagate_error(err, f->write_err);
+        f->write_err = NULL;
+        return HPC_E_IO;
+    }
+    for (guint i = 0; i < f->local->len; i++) {
+        gsd_rec *r = &g_array_index(f->local, gsd_rec, i);
+        uint64_t bytes = r->n * r->m * type_sizes[r->type];
+        r->location = at;
+        if (bytes && hpcw_pwrite(f->fd, r->data, (size_t)bytes, at) != 0)
+            return hpcw_fail(err, HPC_E_IO, "%s: write of %" PRIu64 " bytes of chunk '%s' at %"
+                             PRIu64 ": %s", f->path, bytes, r->name, at, g_strerror(errno));
+        at += bytes;
+    }
+    return HPC_OK;
+}
+
+/* A local chunk's entry on the way to rank 0: fixed part, then the name. */
+typedef struct wire_rec {
+    uint64_t n, location;
+    uint32_t m, namelen;
+    uint8_t type;
+    uint8_t pad[7];
+} wire_rec;
+
+/* Rank 0 receives every rank's local chunks (name, type, N, M, location). */
+static GArray *gather_locals(hpc_gsd_file *f, GError **err, int *rc)
+{
+    GByteArray *out = g_byte_array_new();
+    for (guint i = 0; i < f->local->len; i++) {
+        gsd_rec *r = &g_array_index(f->local, gsd_rec, i);
+        wire_rec w = { .n = r->n, .location = r->location, .m = r->m,
+                       .namelen = (uint32_t)strlen(r->name), .type = r->type };
+        g_byte_array_append(out, (const guint8 *)&w, sizeof w);
+        g_byte_array_append(out, (const guint8 *)r->name, w.namelen);
+    }
+    int len = out->len > INT_MAX ? INT_MAX : (int)out->len, ok = 1;
+    int *lens = NULL, *displ = NULL, total = 0;
+    unsigned char *all = NULL;
+    if (f->rank == 0) {
+        lens = g_new(int, f->size);
+        displ = g_new(int, f->size);
+    }
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, f->comm);
+    GArray *recs = NULL;
+    for (int i = 0; f->rank == 0 && i < f->size && ok; i++) {
+        displ[i] = total;
+        ok = lens[i] < INT_MAX - total;
+        total += ok ? lens[i] : 0;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, f->comm);
+    if (!ok) {
+        *rc = hpcw_fail(err, HPC_E_INVAL, "frame %" PRIu64 ": the local chunks' entries "
+                        "exceed 2 GiB", f->frame);
+        goto out;
+    }
+    if (f->rank == 0)
+        all = g_malloc((size_t)total + 1);
+    MPI_Gatherv(out->data, len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0, f->comm);
+    if (f->rank == 0) {
+        recs = g_array_new(FALSE, TRUE, sizeof(gsd_rec));
+        g_array_set_clear_func(recs, (GDestroyNotify)rec_clear);
+        for (size_t p = 0; p + sizeof(wire_rec) <= (size_t)total;) {
+            wire_rec w;
+            memcpy(&w, all + p, sizeof w);
+            p += sizeof w;
+            gsd_rec r = { .name = g_strndup((const char *)all + p, w.namelen), .type = w.type,
+                          .m = w.m, .n = w.n, .location = w.location };
+            p += w.namelen;
+            g_array_append_val(recs, r);
+        }
+    }
+out:
+    g_byte_array_free(out, TRUE);
+    g_free(lens);
+    g_free(displ);
+    g_free(all);
+    return recs;
+}
+
+/* Rank 0: copy the old index into a block of new_alloc entries at the end
+ * of the file (the rest reads as zeros). */
+static int grow_index(hpc_gsd_file *f, uint64_t new_alloc, GError **err)
+{
+    uint64_t to = f->end, len = GSD_ENTRY_SIZE * f->index_count;
+    unsigned char *buf = g_malloc(COPY_PIECE);
+    int rc = HPC_OK;
+    for (uint64_t done = 0; done < len && rc == HPC_OK;) {
+        size_t take = (size_t)MIN(len - done, COPY_PIECE);
+        if (hpcw_pread(f->fd, buf, take, f->index_loc + done) != 0 ||
+            hpcw_pwrite(f->fd, buf, take, to + done) != 0)
+            rc = hpcw_fail(err, HPC_E_IO, "%s: cannot copy the index: %s", f->path,
+                           g_strerror(errno));
+        done += take;
+    }
+    g_free(buf);
+    if (rc == HPC_OK && ftruncate(f->fd, (off_t)(to + GSD_ENTRY_SIZE * new_alloc)) != 0)
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot extend the file: %s", f->path,
+                       g_strerror(errno));
+    if (rc == HPC_OK) {
+        f->index_loc = to;
+        f->index_alloc = new_alloc;
+        f->end = to + GSD_ENTRY_SIZE * new_alloc;
+    }
+    return rc;
+}
+
+/* Rank 0: names new since old_len, in place or in a doubled block at the
+ * end of the file (then the header points to it before any entry uses
+ * the new ids). */
+static int write_names(hpc_gsd_file *f, guint old_len, GError **err)
+{
+    uint64_t cap = f->names_units * GSD_NAME_UNIT;
+    if (f->names->len == old_len)
+        return HPC_OK;
+    if (f->names->len < cap) {      /* the block's last byte stays NUL */
+        if (hpcw_pwrite(f->fd, f->names->data + old_len, f->names->len - old_len,
+                        f->names_loc + old_len) != 0)
+            return hpcw_fail(err, HPC_E_IO, "%s: cannot write the name list: %s", f->path,
+                             g_strerror(errno));
+        return HPC_OK;
+    }
+    uint64_t units = f->names_units;
+    while (units * GSD_NAME_UNIT <= f->names->len)
+        units *= 2;
+    unsigned char *block = g_malloc0((size_t)(units * GSD_NAME_UNIT));
+    memcpy(block, f->names->data, f->names->len);
+    int rc = HPC_OK;
+    if (hpcw_pwrite(f->fd, block, (size_t)(units * GSD_NAME_UNIT), f->end) != 0)
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write the name list: %s", f->path,
+                       g_strerror(errno));
+    g_free(block);
+    if (rc != HPC_OK)
+        return rc;
+    f->names_loc = f->end;
+    f->names_units = units;
+    f->end += units * GSD_NAME_UNIT;
+    return write_header(f, err);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const gsd_rec *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Rank 0: ids for the frame's chunks (new names appended to the list);
+ * checked first, so that a refused frame leaves the tables as they were. */
+static int assign_ids(hpc_gsd_file *f, GArray *recs, GError **err)
+{
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    guint fresh = 0;
+    int rc = HPC_OK;
+    for (guint i = 0; i < recs->len && rc == HPC_OK; i++) {
+        gsd_rec *r = &g_array_index(recs, gsd_rec, i);
+        if (!g_hash_table_add(seen, r->name))
+            rc = hpcw_fail(err, HPC_E_INVAL, "chunk '%s' is passed twice in frame %" PRIu64
+                           " (by two ranks)", r->name, f->frame);
+        else if (!g_hash_table_contains(f->ids, r->name))
+            fresh++;
+    }
+    g_hash_table_destroy(seen);
+    if (rc == HPC_OK && f->nids + fresh > GSD_MAX_IDS)
+        rc = hpcw_fail(err, HPC_E_INVAL, "%s: more than %d chunk names", f->path, GSD_MAX_IDS);
+    for (guint i = 0; i < recs->len && rc == HPC_OK; i++) {
+        gsd_rec *r = &g_array_index(recs, gsd_rec, i);
+        guint id1 = GPOINTER_TO_UINT(g_hash_table_lookup(f->ids, r->name));
+        if (id1 == 0) {
+            id1 = ++f->nids;
+            g_hash_table_insert(f->ids, g_strdup(r->name), GUINT_TO_POINTER(id1));
+            g_byte_array_append(f->names, (const guint8 *)r->name, (guint)strlen(r->name) + 1);
+        }
+        r->id = (uint16_t)(id1 - 1);
+    }
+    return rc;
+}
+
+/* Rank 0: the frame's entries after the valid ones, in place or in a
+ * doubled index at the end of the file (then the header points to it). */
+static int write_entries(hpc_gsd_file *f, GArray *recs, GError **err)
+{
+    uint64_t k = recs->len, alloc = f->index_alloc;
+    while (f->index_count + k > alloc)
+        alloc *= 2;
+    int moved = alloc != f->index_alloc;
+    if (moved) {
+        int rc = grow_index(f, alloc, err);
+        if (rc != HPC_OK)
+            return rc;
+    }
+    unsigned char *e = g_malloc0(GSD_ENTRY_SIZE * k + 1);
+    for (uint64_t i = 0; i < k; i++) {
+        gsd_rec *r = &g_array_index(recs, gsd_rec, i);
+        unsigned char *p = e + GSD_ENTRY_SIZE * i;
+        put64(p, f->frame);
+        put64(p + 8, r->n);
+        put64(p + 16, r->location);
+        memcpy(p + 24, &r->m, 4);
+        memcpy(p + 28, &r->id, 2);
+        p[30] = r->type;
+    }
+    int rc = HPC_OK;
+    if (hpcw_pwrite(f->fd, e, GSD_ENTRY_SIZE * k,
+                    f->index_loc + GSD_ENTRY_SIZE * f->index_count) != 0)
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write the index: %s", f->path,
+                       g_strerror(errno));
+    g_free(e);
+    if (rc != HPC_OK)
+        return rc;
+    f->index_count += k;
+    test_abort(f, "index");
+    return moved ? write_header(f, err) : HPC_OK;
+}
+
+/* Rank 0: names, entries and header of the frame; locals from all ranks. */
+static int index_frame(hpc_gsd_file *f, GArray *locals, GError **err)
+{
+    GArray *recs = g_array_new(FALSE, TRUE, sizeof(gsd_rec));
+    for (guint i = 0; i < f->chunks->len; i++)
+        g_array_append_val(recs, g_array_index(f->chunks, gsd_rec, i));
+    for (guint i = 0; i < locals->len; i++)
+        g_array_append_val(recs, g_array_index(locals, gsd_rec, i));
+    guint old_len = f->names->len;
+    int rc = assign_ids(f, recs, err);
+    if (rc == HPC_OK)
+        rc = write_names(f, old_len, err);
+    if (rc == HPC_OK)
+        test_abort(f, "names");
+    if (rc == HPC_OK && recs->len > 0) {
+        qsort(recs->data, recs->len, sizeof(gsd_rec), by_id);
+        rc = write_entries(f, recs, err);
+    }
+    g_array_free(recs, TRUE);   /* shallow copies: the records own nothing here */
+    return rc;
+}
+
+int hpc_gsd_end_frame(hpc_gsd_file *f, GError **err)
+{
+    GError *local = NULL;
+    int rc = f->broken ? hpcw_fail(&local, HPC_E_IO, "%s: an earlier frame could not be "
+                                   "indexed", f->path) : HPC_OK;
+    int wrc = write_locals(f, rc == HPC_OK ? &local : NULL);
+    rc = rc != HPC_OK ? rc : wrc;
+    rc = hpcw_agree(f->comm, rc, &local, err);      /* every rank's data are written */
+    if (rc != HPC_OK)
+        goto out;
+    test_abort(f, "data");
+    GArray *locals = gather_locals(f, &local, &rc);
+    if (f->rank == 0) {
+        if (rc == HPC_OK)
+            rc = index_frame(f, locals, &local);
+        g_array_free(locals, TRUE);
+    }
+    /* a failed index write leaves rank 0's tables unknown: stop there */
+    int failed_io = rc == HPC_E_IO;
+    MPI_Bcast(&failed_io, 1, MPI_INT, 0, f->comm);
+    rc = hpcw_agree(f->comm, rc, &local, err);
+    MPI_Bcast(&f->end, 1, MPI_UINT64_T, 0, f->comm);  /* rank 0 may have grown a table */
+    f->broken = f->broken || failed_io;
+    if (rc == HPC_OK)
+        f->frame++;
+out:
+    frame_reset(f);
+    return rc;
+}
+
+/* ---- close -------------------------------------------------------------- */
+
+int hpc_gsd_close(hpc_gsd_file *f, GError **err)
+{
+    GError *local = NULL;
+    int rc = HPC_OK;
+    if (close(f->fd) != 0)
+        rc = hpcw_fail(&local, HPC_E_IO, "%s: close: %s", f->path, g_strerror(errno));
+    f->fd = -1;
+    rc = hpcw_agree(f->comm, rc, &local, err);
+    file_free(f);
+    return rc;
+}
