@@ -1,0 +1,126 @@
+#!/bin/bash
+# gsd_series_bench.sh - a trajectory's chunk as one array over all frames.
+#
+#   bench/gsd_series_bench.sh [BUILDDIR] [NFRAMES] [NPARTICLES] [SCAN_FRAMES]
+#
+# 1. NFRAMES (default 10^4) frames of NPARTICLES (default 1000) particles
+#    written with gsd.fl as HOOMD writes them (step, position, velocity,
+#    image each frame; N, types, typeid, box in frame 0): all positions
+#    (float32 x 3) loaded as one numpy array, one run each, side by side:
+#      a. np.fromfile of series/particles/position through a fresh mount
+#         (reshape from user.shape; the mount's start is timed apart)
+#      b. np.load of the same array from a local .npy file
+#      c. a gsd.hoomd loop over the frames (np.stack of the positions)
+#      d. a gsd.fl read_chunk loop (reference)
+#    The arrays are compared; the page cache holds the files in all four.
+# 2. SCAN_FRAMES (default 10^6) frames x 10 chunks (bench/gsd_gen.c): the first listing of
+#    /series (one pass over the 10^7-entry index), daemon RSS before and
+#    after, and configuration/step over all frames via np.fromfile.
+# Needs fuse3, python3-gsd, numpy.  Output in $OUT.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
+B=${1:-$top}; NF=${2:-10000}; NP=${3:-1000}; SF=${4:-1000000}
+OUT=${OUT:-${TMPDIR:-/tmp}/gsd-series-bench}
+PY=/usr/bin/python3
+HPCMOUNT="$B/fuse/hpcmount"
+mkdir -p "$OUT"
+MOUNTS=""
+cleanup() { for m in $MOUNTS; do fusermount3 -u "$m" 2>/dev/null || true; done; }
+trap cleanup EXIT
+now() { date +%s.%N; }
+since() { echo "$(now) - $1" | bc -l | xargs printf '%.3f'; }
+daemon_pid() { ps -eo pid,args | awk -v m="$1" '$0 ~ m && /hpcmount/ && !/awk/ {print $1; exit}'; }
+rss_mb() { awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+mnt() { mkdir -p "$2"; "$HPCMOUNT" "$1" "$2"; MOUNTS="$MOUNTS $2"; }
+umnt() { fusermount3 -u "$1"; MOUNTS=$(echo " $MOUNTS " | sed "s# $1 # #"); }
+
+gcc -O2 $(pkg-config --cflags glib-2.0) "$here/gsd_gen.c" -o "$OUT/gsd_gen" $(pkg-config --libs glib-2.0)
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- 1. positions of NF frames as one array -----------------------------------------
+traj="$OUT/hoomd-$NF-$NP.gsd"
+[ -f "$traj" ] || $PY - "$traj" "$NF" "$NP" <<'PYEOF'
+import sys, numpy, gsd.fl
+path, nf, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = numpy.random.default_rng(1)
+# as HOOMD writes: N, types, typeid, box once; step, position, velocity, image each frame
+with gsd.fl.open(path, "wb", application="bench", schema="hoomd", schema_version=[1, 4]) as f:
+    for i in range(nf):
+        f.write_chunk("configuration/step", numpy.array([i * 1000], dtype=numpy.uint64))
+        if i == 0:
+            f.write_chunk("configuration/box", numpy.array([10, 10, 10, 0, 0, 0], dtype=numpy.float32))
+            f.write_chunk("particles/N", numpy.array([n], dtype=numpy.uint32))
+            f.write_chunk("particles/types", numpy.array([[65, 0]], dtype=numpy.int8))
+            f.write_chunk("particles/typeid", numpy.zeros(n, dtype=numpy.uint32))
+        f.write_chunk("particles/position", rng.random((n, 3), dtype=numpy.float32))
+        f.write_chunk("particles/velocity", rng.random((n, 3), dtype=numpy.float32))
+        f.write_chunk("particles/image", numpy.zeros((n, 3), dtype=numpy.int32))
+        f.end_frame()
+PYEOF
+cat "$traj" > /dev/null
+echo "== $NF frames x $NP particles ($(du -h --apparent-size "$traj" | cut -f1) file); positions: $((NF * NP * 12 / 1048576)) MiB"
+m="$OUT/m-traj"
+t0=$(now); mnt "$traj" "$m"; echo "mount: $(since "$t0") s"
+$PY - "$m" "$traj" "$OUT/positions.npy" <<'PYEOF'
+import os, sys, time
+import numpy, gsd.fl, gsd.hoomd
+mnt, path, npy = sys.argv[1:]
+p = os.path.join(mnt, "series", "particles", "position")
+
+def timed(label, fn):
+    t = time.perf_counter()
+    a = fn()
+    dt = time.perf_counter() - t
+    print("%-44s %7.3f s  %7.0f MB/s" % (label, dt, a.nbytes / dt / 1e6))
+    return a, dt
+
+def series():
+    shape = [int(x) for x in os.getxattr(p, "user.shape").decode().split(",")]
+    return numpy.fromfile(p, dtype=os.getxattr(p, "user.dtype").decode()).reshape(shape)
+
+def fl_loop():
+    with gsd.fl.open(path, "rb") as f:
+        return numpy.stack([f.read_chunk(i, "particles/position") for i in range(f.nframes)])
+
+def hoomd_loop():
+    with gsd.hoomd.open(path, "rb") as t:
+        return numpy.stack([s.particles.position for s in t])
+
+a, t_series = timed("a. np.fromfile(series/particles/position)", series)
+ref = fl_loop()
+numpy.save(npy, ref)
+open(npy, "rb").read()          # page cache, as the GSD file's
+b, t_npy = timed("b. np.load(local .npy)", lambda: numpy.load(npy))
+c, t_hoomd = timed("c. gsd.hoomd loop over frames", hoomd_loop)
+d, t_fl = timed("d. gsd.fl read_chunk loop", fl_loop)
+assert a.shape == b.shape == c.shape == d.shape, (a.shape, c.shape)
+assert numpy.array_equal(a, b) and numpy.array_equal(a, c) and numpy.array_equal(a, d)
+print("arrays equal, shape %s %s" % (a.shape, a.dtype))
+print("series vs local .npy: %.2fx; vs gsd.hoomd loop: %.1fx; vs gsd.fl loop: %.1fx"
+      % (t_npy / t_series, t_hoomd / t_series, t_fl / t_series))
+PYEOF
+umnt "$m"
+rm -f "$OUT/positions.npy"
+
+# --- 2. the series pass over a 10^7-entry index -----------------------------------------
+big="$OUT/big-$SF.gsd"
+[ -f "$big" ] || "$OUT/gsd_gen" "$big" "$SF" >/dev/null
+cat "$big" > /dev/null
+echo "== $SF frames x 10 chunks ($(du -h --apparent-size "$big" | cut -f1) file)"
+m="$OUT/m-big"
+t0=$(now); mnt "$big" "$m"; echo "mount: $(since "$t0") s"
+pid=$(daemon_pid "$m")
+echo "RSS after mount: $(rss_mb "$pid") MB"
+t0=$(now); n=$(ls "$m/series" "$m/series/particles" | wc -l); echo "first ls of /series (the index pass): $(since "$t0") s ($n lines)"
+echo "RSS after the pass: $(rss_mb "$pid") MB"
+grep '^series:' "$m/.info"
+t0=$(now); ls -R "$m/series" >/dev/null; echo "ls -R series again: $(since "$t0") s"
+$PY - "$m/series/configuration/step" "$SF" <<'PYEOF'
+import sys, time, numpy
+t = time.perf_counter()
+a = numpy.fromfile(sys.argv[1], dtype="<u8")
+dt = time.perf_counter() - t
+ok = a.size == int(sys.argv[2]) and numpy.array_equal(a[:1000] % 1000, numpy.zeros(1000))
+print("np.fromfile(series/configuration/step): %d values in %.3f s (%s)" % (a.size, dt, "checked" if ok else "WRONG"))
+PYEOF
+echo "RSS after reading a series: $(rss_mb "$pid") MB"
