@@ -1,0 +1,62 @@
+/* hpc_mount.h - what the front ends (hpcmount, hpcdump) talk to: a tree of
+ * containers.
+ *
+ * SOURCE is either one container (a file, or a directory a reader claims,
+ * such as an FTI checkpoint tree) or a run directory.  One container is
+ * served as it is: its node ids are the container's own.  A run directory
+ * is shown read-only as it is on disk, with every file or directory that a
+ * reader recognises shown as a directory holding that container's tree.
+ * Containers are probed by magic when their directory entry is first seen,
+ * opened on first access inside them, and closed again when more than
+ * max_containers are open and they are the least recently used.
+ *
+ * Node ids of a run directory: the directory layer's own nodes are small
+ * numbers; a container's node n in slot s is (s << 40) | n when n < 2^40,
+ * else an entry of a translation table with bit 63 set.  Ids never change
+ * while mounted, so a container may be closed and opened again at will.
+ */
+#ifndef HPC_MOUNT_H
+#define HPC_MOUNT_H
+
+#include "hpc_container.h"
+
+typedef struct hpc_mount hpc_mount;
+
+/**
+ * Open SOURCE with opts: one container, or a run directory when SOURCE is
+ * a directory no reader claims.  On failure *err holds the one-line reason.
+ */
+int hpc_mount_open(const char *source, const hpc_options *opts, hpc_mount **out,
+                   GError **err);
+
+/** Close every container and free the mount. */
+void hpc_mount_close(hpc_mount *m);
+
+/** TRUE when SOURCE was a run directory. */
+gboolean hpc_mount_is_directory(const hpc_mount *m);
+
+/* The same calls as hpc_container's, on the whole tree. */
+int hpc_mount_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st);
+int hpc_mount_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st);
+int hpc_mount_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx);
+int hpc_mount_readlink(hpc_mount *m, hpc_ino ino, char **target);
+int hpc_mount_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t off,
+                   size_t *nread);
+/** Extents for zero-copy reads, valid until hpc_mount_unmap(m, ino). */
+int hpc_mount_map(hpc_mount *m, hpc_ino ino, uint64_t off, uint64_t len,
+                  hpc_extent *ext, unsigned max, unsigned *n);
+/** The extents of a successful hpc_mount_map are no longer used. */
+void hpc_mount_unmap(hpc_mount *m, hpc_ino ino);
+int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value, size_t *len);
+int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out);
+int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st);
+
+/** How the kernel may cache node ino: seconds for names and attributes,
+ *  its owner and the block size to report. */
+typedef struct hpc_node_meta {
+    double timeout;
+    uint32_t uid, gid, blksize;
+} hpc_node_meta;
+void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta);
+
+#endif

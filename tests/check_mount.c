@@ -1,0 +1,203 @@
+/* check_mount.c - the mount layer without FUSE: a run directory built in a
+ * temporary directory resolves, lists and reads every container's nodes
+ * as the container opened alone does, through an LRU of one open
+ * container, with large node ids translated; a damaged container is an
+ * empty directory whose .info says why. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpc_mount.h"
+#include "check_util.h"
+
+static char *run_dir;
+
+static void copy_file(const char *from, const char *to, gsize max)
+{
+    gchar *data;
+    gsize len;
+    ck_assert(g_file_get_contents(from, &data, &len, NULL));
+    ck_assert(g_file_set_contents(to, data, (gssize)MIN(len, max), NULL));
+    g_free(data);
+}
+
+static void make_run_dir(void)
+{
+    run_dir = g_dir_make_tmp("check_mount.XXXXXX", NULL);
+    ck_assert_ptr_nonnull(run_dir);
+    const char *files[] = { "a_4tasks.sion", "e_keyval.sion", "c1_multifile.sion",
+                            "c1_multifile.sion.000001", "gsd/hoomd_traj.gsd", NULL };
+    char *sub = g_build_filename(run_dir, "sub", "deeper", NULL);
+    g_mkdir_with_parents(sub, 0755);
+    for (int i = 0; files[i]; i++) {
+        char *from = g_build_filename(test_data_dir(), files[i], NULL);
+        char *base = g_path_get_basename(files[i]);
+        char *to = g_build_filename(i == 4 ? sub : run_dir, base, NULL);
+        copy_file(from, to, G_MAXSIZE);
+        g_free(from);
+        g_free(base);
+        g_free(to);
+    }
+    char *from = g_build_filename(test_data_dir(), "a_4tasks.sion", NULL);
+    char *bad = g_build_filename(run_dir, "bad.sion", NULL);
+    copy_file(from, bad, 3000);
+    char *plain = g_build_filename(run_dir, "notes.txt", NULL);
+    ck_assert(g_file_set_contents(plain, "plain text\n", -1, NULL));
+    g_free(from);
+    g_free(bad);
+    g_free(plain);
+    g_free(sub);
+}
+
+static void remove_run_dir(void)
+{
+    char *cmd = g_strdup_printf("rm -rf '%s'", run_dir);
+    ck_assert_int_eq(system(cmd), 0);
+    g_free(cmd);
+    g_free(run_dir);
+}
+
+static hpc_mount *open_mount(unsigned max_containers)
+{
+    hpc_options o;
+    hpc_options_init(&o);
+    o.max_containers = max_containers;
+    hpc_mount *m = NULL;
+    GError *err = NULL;
+    ck_assert_msg(hpc_mount_open(run_dir, &o, &m, &err) == HPC_OK, "%s", err ? err->message : "");
+    ck_assert(hpc_mount_is_directory(m));
+    return m;
+}
+
+static char *mount_sha(hpc_mount *m, const char *path, uint64_t *len)
+{
+    hpc_stat st;
+    if (hpc_mount_resolve(m, path, &st) != HPC_OK)
+        return NULL;
+    GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
+    char buf[777];
+    size_t n;
+    *len = 0;
+    while (hpc_mount_read(m, st.ino, buf, sizeof buf, *len, &n) == HPC_OK && n > 0) {
+        g_checksum_update(ck, (guchar *)buf, n);
+        *len += n;
+    }
+    char *hex = g_strdup(g_checksum_get_string(ck));
+    g_checksum_free(ck);
+    return hex;
+}
+
+/* every file node of container `name` (in the run directory at `inner`)
+ * reads as the container alone reads it */
+static void same_as_alone(hpc_mount *m, const char *rel, const char *const *files)
+{
+    char *path = g_build_filename(run_dir, rel, NULL);
+    hpc_container *c = test_open(path, NULL);
+    for (int i = 0; files[i]; i++) {
+        uint64_t la = 0, lm = 0;
+        char *a = test_sha256_path(c, files[i], &la);
+        char *mp = g_build_filename(rel, files[i], NULL);
+        char *b = mount_sha(m, mp, &lm);
+        ck_assert_msg(a && b && strcmp(a, b) == 0 && la == lm && la > 0,
+                      "%s differs in the run directory", mp);
+        g_free(a);
+        g_free(b);
+        g_free(mp);
+    }
+    hpc_container_close(c);
+    g_free(path);
+}
+
+START_TEST(run_dir_reads_like_alone)
+{
+    make_run_dir();
+    hpc_mount *m = open_mount(1);        /* every switch closes the other */
+    const char *sion[] = { "rank-000000", "rank-000003", ".info", NULL };
+    const char *kv[] = { "rank-000000/key-1", NULL };
+    const char *multi[] = { "rank-000001", "rank-000004", NULL };
+    const char *gsd[] = { "frames/000000/particles/position", "frames/000019/configuration/step", NULL };
+    for (int round = 0; round < 2; round++) {
+        same_as_alone(m, "a_4tasks.sion", sion);
+        same_as_alone(m, "e_keyval.sion", kv);
+        same_as_alone(m, "c1_multifile.sion", multi);
+        same_as_alone(m, "sub/deeper/hoomd_traj.gsd", gsd);
+    }
+    hpc_stat st;
+    ck_assert_int_eq(hpc_mount_resolve(m, "e_keyval.sion/rank-000000/key-1", &st), HPC_OK);
+    ck_assert_msg(st.ino >> 63, "a key file's id (2^62 + k) goes through the table");
+    ck_assert_int_eq(hpc_mount_resolve(m, "c1_multifile.sion.000001", &st), HPC_OK);
+    ck_assert(S_ISREG(st.mode));        /* a set member stays a plain file */
+    uint64_t len;
+    char *h = mount_sha(m, "notes.txt", &len);
+    ck_assert_uint_eq(len, 11);
+    g_free(h);
+    hpc_mount_close(m);
+    remove_run_dir();
+}
+END_TEST
+
+static int count_entry(void *ctx, const char *name, const hpc_stat *st, uint64_t next)
+{
+    (void)st;
+    (void)next;
+    GString *s = ctx;
+    g_string_append_printf(s, "%s/", name);
+    return 0;
+}
+
+START_TEST(damaged_container_is_empty_dir)
+{
+    make_run_dir();
+    hpc_mount *m = open_mount(4);
+    hpc_stat st, info;
+    ck_assert_int_eq(hpc_mount_resolve(m, "bad.sion", &st), HPC_OK);
+    ck_assert(S_ISDIR(st.mode));
+    GString *names = g_string_new(NULL);
+    ck_assert_int_eq(hpc_mount_readdir(m, st.ino, 0, count_entry, names), HPC_OK);
+    ck_assert_str_eq(names->str, "./../.info/");
+    ck_assert_int_eq(hpc_mount_lookup(m, st.ino, ".info", &info), HPC_OK);
+    char buf[512];
+    size_t n;
+    ck_assert_int_eq(hpc_mount_read(m, info.ino, buf, sizeof buf - 1, 0, &n), HPC_OK);
+    buf[n] = 0;
+    ck_assert_msg(strstr(buf, "error: ") && strstr(buf, "bad.sion"), "%s", buf);
+    /* the rest works */
+    g_string_truncate(names, 0);
+    ck_assert_int_eq(hpc_mount_readdir(m, HPC_INO_ROOT, 0, count_entry, names), HPC_OK);
+    ck_assert_msg(strstr(names->str, "/a_4tasks.sion/") && strstr(names->str, "/notes.txt/") &&
+                  strstr(names->str, "/sub/"), "%s", names->str);
+    g_string_free(names, TRUE);
+    hpc_mount_close(m);
+    remove_run_dir();
+}
+END_TEST
+
+START_TEST(single_container_unchanged)
+{
+    char *path = g_build_filename(test_data_dir(), "a_4tasks.sion", NULL);
+    hpc_options o;
+    hpc_options_init(&o);
+    hpc_mount *m = NULL;
+    ck_assert_int_eq(hpc_mount_open(path, &o, &m, NULL), HPC_OK);
+    ck_assert(!hpc_mount_is_directory(m));
+    hpc_stat st;
+    ck_assert_int_eq(hpc_mount_resolve(m, "rank-000002", &st), HPC_OK);
+    ck_assert_uint_eq(st.ino, HPC_INO_FIRST + 2);   /* the container's own id */
+    hpc_mount_close(m);
+    g_free(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mount");
+    TCase *tc = tcase_create("rundir");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, run_dir_reads_like_alone);
+    tcase_add_test(tc, damaged_container_is_empty_dir);
+    tcase_add_test(tc, single_container_unchanged);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}
