@@ -222,3 +222,8 @@ with h5py.File(os.path.join(out, "plugins.h5"), "w") as f:
         if h5py.h5z.filter_avail(fid):
             f.create_dataset(name, data=x, chunks=(50, 200), compression=fid, compression_opts=opts)
     f["plain"] = np.arange(10, dtype="<i4")
+
+# a dataset of more bytes than the largest file (2^63 - 1): left out
+with h5py.File(os.path.join(out, "huge.h5"), "w") as f:
+    f.create_dataset("huge", shape=(2**60 + 1,), dtype="<i8", chunks=(4096,))
+    f["small"] = np.arange(5, dtype="<i2")
