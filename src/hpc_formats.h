@@ -11,4 +11,12 @@ extern const hpc_format hpc_format_fti;
 extern const hpc_format hpc_format_hdf5;
 extern const hpc_format hpc_format_dhdf;
 
+/** 0 for the stand-in of a reader this build leaves out (it recognises
+ *  the format's magic and refuses to open: "HDF5 support not built"). */
+int hpc_format_built(const hpc_format *f);
+
+/** Append "formats: sion gsd ..." and, if any, " (not built: hdf5 ...)":
+ *  the line front ends print for --version. */
+void hpc_formats_describe(GString *out);
+
 #endif
