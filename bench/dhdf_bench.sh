@@ -21,9 +21,9 @@ echo "reference: libhdf4 SDreaddata of the 16 whole pieces ($(($1 / 1048576)) Mi
 s=$(t dd if="$W/set/field.expect" of=/dev/null bs=1M)
 echo "reference: dd bs=1M of a plain 64 MiB file (page cache): ${s}s"
 
-s=$(t sh -c "'$B/src/hpcdump' cat '$W/set/main.hdf' field > /dev/null")
+s=$(t sh -c "'$B/dump/hpcdump' cat '$W/set/main.hdf' field > /dev/null")
 echo "hpcdump cat field (64 MiB, assembled): ${s}s  $($PY -c "print(round($mb/max($s,0.001)))") MiB/s"
-s=$(t sh -c "'$B/src/hpcdump' extract '$W/set/main.hdf' '$W/x'")
+s=$(t sh -c "'$B/dump/hpcdump' extract '$W/set/main.hdf' '$W/x'")
 echo "hpcdump extract (array + 16 pieces, 128 MiB): ${s}s"
 "$B/fuse/hpcmount" "$W/set/main.hdf" "$W/m"
 trap 'fusermount3 -u "$W/m" 2>/dev/null || true' EXIT

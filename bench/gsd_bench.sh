@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
 B=${1:-$top}; NF=${2:-1000000}; SF=${3:-100000}
 OUT=${OUT:-${TMPDIR:-/tmp}/gsd-bench}
 PY=/usr/bin/python3
-HPCMOUNT="$B/fuse/hpcmount"; HPCDUMP="$B/src/hpcdump"
+HPCMOUNT="$B/fuse/hpcmount"; HPCDUMP="$B/dump/hpcdump"
 mkdir -p "$OUT"
 MOUNTS=""
 cleanup() { for m in $MOUNTS; do fusermount3 -u "$m" 2>/dev/null || true; done; }

@@ -18,7 +18,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
 build=${1:-$top}
-HPCMOUNT=$build/fuse/hpcmount; HPCDUMP=$build/src/hpcdump
+HPCMOUNT=$build/fuse/hpcmount; HPCDUMP=$build/dump/hpcdump
 BENCH_MB=${BENCH_MB:-1024}; RUNS=${RUNS:-3}
 WORK=${WORK:-/var/tmp/hpcbench-hdf5}
 PY=/usr/bin/python3

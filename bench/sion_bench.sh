@@ -14,7 +14,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
 build=${1:-$top}
-HPCMOUNT=$build/fuse/hpcmount; HPCDUMP=$build/src/hpcdump
+HPCMOUNT=$build/fuse/hpcmount; HPCDUMP=$build/dump/hpcdump
 TASKS=${TASKS:-8}; TASK_MB=${TASK_MB:-128}; RUNS=${RUNS:-3}
 WORK=${WORK:-$(mktemp -d /var/tmp/hpcbench.XXXXXX)}
 PY=/usr/bin/python3

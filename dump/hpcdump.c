@@ -1,38 +1,48 @@
-/* hpcdump.c - the tree and bytes of a container without FUSE.
+/* hpcdump.c - the tree, bytes and attributes of a container without FUSE.
  *
  *   hpcdump [-o OPTS] ls [-l] [-R] SOURCE [PATH]
  *   hpcdump [-o OPTS] cat SOURCE PATH
  *   hpcdump [-o OPTS] info SOURCE
+ *   hpcdump [-o OPTS] xattr [-R] SOURCE [PATH]
  *   hpcdump [-o OPTS] extract SOURCE DIR
  *
- * Same names and bytes as the mount (compute nodes often have no FUSE).
+ * A front end of the core library like fuse/hpcmount.c: the same names,
+ * bytes and attributes as the mount (compute nodes often have no FUSE).
+ * Exit status as hpcmount's: 0 done, 1 the container or a read failed,
+ * 2 bad command line.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hpc_container.h"
+#include "hpc_formats.h"
 
 #define COPY_CHUNK (1u << 20)
+#define MAX_LINKS 40              /* symlinks followed by cat, as the kernel's limit */
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: hpcdump [-o OPTS] ls [-l] [-R] SOURCE [PATH]\n"
-               "       hpcdump [-o OPTS] cat SOURCE PATH\n"
-               "       hpcdump [-o OPTS] info SOURCE\n"
-               "       hpcdump [-o OPTS] extract SOURCE DIR\n"
-               "OPTS as for hpcmount: cache_size, blocksize, format, rankname, nocheck,\n"
-               "allowholes, salvage.\n");
-}
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
-/* Copy file ino to fd; returns 0 or an hpc_err. */
+typedef struct dump {
+    hpc_container *c;
+    const char *source;
+    struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
+    int lng, rec;
+} dump;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Copy file st to fd; returns 0 or an hpc_err (reported here, once). */
 static int copy_out(hpc_container *c, const hpc_stat *st, int fd, const char *what)
 {
     char *buf = g_malloc(COPY_CHUNK);
@@ -53,7 +63,7 @@ static int copy_out(hpc_container *c, const hpc_stat *st, int fd, const char *wh
             if (k < 0 && errno == EINTR)
                 continue;
             if (k <= 0) {
-                fprintf(stderr, "hpcdump: %s: write: %s\n", what, strerror(errno));
+                fprintf(stderr, "hpcdump: %s: write: %s\n", what, g_strerror(errno));
                 rc = HPC_E_IO;
                 goto out;
             }
@@ -66,22 +76,60 @@ out:
     return rc;
 }
 
-typedef struct ls_ctx {
-    hpc_container *c;
-    GPtrArray *names;
-    GArray *stats;
-} ls_ctx;
+typedef struct entry {
+    char *name;
+    hpc_stat st;
+} entry;
 
 static int collect(void *p, const char *name, const hpc_stat *st, uint64_t next)
 {
     (void)next;
-    ls_ctx *l = p;
+    GArray *a = p;
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return 0;
-    g_ptr_array_add(l->names, g_strdup(name));
-    g_array_append_val(l->stats, *st);
+    entry e = { g_strdup(name), *st };
+    g_array_append_val(a, e);
     return 0;
 }
+
+static int entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
+}
+
+static void entry_clear(void *p)
+{
+    g_free(((entry *)p)->name);
+}
+
+/* The entries of directory dir, sorted by name as `LC_ALL=C ls` sorts them,
+ * with their full attributes. */
+static int list_entries(hpc_container *c, const hpc_stat *dir, const char *path, GArray **out)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(entry));
+    g_array_set_clear_func(a, entry_clear);
+    int rc = hpc_container_readdir(c, dir->ino, 0, collect, a);
+    if (rc != HPC_OK) {
+        fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc));
+        g_array_free(a, TRUE);
+        return rc;
+    }
+    for (guint i = 0; i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        hpc_container_getattr(c, e->st.ino, &e->st);   /* .info's size, for one */
+    }
+    g_array_sort(a, entry_cmp);
+    *out = a;
+    return HPC_OK;
+}
+
+/* "/a/b" + "c" -> "/a/b/c" */
+static char *child_path(const char *dir, const char *name)
+{
+    return g_strdup_printf("%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
+}
+
+/* ---- ls ----------------------------------------------------------------- */
 
 static void mode_string(uint32_t mode, char *s)
 {
@@ -92,190 +140,511 @@ static void mode_string(uint32_t mode, char *s)
     s[10] = '\0';
 }
 
-static int list_dir(hpc_container *c, const hpc_stat *dir, const char *path, int lng, int rec)
+/* ls's time column: month, day and time for the last six months, the year
+ * instead of the time for older (or future) dates. */
+static void time_string(int64_t mtime, char *s, size_t n)
 {
-    ls_ctx l = { c, g_ptr_array_new_with_free_func(g_free), g_array_new(FALSE, FALSE, sizeof(hpc_stat)) };
-    int rc = hpc_container_readdir(c, dir->ino, 0, collect, &l);
-    if (rc != HPC_OK) {
-        fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc));
-        goto out;
-    }
-    if (rec)
+    time_t t = (time_t)mtime, now = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    int recent = t <= now && now - t < 31556952 / 2;
+    strftime(s, n, recent ? "%b %e %H:%M" : "%b %e  %Y", &tm);
+}
+
+typedef struct ls_widths {
+    int nlink, user, group, size;
+} ls_widths;
+
+static void user_group(const dump *d, char *user, char *group, size_t n)
+{
+    struct passwd *pw = getpwuid(d->src_st.st_uid);
+    struct group *gr = getgrgid(d->src_st.st_gid);
+    if (pw)
+        g_strlcpy(user, pw->pw_name, n);
+    else
+        g_snprintf(user, n, "%u", (unsigned)d->src_st.st_uid);
+    if (gr)
+        g_strlcpy(group, gr->gr_name, n);
+    else
+        g_snprintf(group, n, "%u", (unsigned)d->src_st.st_gid);
+}
+
+static void widen(ls_widths *w, const dump *d, const hpc_stat *st)
+{
+    char user[64], group[64], num[32];
+    user_group(d, user, group, sizeof user);
+    w->user = MAX(w->user, (int)strlen(user));
+    w->group = MAX(w->group, (int)strlen(group));
+    w->nlink = MAX(w->nlink, g_snprintf(num, sizeof num, "%u", st->nlink));
+    w->size = MAX(w->size, g_snprintf(num, sizeof num, "%llu", (unsigned long long)st->size));
+}
+
+/* One line of `ls -l`: mode, links, owner, group, size, time, name. */
+static void long_line(const dump *d, const ls_widths *w, const hpc_stat *st, const char *name)
+{
+    char m[11], when[64], user[64], group[64];
+    mode_string(st->mode, m);
+    time_string(st->mtime, when, sizeof when);
+    user_group(d, user, group, sizeof user);
+    printf("%s %*u %-*s %-*s %*llu %s %s", m, w->nlink, st->nlink, w->user, user, w->group,
+           group, w->size, (unsigned long long)st->size, when, name);
+    char *target = NULL;
+    if (S_ISLNK(st->mode) && hpc_container_readlink(d->c, st->ino, &target) == HPC_OK)
+        printf(" -> %s", target);
+    g_free(target);
+    printf("\n");
+}
+
+/* 1 KiB blocks of the entries, as ls's "total" line counts them (the mount
+ * reports 512-byte blocks of the size). */
+static unsigned long long total_kib(GArray *a)
+{
+    unsigned long long blocks = 0;
+    for (guint i = 0; i < a->len; i++)
+        blocks += (g_array_index(a, entry, i).st.size + 511) / 512;
+    return (blocks + 1) / 2;
+}
+
+static int list_dir(dump *d, const hpc_stat *dir, const char *path, int header)
+{
+    GArray *a = NULL;
+    int rc = list_entries(d->c, dir, path, &a);
+    if (rc != HPC_OK)
+        return rc;
+    if (header)
         printf("%s:\n", path);
-    for (guint i = 0; i < l.names->len; i++) {
-        const char *name = g_ptr_array_index(l.names, i);
-        hpc_stat *st = &g_array_index(l.stats, hpc_stat, i);
-        if (!lng) {
-            printf("%s\n", name);
-            continue;
-        }
-        char m[11], when[32];
-        hpc_container_getattr(c, st->ino, st);     /* .info's size, for one */
-        time_t t = (time_t)st->mtime;
-        mode_string(st->mode, m);
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M", gmtime(&t));
-        printf("%s %u %12llu %s %s", m, st->nlink, (unsigned long long)st->size, when, name);
-        char *target = NULL;
-        if (S_ISLNK(st->mode) && hpc_container_readlink(c, st->ino, &target) == HPC_OK)
-            printf(" -> %s", target);
-        g_free(target);
-        printf("\n");
+    ls_widths w = { 0 };
+    for (guint i = 0; i < a->len; i++)
+        widen(&w, d, &g_array_index(a, entry, i).st);
+    if (d->lng)
+        printf("total %llu\n", total_kib(a));
+    for (guint i = 0; i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        if (d->lng)
+            long_line(d, &w, &e->st, e->name);
+        else
+            printf("%s\n", e->name);
     }
-    for (guint i = 0; rec && i < l.names->len; i++) {
-        hpc_stat *st = &g_array_index(l.stats, hpc_stat, i);
-        if (!S_ISDIR(st->mode))
+    for (guint i = 0; d->rec && rc == HPC_OK && i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        if (!S_ISDIR(e->st.mode))
             continue;
-        char *sub = g_strdup_printf("%s/%s", strcmp(path, "/") == 0 ? "" : path,
-                                    (char *)g_ptr_array_index(l.names, i));
+        char *sub = child_path(path, e->name);
         printf("\n");
-        rc = list_dir(c, st, sub, lng, rec);
+        rc = list_dir(d, &e->st, sub, 1);
         g_free(sub);
-        if (rc != HPC_OK)
-            break;
     }
-out:
-    g_ptr_array_free(l.names, TRUE);
-    g_array_free(l.stats, TRUE);
+    g_array_free(a, TRUE);
     return rc;
 }
 
-/* Recreate the tree below dir at host path dest. */
-static int extract(hpc_container *c, const hpc_stat *dir, const char *dest)
+static int cmd_ls(dump *d, const hpc_stat *st, const char *path)
 {
-    if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "hpcdump: %s: %s\n", dest, strerror(errno));
+    if (S_ISDIR(st->mode))
+        return list_dir(d, st, path, d->rec);
+    if (d->lng) {
+        ls_widths w = { 0 };
+        widen(&w, d, st);
+        long_line(d, &w, st, path);
+    } else {
+        printf("%s\n", path);
+    }
+    return HPC_OK;
+}
+
+/* ---- cat ---------------------------------------------------------------- */
+
+/* Follow symlinks from *path (the link's target taken relative to its
+ * directory, as the kernel does on the mount) to a non-link node. */
+static int follow(hpc_container *c, char **path, hpc_stat *st)
+{
+    for (int hops = 0;; hops++) {
+        int rc = hpc_container_resolve(c, *path, st);
+        if (rc != HPC_OK || !S_ISLNK(st->mode))
+            return rc;
+        if (hops == MAX_LINKS)
+            return HPC_E_INVAL;
+        char *target = NULL;
+        rc = hpc_container_readlink(c, st->ino, &target);
+        if (rc != HPC_OK)
+            return rc;
+        char *dir = g_path_get_dirname(*path);
+        char *next = target[0] == '/' ? g_strdup(target) : g_build_filename(dir, target, NULL);
+        char *canon = g_canonicalize_filename(next, "/");
+        g_free(dir);
+        g_free(next);
+        g_free(target);
+        g_free(*path);
+        *path = canon;
+    }
+}
+
+static int cmd_cat(dump *d, const char *path)
+{
+    char *p = g_strdup(path);
+    hpc_stat st;
+    int rc = follow(d->c, &p, &st);
+    if (rc != HPC_OK)
+        fprintf(stderr, "hpcdump: %s: %s\n", path,
+                rc == HPC_E_INVAL ? "too many levels of symbolic links" : hpc_strerror(rc));
+    else if (S_ISDIR(st.mode))
+        fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc = HPC_E_ISDIR));
+    else
+        rc = copy_out(d->c, &st, STDOUT_FILENO, path);
+    g_free(p);
+    return rc;
+}
+
+/* ---- xattr -------------------------------------------------------------- */
+
+/* A value as getfattr -d shows it: quoted text (NUL, CR, LF as \ooo; '"'
+ * and '\' escaped) when at most one byte in eight is not printable, else
+ * base64 after "0s". */
+static void print_value(const unsigned char *v, size_t len)
+{
+    size_t odd = 0;
+    for (size_t i = 0; i < len; i++)
+        odd += !g_ascii_isprint(v[i]);
+    if (len < odd * 8) {
+        char *b = g_base64_encode(v, len);
+        printf("0s%s", b);
+        g_free(b);
+        return;
+    }
+    putchar('"');
+    for (size_t i = 0; i < len; i++) {
+        if (v[i] == '\0' || v[i] == '\n' || v[i] == '\r')
+            printf("\\%03o", v[i]);
+        else if (v[i] == '"' || v[i] == '\\')
+            printf("\\%c", v[i]);
+        else
+            putchar(v[i]);
+    }
+    putchar('"');
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* getfattr -d -m - for one node: "# file: PATH", name="value" lines, a
+ * blank line; nothing for a node without attributes. */
+static int show_xattrs(hpc_container *c, const hpc_stat *st, const char *path)
+{
+    GString *names = g_string_new(NULL);
+    int rc = hpc_container_listxattr(c, st->ino, names);
+    GPtrArray *sorted = g_ptr_array_new();
+    for (const char *x = names->str; rc == HPC_OK && x < names->str + names->len; x += strlen(x) + 1)
+        g_ptr_array_add(sorted, (gpointer)x);
+    g_ptr_array_sort(sorted, name_cmp);
+    if (sorted->len)
+        printf("# file: %s\n", path[0] == '/' && path[1] ? path + 1 : path[1] ? path : ".");
+    for (guint i = 0; rc == HPC_OK && i < sorted->len; i++) {
+        const char *name = g_ptr_array_index(sorted, i);
+        void *v = NULL;
+        size_t len = 0;
+        rc = hpc_container_getxattr(c, st->ino, name, &v, &len);
+        if (rc == HPC_OK) {
+            printf("%s=", name);
+            print_value(v, len);
+            printf("\n");
+        }
+        g_free(v);
+    }
+    if (sorted->len)
+        printf("\n");
+    if (rc != HPC_OK)
+        fprintf(stderr, "hpcdump: %s: attributes: %s\n", path, hpc_strerror(rc));
+    g_ptr_array_free(sorted, TRUE);
+    g_string_free(names, TRUE);
+    return rc;
+}
+
+static int xattr_tree(dump *d, const hpc_stat *st, const char *path)
+{
+    int rc = show_xattrs(d->c, st, path);
+    if (rc != HPC_OK || !d->rec || !S_ISDIR(st->mode))
+        return rc;
+    GArray *a = NULL;
+    rc = list_entries(d->c, st, path, &a);
+    for (guint i = 0; rc == HPC_OK && i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        char *sub = child_path(path, e->name);
+        rc = xattr_tree(d, &e->st, sub);
+        g_free(sub);
+    }
+    if (a)
+        g_array_free(a, TRUE);
+    return rc;
+}
+
+/* ---- extract ------------------------------------------------------------ */
+
+typedef struct xattr_copy {
+    hpc_container *c;
+    hpc_ino ino;
+    const char *dest;
+    int rc;
+} xattr_copy;
+
+/* Copy the node's extended attributes to host file dest (not following a
+ * symlink; Linux keeps no user.* attributes on links, which is no loss:
+ * the readers put none there). */
+static int copy_xattrs(hpc_container *c, const hpc_stat *st, const char *dest)
+{
+    if (S_ISLNK(st->mode))
+        return HPC_OK;
+    GString *names = g_string_new(NULL);
+    int rc = hpc_container_listxattr(c, st->ino, names);
+    for (const char *x = names->str; rc == HPC_OK && x < names->str + names->len; x += strlen(x) + 1) {
+        void *v = NULL;
+        size_t len = 0;
+        rc = hpc_container_getxattr(c, st->ino, x, &v, &len);
+        if (rc == HPC_OK && lsetxattr(dest, x, v, len, 0) != 0) {
+            fprintf(stderr, "hpcdump: %s: cannot set %s: %s\n", dest, x, g_strerror(errno));
+            rc = HPC_E_IO;
+        }
+        g_free(v);
+    }
+    g_string_free(names, TRUE);
+    return rc;
+}
+
+/* The node's mtime on host file dest (links too). */
+static int copy_mtime(const hpc_stat *st, const char *dest)
+{
+    struct timespec ts[2] = { { 0, UTIME_OMIT }, { (time_t)st->mtime, 0 } };
+    if (utimensat(AT_FDCWD, dest, ts, AT_SYMLINK_NOFOLLOW) != 0) {
+        fprintf(stderr, "hpcdump: %s: cannot set the time: %s\n", dest, g_strerror(errno));
         return HPC_E_IO;
     }
-    ls_ctx l = { c, g_ptr_array_new_with_free_func(g_free), g_array_new(FALSE, FALSE, sizeof(hpc_stat)) };
-    int rc = hpc_container_readdir(c, dir->ino, 0, collect, &l);
-    for (guint i = 0; rc == HPC_OK && i < l.names->len; i++) {
-        const char *name = g_ptr_array_index(l.names, i);
-        hpc_stat *st = &g_array_index(l.stats, hpc_stat, i);
-        char *p = g_build_filename(dest, name, NULL);
-        if (S_ISDIR(st->mode)) {
-            rc = extract(c, st, p);
-        } else if (S_ISLNK(st->mode)) {
-            char *target = NULL;
-            rc = hpc_container_readlink(c, st->ino, &target);
-            if (rc == HPC_OK && symlink(target, p) != 0 && errno != EEXIST)
-                rc = HPC_E_IO;
-            g_free(target);
-        } else {
-            int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (fd < 0) {
-                fprintf(stderr, "hpcdump: %s: %s\n", p, strerror(errno));
-                rc = HPC_E_IO;
-            } else {
-                rc = copy_out(c, st, fd, p);
-                if (close(fd) != 0 && rc == HPC_OK)
-                    rc = HPC_E_IO;
-            }
+    return HPC_OK;
+}
+
+static int extract_tree(hpc_container *c, const hpc_stat *dir, const char *dest);
+
+static int extract_node(hpc_container *c, const hpc_stat *st, const char *p)
+{
+    int rc = HPC_OK;
+    if (S_ISDIR(st->mode))
+        return extract_tree(c, st, p);
+    if (S_ISLNK(st->mode)) {
+        char *target = NULL;
+        rc = hpc_container_readlink(c, st->ino, &target);
+        if (rc == HPC_OK && symlink(target, p) != 0 && errno != EEXIST) {
+            fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
+            rc = HPC_E_IO;
         }
+        g_free(target);
+    } else {
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
+            return HPC_E_IO;
+        }
+        rc = copy_out(c, st, fd, p);
+        if (close(fd) != 0 && rc == HPC_OK) {
+            fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
+            rc = HPC_E_IO;
+        }
+    }
+    if (rc == HPC_OK)
+        rc = copy_xattrs(c, st, p);
+    if (rc == HPC_OK)
+        rc = copy_mtime(st, p);
+    return rc;
+}
+
+/* Recreate the tree below dir at host path dest: directories, files,
+ * symlinks, their user.* attributes and modification times. */
+static int extract_tree(hpc_container *c, const hpc_stat *dir, const char *dest)
+{
+    if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "hpcdump: %s: %s\n", dest, g_strerror(errno));
+        return HPC_E_IO;
+    }
+    GArray *a = NULL;
+    int rc = list_entries(c, dir, dest, &a);
+    for (guint i = 0; rc == HPC_OK && i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        char *p = g_build_filename(dest, e->name, NULL);
+        rc = extract_node(c, &e->st, p);
         g_free(p);
     }
-    g_ptr_array_free(l.names, TRUE);
-    g_array_free(l.stats, TRUE);
+    if (a)
+        g_array_free(a, TRUE);
+    if (rc == HPC_OK)
+        rc = copy_xattrs(c, dir, dest);
+    if (rc == HPC_OK)       /* last: filling the directory changed its time */
+        rc = copy_mtime(dir, dest);
     return rc;
+}
+
+/* ---- command line ------------------------------------------------------- */
+
+typedef struct command {
+    const char *name;
+    int min_args, max_args;       /* after SOURCE */
+    const char *usage;
+} command;
+
+static const command commands[] = {
+    { "ls", 0, 1, "ls [-l] [-R] SOURCE [PATH]   list a directory like ls (-l long, -R recursive)" },
+    { "cat", 1, 1, "cat SOURCE PATH              write a file's bytes to stdout (follows symlinks)" },
+    { "info", 0, 0, "info SOURCE                  print the container's /.info" },
+    { "xattr", 0, 1, "xattr [-R] SOURCE [PATH]     extended attributes like getfattr -d -m -" },
+    { "extract", 1, 1, "extract SOURCE DIR           copy the tree to DIR with attributes and times" },
+};
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static char *commands_help(void)
+{
+    GString *s = g_string_new("Commands:\n");
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        g_string_append_printf(s, "  %s\n", commands[i].usage);
+    g_string_append(s, "\nOPTS (comma-separated, -o may repeat) as for hpcmount: cache_size, blocksize,\n"
+                       "format, rankname, nocheck, allowholes, salvage.\n"
+                       "Exit status: 0 done, 1 the container or a read failed, 2 bad command line.");
+    return g_string_free(s, FALSE);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hpcdump: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see hpcdump --help)\n");
+    return EXIT_USAGE;
+}
+
+static int apply_options(hpc_options *opts, char **sets)
+{
+    for (char **s = sets; s && *s; s++) {
+        gchar **kv = g_strsplit(*s, ",", -1);
+        int rc = HPC_OK;
+        for (gchar **p = kv; rc == HPC_OK && *p; p++) {
+            GError *err = NULL;
+            rc = hpc_options_set(opts, *p, &err);
+            if (rc != HPC_OK) {
+                if (err)
+                    fprintf(stderr, "hpcdump: %s (see hpcdump --help)\n", err->message);
+                else
+                    usage_error("unknown option '%s'", *p);
+            }
+            g_clear_error(&err);
+        }
+        g_strfreev(kv);
+        if (rc != HPC_OK)
+            return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static void print_version(void)
+{
+    GString *f = g_string_new(NULL);
+    hpc_formats_describe(f);
+    printf("hpcdump %s\n%s\n", PACKAGE_VERSION, f->str);
+    g_string_free(f, TRUE);
+}
+
+/* Run command cmd on the open container; returns the exit status. */
+static int run(dump *d, const command *cmd, char **args)
+{
+    const char *name = cmd->name;
+    hpc_stat st;
+    if (strcmp(name, "extract") == 0) {
+        hpc_container_getattr(d->c, HPC_INO_ROOT, &st);
+        return extract_tree(d->c, &st, args[0]) == HPC_OK ? EXIT_OK : EXIT_FAIL;
+    }
+    if (strcmp(name, "cat") == 0)
+        return cmd_cat(d, args[0]) == HPC_OK ? EXIT_OK : EXIT_FAIL;
+    const char *path = strcmp(name, "info") == 0 ? "/.info" : args[0] ? args[0] : "/";
+    int rc = hpc_container_resolve(d->c, path, &st);
+    if (rc != HPC_OK) {
+        fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc));
+        return EXIT_FAIL;
+    }
+    if (strcmp(name, "info") == 0)
+        rc = copy_out(d->c, &st, STDOUT_FILENO, path);
+    else if (strcmp(name, "xattr") == 0)
+        rc = xattr_tree(d, &st, path);
+    else
+        rc = cmd_ls(d, &st, path);
+    return rc == HPC_OK ? EXIT_OK : EXIT_FAIL;
 }
 
 int main(int argc, char *argv[])
 {
+    char **sets = NULL;
+    gboolean lng = FALSE, rec = FALSE, version = FALSE;
+    GOptionEntry entries[] = {
+        { "options", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "container options, as hpcmount's -o", "OPTS" },
+        { "long", 'l', 0, G_OPTION_ARG_NONE, &lng, "ls: long listing, as ls -l", NULL },
+        { "recursive", 'R', 0, G_OPTION_ARG_NONE, &rec, "ls, xattr: descend into directories", NULL },
+        { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and the formats built in", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
     hpc_options opts;
-    hpc_container *c = NULL;
-    GError *err = NULL;
-    int lng = 0, rec = 0, ret = 1;
     hpc_options_init(&opts);
-
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            ret = 0;
-            goto out;
-        }
-        if (strcmp(argv[i], "-o") != 0 || i + 1 >= argc) {
-            usage(stderr);
-            ret = 2;
-            goto out;
-        }
-        gchar **kv = g_strsplit(argv[++i], ",", -1);
-        for (gchar **p = kv; *p; p++) {
-            int rc = hpc_options_set(&opts, *p, &err);
-            if (rc != HPC_OK) {
-                fprintf(stderr, "hpcdump: %s\n", err ? err->message : "unknown option");
-                if (!err)
-                    fprintf(stderr, "hpcdump: unknown option '%s'\n", *p);
-                g_strfreev(kv);
-                ret = 2;
-                goto out;
-            }
-        }
-        g_strfreev(kv);
-    }
-    if (i >= argc) {
-        usage(stderr);
-        ret = 2;
+    dump d = { 0 };
+    GError *err = NULL;
+    int ret = EXIT_USAGE;
+    GOptionContext *ctx = g_option_context_new("COMMAND SOURCE [ARG] - read a container without FUSE");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    char *help = commands_help();
+    g_option_context_set_description(ctx, help);
+    g_free(help);
+    if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+        usage_error("%s", err->message);
         goto out;
     }
-    const char *cmd = argv[i++];
-    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-        if (strcmp(argv[i], "-l") == 0)
-            lng = 1;
-        else if (strcmp(argv[i], "-R") == 0)
-            rec = 1;
-        else if (strcmp(argv[i], "-lR") == 0 || strcmp(argv[i], "-Rl") == 0)
-            lng = rec = 1;
-        else {
-            usage(stderr);
-            ret = 2;
-            goto out;
-        }
-    }
-    int nargs = argc - i;
-    int need_path = strcmp(cmd, "cat") == 0 || strcmp(cmd, "extract") == 0;
-    if (strcmp(cmd, "ls") && strcmp(cmd, "cat") && strcmp(cmd, "info") && strcmp(cmd, "extract")) {
-        usage(stderr);
-        ret = 2;
+    if (version) {
+        print_version();
+        ret = EXIT_OK;
         goto out;
     }
-    if (nargs < 1 + need_path || nargs > 2) {
-        usage(stderr);
-        ret = 2;
+    if (argc < 3) {
+        usage_error("%s", argc < 2 ? "no command" : "no SOURCE");
         goto out;
     }
-    const char *source = argv[i], *path = nargs > 1 ? argv[i + 1] : "/";
-    if (hpc_container_open(source, &opts, &c, &err) != HPC_OK) {
-        fprintf(stderr, "hpcdump: %s\n", err->message);
+    const command *cmd = find_command(argv[1]);
+    if (!cmd) {
+        usage_error("unknown command '%s'", argv[1]);
         goto out;
     }
-    hpc_stat st;
-    if (strcmp(cmd, "info") == 0)
-        path = "/.info";
-    if (strcmp(cmd, "extract") == 0) {
-        hpc_container_getattr(c, HPC_INO_ROOT, &st);
-        ret = extract(c, &st, path) != HPC_OK;
+    int nargs = argc - 3;
+    if (nargs < cmd->min_args || nargs > cmd->max_args) {
+        usage_error("usage: hpcdump %s", cmd->usage);
         goto out;
     }
-    int rc = hpc_container_resolve(c, path, &st);
-    if (rc != HPC_OK) {
-        fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc));
+    if ((ret = apply_options(&opts, sets)) != EXIT_OK)
+        goto out;
+    d.source = argv[2];
+    d.lng = lng;
+    d.rec = rec;
+    ret = EXIT_FAIL;
+    if (stat(d.source, &d.src_st) != 0 || hpc_container_open(d.source, &opts, &d.c, &err) != HPC_OK) {
+        if (err)
+            fprintf(stderr, "hpcdump: %s\n", err->message);
+        else
+            fprintf(stderr, "hpcdump: %s: %s\n", d.source, g_strerror(errno));
         goto out;
     }
-    if (strcmp(cmd, "ls") == 0) {
-        if (S_ISDIR(st.mode))
-            ret = list_dir(c, &st, path, lng, rec) != HPC_OK;
-        else {
-            printf("%s\n", path);
-            ret = 0;
-        }
-    } else if (S_ISDIR(st.mode)) {
-        fprintf(stderr, "hpcdump: %s: is a directory\n", path);
-    } else {
-        ret = copy_out(c, &st, STDOUT_FILENO, path) != HPC_OK;
-    }
+    char *args[2] = { nargs > 0 ? argv[3] : NULL, NULL };
+    ret = run(&d, cmd, args);
 out:
-    hpc_container_close(c);
+    hpc_container_close(d.c);
     hpc_options_clear(&opts);
     g_clear_error(&err);
+    g_strfreev(sets);
+    g_option_context_free(ctx);
     return ret;
 }

@@ -8,7 +8,7 @@ set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 HPCMOUNT="$top_builddir/fuse/hpcmount"
-HPCDUMP="$top_builddir/src/hpcdump"
+HPCDUMP="$top_builddir/dump/hpcdump"
 DATA="$top_srcdir/tests/data"
 # Debian's python3 (python3-gsd, python3-h5py, numpy), not a pyenv one
 PY=/usr/bin/python3

@@ -17,4 +17,4 @@ echo "\$ ls -la $mnt"; ls -la "$mnt"
 echo "\$ head -12 $mnt/.info"; head -12 "$mnt/.info"
 echo "\$ head -c 130 $mnt/rank-000001"; head -c 130 "$mnt/rank-000001"; echo
 echo "\$ sha256sum $mnt/rank-*"; sha256sum "$mnt"/rank-*
-echo "(the same without FUSE: build/src/hpcdump ls|cat|info|extract SOURCE [PATH])"
+echo "(the same without FUSE: build/dump/hpcdump ls|cat|info|xattr|extract SOURCE [PATH])"
