@@ -27,15 +27,10 @@ struct hpc_cache {
     uint64_t hits, misses, evictions;
 };
 
-static guint64 next_space = 1;
-static GMutex space_lock;
 
 uint64_t hpc_cache_space_new(void)
 {
-    g_mutex_lock(&space_lock);
-    uint64_t id = next_space++;
-    g_mutex_unlock(&space_lock);
-    return id;
+    return hpc_space_new();
 }
 
 static inline uint64_t key_hash64(uint64_t space, uint64_t block)

@@ -38,6 +38,7 @@ const char *hpc_strerror(int err)
     case HPC_E_RANGE: return "buffer too small";
     case HPC_E_CHECKSUM: return "checksum mismatch";
     case HPC_E_NOTSUP: return "operation not supported";
+    case HPC_E_CHANGED: return "source changed since mount";
     default: return "unknown error";
     }
 }

@@ -26,6 +26,7 @@ typedef enum {
     HPC_E_RANGE = -10,      /* caller's buffer too small */
     HPC_E_CHECKSUM = -11,   /* stored checksum does not match the data */
     HPC_E_NOTSUP = -12,     /* operation not implemented for this node */
+    HPC_E_CHANGED = -13,    /* a source file changed since it was opened */
 } hpc_err;
 
 #define HPC_ERROR (hpc_error_quark())

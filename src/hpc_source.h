@@ -1,8 +1,18 @@
 /* hpc_source.h - the physical files behind a container.
  *
- * A source is one open, read-only file with its size as of open (or of the
- * last hpc_source_refresh).  Every read is bounds-checked against that size,
- * so a format reader never reads past what the file really holds.
+ * A source is one open, read-only regular file with its identity (device,
+ * inode, size, mtime and ctime in nanoseconds) as of open, or of the last
+ * hpc_source_refresh for containers still being written.  Every read is
+ * bounds-checked against that size, so a format reader never reads past
+ * what the file really holds, and every read is followed by an fstat() of
+ * the file: a source that changed since it was opened (truncated, written,
+ * replaced in place) fails with HPC_E_CHANGED from then on, so a reader
+ * never mixes metadata parsed at open with bytes written later.  Sources of
+ * live containers (marked with hpc_source_set_live) skip that check: their
+ * readers refresh and re-parse instead.
+ *
+ * This module depends on nothing but GLib and hpc_error; the block cache
+ * (hpc_cache) reads through it.
  */
 #ifndef HPC_SOURCE_H
 #define HPC_SOURCE_H
@@ -19,9 +29,23 @@ typedef struct hpc_source {
     int64_t mtime;       /* st_mtime, seconds */
     uint32_t uid, gid;
     uint64_t id;         /* unique id: the block cache's space of this file */
+    /* identity as of open (or refresh), compared by hpc_source_check */
+    uint64_t dev, ino;
+    int64_t mtime_ns, ctime_ns;
+    int live;            /* the file may grow: no identity checks */
+    int changed;         /* sticky: the file changed since it was opened */
 } hpc_source;
 
-/** Open path read-only and stat it.  Fills *out (caller-owned memory). */
+/** A new process-unique space id (never 0): the block cache's key of a
+ *  source file or of any decoded object a reader caches. */
+uint64_t hpc_space_new(void);
+
+/**
+ * Open path read-only and stat it.  Fills *out (caller-owned memory).
+ * Anything but a regular file (a FIFO, a device, a directory) is refused
+ * with HPC_E_INVAL without blocking: the file is opened O_NONBLOCK and
+ * checked with fstat before anything is read.
+ */
 int hpc_source_open(const char *path, hpc_source *out, GError **err);
 
 /** Close the file and free the path. Safe on a zeroed or closed source. */
@@ -30,13 +54,15 @@ void hpc_source_close(hpc_source *src);
 /**
  * Read exactly len bytes at off, looping over short reads.
  * Returns HPC_E_CORRUPT without reading if [off, off+len) is not inside the
- * file, HPC_E_IO if the read fails or the file shrank.
+ * file, HPC_E_CHANGED if the file changed since it was opened (checked after
+ * the read), HPC_E_IO if the read fails or the file shrank.
  */
 int hpc_source_pread(const hpc_source *src, void *buf, size_t len, uint64_t off);
 
 /**
- * Like hpc_source_pread, but a file that ends early (it shrank) is no error:
- * *got says how many bytes were read; HPC_E_IO only if none could be.
+ * Like hpc_source_pread, but a file that ends early (a live file that
+ * shrank) is no error: *got says how many bytes were read; HPC_E_IO only if
+ * none could be.  Non-live sources that shrank fail with HPC_E_CHANGED.
  */
 int hpc_source_pread_upto(const hpc_source *src, void *buf, size_t len, uint64_t off,
                           size_t *got);
@@ -56,5 +82,26 @@ gboolean hpc_source_contains(const hpc_source *src, uint64_t off, uint64_t len);
  * TRUE when the size or mtime differ from what the source held.
  */
 int hpc_source_refresh(hpc_source *src, gboolean *changed);
+
+/**
+ * Compare the open file with its identity (fstat: size, mtime, ctime).
+ * HPC_OK when unchanged or live, HPC_E_CHANGED (sticky) otherwise.
+ * Costs one fstat(); call it after reading the file by other means (a
+ * library with its own descriptor, a splice) and before using the bytes.
+ */
+int hpc_source_check(const hpc_source *src);
+
+/**
+ * hpc_source_check, and also whether the path still names the same file
+ * (stat: device and inode): a file replaced by rename or deleted counts as
+ * changed.  Costs a path lookup: for periodic checks.
+ */
+int hpc_source_check_path(const hpc_source *src);
+
+/** Mark the source live (no identity checks) and forget a change seen. */
+void hpc_source_set_live(hpc_source *src);
+
+/** Whether the source was seen changed (by any check). */
+gboolean hpc_source_changed(const hpc_source *src);
 
 #endif
