@@ -7,6 +7,7 @@
  * the source files (spliced by libfuse); everything else goes through the
  * core, whose block cache serves small and unaligned reads.
  */
+#define _GNU_SOURCE       /* splice, pipe2, F_SETPIPE_SZ */
 #define FUSE_USE_VERSION 312
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,7 +227,72 @@ static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     fuse_reply_open(req, fi);
 }
 
-/* Answer with source extents, spliced by libfuse; 0 if not possible. */
+/* Zero-copy replies.  libfuse would splice the extents straight from the
+ * sources into /dev/fuse, and send whatever arrived: a source truncated
+ * meanwhile gives a short reply, which the kernel takes for the end of the
+ * file.  So each thread splices the extents into a pipe of its own first,
+ * checks that every byte arrived and that no source changed (fstat), and
+ * only then hands the pipe to libfuse, which moves its pages on to the
+ * kernel.  A short splice or a changed source is an EIO. */
+typedef struct zc_pipe {
+    int fd[2];
+    size_t cap;             /* F_GETPIPE_SZ */
+} zc_pipe;
+
+static __thread zc_pipe zc = { { -1, -1 }, 0 };
+
+static void zc_reset(void)
+{
+    if (zc.fd[0] >= 0) {
+        close(zc.fd[0]);
+        close(zc.fd[1]);
+    }
+    zc.fd[0] = zc.fd[1] = -1;
+    zc.cap = 0;
+}
+
+/* This thread's empty pipe of at least size bytes; NULL if not possible. */
+static zc_pipe *zc_get(size_t size)
+{
+    int queued = 0;
+    if (zc.fd[0] >= 0 && (ioctl(zc.fd[0], FIONREAD, &queued) != 0 || queued != 0))
+        zc_reset();            /* left over from a reply that failed */
+    if (zc.fd[0] < 0) {
+        if (pipe2(zc.fd, O_CLOEXEC) != 0) {
+            zc.fd[0] = zc.fd[1] = -1;
+            return NULL;
+        }
+        zc.cap = (size_t)fcntl(zc.fd[0], F_GETPIPE_SZ);
+    }
+    if (zc.cap < size) {
+        int got = fcntl(zc.fd[0], F_SETPIPE_SZ, (int)MIN(size, (size_t)INT_MAX));
+        if (got > 0)
+            zc.cap = (size_t)got;
+    }
+    return zc.cap >= size ? &zc : NULL;
+}
+
+/* Splice ext[0..n) into p: HPC_OK only when every byte arrived. */
+static int zc_fill(zc_pipe *p, const hpc_extent *ext, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        loff_t pos = (loff_t)ext[i].off;
+        uint64_t left = ext[i].len;
+        while (left > 0) {
+            ssize_t r = splice(ext[i].src->fd, &pos, p->fd[1], NULL, (size_t)left,
+                               SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                return r == 0 ? HPC_E_CHANGED : HPC_E_IO;   /* 0: the source ended */
+            left -= (uint64_t)r;
+        }
+    }
+    return HPC_OK;
+}
+
+/* Answer with source extents, spliced; 0 if not possible (then the copy
+ * path answers), 1 when replied (bytes or an error). */
 static int read_zerocopy(fuse_req_t req, hpc_container *c, fuse_ino_t ino, size_t size, off_t off)
 {
     hpc_extent ext[MAX_EXTENTS];
@@ -240,16 +307,27 @@ static int read_zerocopy(fuse_req_t req, hpc_container *c, fuse_ino_t ino, size_
         got += ext[i].len;
     if (got != want || n == 0)
         return 0;         /* a short reply would read as EOF: use the copy path */
-    struct fuse_bufvec *bv = g_malloc0(sizeof *bv + (n - 1) * sizeof(struct fuse_buf));
-    bv->count = n;
-    for (unsigned i = 0; i < n; i++) {
-        bv->buf[i].size = ext[i].len;
-        bv->buf[i].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK | FUSE_BUF_FD_RETRY;
-        bv->buf[i].fd = ext[i].src->fd;
-        bv->buf[i].pos = (off_t)ext[i].off;
+    zc_pipe *p = zc_get((size_t)got);
+    if (!p)
+        return 0;
+    int rc = zc_fill(p, ext, n);
+    if (rc == HPC_OK)
+        rc = hpc_container_extents_unchanged(c, ext, n);
+    else if (rc == HPC_E_CHANGED)
+        rc = hpc_container_sources_unchanged(c) == HPC_E_CHANGED ? HPC_E_CHANGED : HPC_E_IO;
+    if (rc != HPC_OK) {
+        zc_reset();
+        if (rc != HPC_E_CHANGED)    /* the core logged that once */
+            hpc_log("read of inode %lu at %lld (+%zu) failed: %s", (unsigned long)ino,
+                    (long long)off, size, hpc_strerror(rc));
+        reply_err(req, rc);
+        return 1;
     }
-    fuse_reply_data(req, bv, FUSE_BUF_SPLICE_MOVE);
-    g_free(bv);
+    struct fuse_bufvec bv = FUSE_BUFVEC_INIT((size_t)got);
+    bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_RETRY;
+    bv.buf[0].fd = p->fd[0];
+    if (fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE) != 0)
+        zc_reset();
     return 1;
 }
 
@@ -264,8 +342,9 @@ static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     size_t n = 0;
     int rc = hpc_container_read(c, ino, buf, size, (uint64_t)off, &n);
     if (rc != HPC_OK) {
-        hpc_log("read of inode %lu at %lld (+%zu) failed: %s", (unsigned long)ino,
-                (long long)off, size, hpc_strerror(rc));
+        if (rc != HPC_E_CHANGED)    /* the core logged that once */
+            hpc_log("read of inode %lu at %lld (+%zu) failed: %s", (unsigned long)ino,
+                    (long long)off, size, hpc_strerror(rc));
         reply_err(req, rc);
     } else {
         fuse_reply_buf(req, buf, n);
@@ -514,7 +593,6 @@ static const struct fuse_opt hm_opt_spec[] = {
     FUSE_OPT_KEY("nocheck", KEY_HPC),
     FUSE_OPT_KEY("allowholes", KEY_HPC),
     FUSE_OPT_KEY("salvage", KEY_HPC),
-    FUSE_OPT_KEY("open_timeout=", KEY_HPC),
     { "log=%s", offsetof(hm_args, log), 0 },
     { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
     { "zerocopy_min_kb=%u", offsetof(hm_args, zerocopy_min_kb), 0 },
@@ -563,8 +641,6 @@ static void usage(const char *prog)
            "    -o nocheck             serve data whose checksums fail\n"
            "    -o allowholes          serve holes of distributed arrays as zeros\n"
            "    -o salvage             serve files of writers killed before close\n"
-           "    -o open_timeout=SECS   limit of the trial open of HDF5/HDF4 files in a\n"
-           "                           child process (default 5, 0: no trial open)\n"
            "    -o log=FILE            append read errors to FILE\n"
            "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n"
            "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
@@ -590,6 +666,77 @@ static void log_line(const char *line)
     }
 }
 
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_mountinfo(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r; r++) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+            r[3] >= '0' && r[3] <= '7') {
+            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+            r += 3;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+/* The newest mount on the canonical path real: its device numbers and
+ * file system type (fstype, size n).  0 if found, -1 if not. */
+static int find_mount(const char *real, unsigned *maj, unsigned *min, char *fstype, size_t n)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    char line[8192];
+    int found = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned a, b;
+        char mnt[4096], type[256];
+        const char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*d %*d %u:%u %*s %4095s", &a, &b, mnt) != 3 ||
+            sscanf(dash + 3, "%255s", type) != 1)
+            continue;
+        unescape_mountinfo(mnt);
+        if (strcmp(mnt, real) != 0)
+            continue;
+        *maj = a;
+        *min = b;
+        g_strlcpy(fstype, type, n);
+        found = 0;             /* the last match is the newest mount */
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* Refuse a mount point that is not a directory, or that already carries an
+ * hpcmount mount (a second one would silently hide the first).  One line. */
+static int check_mountpoint(const char *mountpoint)
+{
+    struct stat st;
+    char fstype[256];
+    unsigned maj, min;
+    char *real = realpath(mountpoint, NULL);
+    if (!real) {
+        fprintf(stderr, "hpcmount: %s: bad mount point: %s\n", mountpoint, strerror(errno));
+        return -1;
+    }
+    int bad = find_mount(real, &maj, &min, fstype, sizeof fstype) == 0 &&
+              strcmp(fstype, "fuse.hpcmount") == 0;
+    free(real);
+    if (bad) {
+        fprintf(stderr, "hpcmount: %s: already an hpcmount mount (unmount it first)\n", mountpoint);
+        return -1;
+    }
+    int e = stat(mountpoint, &st) != 0 ? errno : 0;
+    if (e || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "hpcmount: %s: bad mount point: %s\n", mountpoint,
+                e ? strerror(e) : "not a directory");
+        return -1;
+    }
+    return 0;
+}
+
 /* Raise the read-ahead of the mount's backing device: the kernel's default
  * (128 KiB) caps sequential reads of large files far below what the source
  * can deliver.  Found through mountinfo, not stat(), which would wait on
@@ -597,21 +744,9 @@ static void log_line(const char *line)
 static void set_read_ahead(const char *mountpoint, unsigned kb)
 {
     char *real = realpath(mountpoint, NULL);
-    FILE *f = fopen("/proc/self/mountinfo", "r");
-    char line[4096];
+    char fstype[256];
     unsigned maj = 0, min = 0;
-    int found = 0;
-    while (real && f && fgets(line, sizeof line, f)) {
-        unsigned a, b;
-        char mnt[2048];
-        if (sscanf(line, "%*d %*d %u:%u %*s %2047s", &a, &b, mnt) == 3 && strcmp(mnt, real) == 0) {
-            maj = a;
-            min = b;
-            found = 1;       /* the last match is the newest mount */
-        }
-    }
-    if (f)
-        fclose(f);
+    int found = real && find_mount(real, &maj, &min, fstype, sizeof fstype) == 0;
     free(real);
     if (!found)
         return;
@@ -660,6 +795,8 @@ int main(int argc, char *argv[])
         ret = 2;
         goto out;
     }
+    if (check_mountpoint(cmd.mountpoint) != 0)
+        goto out;
     if (a.log) {
         log_file = fopen(a.log, "a");
         if (!log_file) {

@@ -5,7 +5,6 @@
  * xattr lookup by name, and path resolution for hpcdump.
  */
 #include "hpc_container.h"
-#include "hpc_sandbox.h"
 #include "hpc_tree.h"
 
 #include <errno.h>
@@ -66,7 +65,10 @@ static int parse_size(const char *v, uint64_t *out)
     char *end;
     if (!v || !g_ascii_isdigit(*v))
         return -1;
+    errno = 0;
     guint64 n = g_ascii_strtoull(v, &end, 10);
+    if (errno == ERANGE)
+        return -1;           /* more than 2^64-1: refused, not clamped */
     int shift = 0;
     switch (g_ascii_toupper(*end)) {
     case 'K': shift = 10; end++; break;
@@ -90,9 +92,11 @@ int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
     uint64_t n;
 #define IS(name) (nlen == strlen(name) && strncmp(arg, name, nlen) == 0)
     if (IS("cache_size")) {
-        if (parse_size(v, &n) != 0 || n < 4096)
+        uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+        if (parse_size(v, &n) != 0 || n < 4096 || (ram > 0 && n > ram))
             return hpc_fail(err, HPC_E_INVAL, "cache_size", NULL, 0,
-                            "'%s' is not a size of at least 4096 bytes (e.g. 64M)", v ? v : "");
+                            "'%s' is not a size from 4K to this machine's memory (%" G_GUINT64_FORMAT
+                            "M), e.g. 64M", v ? v : "", (guint64)(ram >> 20));
         opts->cache_size = n;
     } else if (IS("blocksize")) {
         if (parse_size(v, &n) != 0 || n < 512 || n > (64u << 20))
@@ -117,8 +121,6 @@ int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
         opts->allowholes = 1;
     } else if (IS("salvage")) {
         opts->salvage = 1;
-    } else if (IS("open_timeout")) {
-        return hpc_sandbox_parse_timeout(v, &opts->open_timeout, err);
     } else {
         return HPC_E_NOENT;
     }
@@ -201,6 +203,11 @@ int hpc_container_open(const char *source, const hpc_options *opts,
         rc = hpc_fail(err, HPC_E_NOENT, source, NULL, 0, "cannot open: %s", g_strerror(errno));
         goto out;
     }
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        /* a FIFO or device would block or feed the readers endless bytes */
+        rc = hpc_fail(err, HPC_E_INVAL, source, NULL, 0, "not a regular file or directory");
+        goto out;
+    }
     c->mtime = st.st_mtime;
     c->uid = st.st_uid;
     c->gid = st.st_gid;
@@ -218,15 +225,17 @@ int hpc_container_open(const char *source, const hpc_options *opts,
             goto out;
         }
     }
-    rc = hpc_sandbox_trial_open(c, err);   /* third-party libraries: a child first */
-    if (rc == HPC_OK)
-        rc = c->format->open(c, err);
+    rc = c->format->open(c, err);
     if (rc != HPC_OK) {
         if (err && !*err)
             hpc_fail(err, rc, source, NULL, 0, "%s reader: %s", c->format->name, hpc_strerror(rc));
         c->format = NULL;   /* open() cleaned up after itself */
         goto out;
     }
+    if (c->live)            /* live readers refresh and re-parse themselves */
+        for (guint i = 0; i < c->sources->len; i++)
+            hpc_source_set_live(g_ptr_array_index(c->sources, i));
+    c->last_check = g_get_monotonic_time();
     *out = c;
     return HPC_OK;
 out:
@@ -252,6 +261,7 @@ void hpc_container_close(hpc_container *c)
         g_string_free(c->info, TRUE);
     hpc_options_clear(&c->opts);
     g_mutex_clear(&c->lock);
+    g_free(c->changed_path);
     g_free(c->path);
     g_free(c);
 }
@@ -263,8 +273,114 @@ hpc_source *hpc_container_add_source(hpc_container *c, const char *path, GError 
         g_free(s);
         return NULL;
     }
+    if (c->live)
+        hpc_source_set_live(s);
     g_ptr_array_add(c->sources, s);
     return s;
+}
+
+/* ---- sources that change under the mount --------------------------------
+ * Every hpc_source_pread checks its file after reading (fstat); the core
+ * adds a check of every source's fstat and path (replaced, deleted) at most
+ * every CHECK_US on reads, and after each read of a format with few
+ * sources (which may read through a library).  The first change seen is
+ * logged once and sticks: reads fail until remount. */
+
+#define CHECK_US G_USEC_PER_SEC
+#define CHECK_EVERY_READ_MAX 4   /* sources fstat'ed after every format read */
+
+static int mark_changed(hpc_container *c, const hpc_source *s)
+{
+    g_mutex_lock(&c->lock);
+    int first = !c->changed;
+    if (first) {
+        c->changed_path = g_strdup(s ? s->path : c->path);
+        __atomic_store_n(&c->changed, 1, __ATOMIC_RELEASE);
+        if (c->info) {
+            g_string_free(c->info, TRUE);
+            c->info = NULL;
+        }
+    }
+    g_mutex_unlock(&c->lock);
+    if (first)
+        hpc_log("%s changed since mount (written, truncated, replaced or deleted): "
+                "reads fail until it is mounted again", c->changed_path);
+    return HPC_E_CHANGED;
+}
+
+static gboolean container_changed(hpc_container *c)
+{
+    return __atomic_load_n(&c->changed, __ATOMIC_ACQUIRE);
+}
+
+/* A read failed with HPC_E_CHANGED: find the source that changed. */
+static int note_changed(hpc_container *c)
+{
+    for (guint i = 0; i < c->sources->len; i++) {
+        const hpc_source *s = g_ptr_array_index(c->sources, i);
+        if (hpc_source_changed(s))
+            return mark_changed(c, s);
+    }
+    return mark_changed(c, NULL);
+}
+
+/* fstat every source (path: also stat the path). */
+static int check_all(hpc_container *c, gboolean path)
+{
+    if (c->live)
+        return HPC_OK;
+    if (container_changed(c))
+        return HPC_E_CHANGED;
+    for (guint i = 0; i < c->sources->len; i++) {
+        const hpc_source *s = g_ptr_array_index(c->sources, i);
+        if ((path ? hpc_source_check_path(s) : hpc_source_check(s)) == HPC_E_CHANGED)
+            return mark_changed(c, s);
+    }
+    return HPC_OK;
+}
+
+/* At read entry: fails at once after a change; checks every source and its
+ * path when the last such check is older than CHECK_US. */
+static int check_periodic(hpc_container *c)
+{
+    if (c->live)
+        return HPC_OK;
+    if (container_changed(c))
+        return HPC_E_CHANGED;
+    gint64 now = g_get_monotonic_time();
+    gint64 last = __atomic_load_n(&c->last_check, __ATOMIC_RELAXED);
+    if (now - last < CHECK_US ||
+        !__atomic_compare_exchange_n(&c->last_check, &last, now, FALSE,
+                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return HPC_OK;
+    return check_all(c, TRUE);
+}
+
+/* After a format's read or map: its result, or HPC_E_CHANGED. */
+static int check_after(hpc_container *c, int rc)
+{
+    if (rc == HPC_E_CHANGED)
+        return note_changed(c);
+    if (rc == HPC_OK && !c->live && c->sources->len <= CHECK_EVERY_READ_MAX)
+        return check_all(c, FALSE);
+    return rc;
+}
+
+int hpc_container_sources_unchanged(hpc_container *c)
+{
+    return check_all(c, FALSE);
+}
+
+int hpc_container_extents_unchanged(hpc_container *c, const hpc_extent *ext, unsigned n)
+{
+    if (c->live)
+        return HPC_OK;
+    if (container_changed(c))
+        return HPC_E_CHANGED;
+    for (unsigned i = 0; i < n; i++)
+        if (hpc_source_check(ext[i].src) == HPC_E_CHANGED)
+            return mark_changed(c, ext[i].src);
+    return HPC_OK;
 }
 
 hpc_cache *hpc_container_cache(hpc_container *c)
@@ -310,6 +426,9 @@ static GBytes *info_bytes(hpc_container *c)
     if (!c->info) {
         c->info = g_string_new(NULL);
         g_string_append_printf(c->info, "format: %s\nsource: %s\n", c->format->name, c->path);
+        if (container_changed(c))
+            g_string_append_printf(c->info, "changed: %s changed since mount; reads fail until "
+                                   "it is mounted again\n", c->changed_path);
         if (c->format->info && c->format->info(c, c->info) != HPC_OK)
             g_string_append(c->info, "warning: the format reader could not describe the container\n");
     }
@@ -448,13 +567,33 @@ int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st)
 
 /* ---- data ------------------------------------------------------------- */
 
+/* The core's checks before a reader's data call: the node exists and is a
+ * regular file (a directory or symlink never reaches read or map), and no
+ * source changed.  *st gets the node's attributes. */
+static int data_node(hpc_container *c, hpc_ino ino, hpc_stat *st)
+{
+    int rc = hpc_container_getattr(c, ino, st);
+    if (rc != HPC_OK)
+        return rc;
+    if (S_ISDIR(st->mode))
+        return HPC_E_ISDIR;
+    if (!S_ISREG(st->mode))
+        return HPC_E_INVAL;
+    return check_periodic(c);
+}
+
 int hpc_container_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                       hpc_extent *ext, unsigned max, unsigned *n)
 {
+    hpc_stat st;
     *n = 0;
     if (ino == HPC_INO_INFO || !c->format->map)
         return HPC_E_NOTSUP;
-    return c->format->map(c, ino, off, len, ext, max, n);
+    int rc = data_node(c, ino, &st);
+    if (rc != HPC_OK || off >= st.size)
+        return rc;
+    len = MIN(len, st.size - off);
+    return check_after(c, c->format->map(c, ino, off, len, ext, max, n));
 }
 
 /* Read a mapped file: its extents through the block cache. */
@@ -500,11 +639,21 @@ int hpc_container_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
         g_bytes_unref(b);
         return HPC_OK;
     }
+    hpc_stat st;
+    int rc = data_node(c, ino, &st);
+    if (rc != HPC_OK || off >= st.size)
+        return rc;
+    len = (size_t)MIN((uint64_t)len, st.size - off);
     if (c->format->read)
-        return c->format->read(c, ino, buf, len, off, nread);
-    if (c->format->map)
-        return read_mapped(c, ino, buf, len, off, nread);
-    return HPC_E_NOTSUP;
+        rc = c->format->read(c, ino, buf, len, off, nread);
+    else if (c->format->map)
+        rc = read_mapped(c, ino, buf, len, off, nread);
+    else
+        rc = HPC_E_NOTSUP;
+    rc = check_after(c, rc);
+    if (rc != HPC_OK)
+        *nread = 0;
+    return rc;
 }
 
 /* ---- extended attributes ---------------------------------------------- */

@@ -54,7 +54,6 @@ typedef struct hpc_options {
     int nocheck;           /* serve data whose checksums fail */
     int allowholes;        /* serve holes in distributed arrays as zeros */
     int salvage;           /* serve files of killed writers */
-    double open_timeout;   /* trial open limit, seconds; 0: default, < 0: none (hpc_sandbox.h) */
 } hpc_options;
 
 /** One verbatim run of a file's bytes inside a source (see hpc_format.map). */
@@ -80,10 +79,6 @@ typedef struct hpc_tree hpc_tree;
 
 typedef struct hpc_format {
     const char *name;
-    /** The third-party library open() runs on the file (e.g. "libhdf5"), or
-     *  NULL: when set, the core trial-opens the file in a child process
-     *  first (hpc_sandbox.h). */
-    const char *sandbox_lib;
     /** Score 0..100 how surely `path` (head = its first len bytes; len 0 and
      *  head NULL for a directory) is of this format. */
     int (*probe)(const char *path, const unsigned char *head, size_t len);
@@ -137,6 +132,9 @@ struct hpc_container {
     GMutex lock;             /* guards cache creation and info */
     hpc_cache *cache;
     GString *info;
+    int changed;             /* a source changed since mount: reads fail */
+    char *changed_path;      /* which one (set once, with changed) */
+    gint64 last_check;       /* monotonic us of the last periodic check */
 };
 
 /** The formats the core knows, NULL-terminated. */
@@ -175,6 +173,22 @@ hpc_source *hpc_container_add_source(hpc_container *c, const char *path, GError 
 /** For formats: the block cache (created on first use with the block size
  *  from opts.blocksize, else c->fsblksize, else the source's st_blksize). */
 hpc_cache *hpc_container_cache(hpc_container *c);
+
+/**
+ * For formats that read sources by other means than hpc_source_pread (a
+ * library with its own descriptors): fstat every source of the container
+ * and compare with its identity at mount.  Call it after such a read and
+ * before using or returning the bytes.  HPC_OK, or HPC_E_CHANGED once any
+ * source changed (then the container logs one line, .info says so, and
+ * every later read fails until remount).  Live containers always get HPC_OK.
+ */
+int hpc_container_sources_unchanged(hpc_container *c);
+
+/**
+ * For front ends that read extents themselves (splice): the sources of the
+ * extents ext[0..n) are unchanged (fstat).  Same results as above.
+ */
+int hpc_container_extents_unchanged(hpc_container *c, const hpc_extent *ext, unsigned n);
 
 /** For live formats: regenerate .info on next access. */
 void hpc_container_info_changed(hpc_container *c);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "hpc_cache.h"
 #include "hpc_container.h"
@@ -180,6 +181,67 @@ START_TEST(cache_source_file)
 }
 END_TEST
 
+/* A source that changes after open fails every read from then on, a short
+ * file is an error even through pread_upto, and a FIFO is refused without
+ * blocking. */
+START_TEST(source_changes)
+{
+    char path[] = "/tmp/hpc-src-XXXXXX";
+    int fd = mkstemp(path);
+    unsigned char data[8192], b[8192];
+    memset(data, 'a', sizeof data);
+    ck_assert_int_eq(write(fd, data, sizeof data), (ssize_t)sizeof data);
+    hpc_source src;
+    ck_assert_int_eq(hpc_source_open(path, &src, NULL), HPC_OK);
+    ck_assert_int_eq(hpc_source_pread(&src, b, 100, 0), HPC_OK);
+    ck_assert_int_eq(hpc_source_check_path(&src), HPC_OK);
+    ck_assert_int_eq(ftruncate(fd, 4096), 0);
+    size_t got = 0;
+    ck_assert_int_eq(hpc_source_pread_upto(&src, b, 8192, 0, &got), HPC_E_CHANGED);
+    ck_assert(hpc_source_changed(&src));
+    /* sticky, even for ranges still inside the file */
+    ck_assert_int_eq(hpc_source_pread(&src, b, 100, 0), HPC_E_CHANGED);
+    ck_assert_int_eq(hpc_source_check(&src), HPC_E_CHANGED);
+    hpc_source_set_live(&src);      /* live readers refresh instead */
+    ck_assert_int_eq(hpc_source_check(&src), HPC_OK);
+    ck_assert_int_eq(hpc_source_pread_upto(&src, b, 8192, 0, &got), HPC_OK);
+    ck_assert_uint_eq(got, 4096);
+    hpc_source_close(&src);
+
+    /* replaced by rename: the path names another file */
+    ck_assert_int_eq(hpc_source_open(path, &src, NULL), HPC_OK);
+    char other[] = "/tmp/hpc-src-XXXXXX";
+    int fd2 = mkstemp(other);
+    ck_assert_int_eq(write(fd2, data, 4096), 4096);
+    close(fd2);
+    ck_assert_int_eq(rename(other, path), 0);
+    ck_assert_int_eq(hpc_source_check_path(&src), HPC_E_CHANGED);
+    hpc_source_close(&src);
+    close(fd);
+    unlink(path);
+
+    char fifo[] = "/tmp/hpc-fifo-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(fifo));
+    char *fp = g_build_filename(fifo, "f", NULL);
+    ck_assert_int_eq(mkfifo(fp, 0600), 0);
+    GError *err = NULL;
+    ck_assert_int_eq(hpc_source_open(fp, &src, &err), HPC_E_INVAL);
+    ck_assert(strstr(err->message, "not a regular file") != NULL);
+    g_clear_error(&err);
+    hpc_options o;
+    hpc_options_init(&o);
+    hpc_container *c = NULL;
+    ck_assert_int_eq(hpc_options_set(&o, "format=sion", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_container_open(fp, &o, &c, &err), HPC_E_INVAL);
+    ck_assert(strstr(err->message, "not a regular file") != NULL);
+    g_clear_error(&err);
+    hpc_options_clear(&o);
+    unlink(fp);
+    rmdir(fifo);
+    g_free(fp);
+}
+END_TEST
+
 /* ---- rank names ------------------------------------------------------- */
 
 START_TEST(rankname_default_and_custom)
@@ -246,6 +308,12 @@ START_TEST(options_parse)
     g_clear_error(&err);
     ck_assert_int_eq(hpc_options_set(&o, "format=zip", &err), HPC_E_INVAL);
     g_clear_error(&err);
+    /* overflow of strtoull is refused, not clamped */
+    ck_assert_int_eq(hpc_options_set(&o, "cache_size=99999999999999999999", &err), HPC_E_INVAL);
+    g_clear_error(&err);
+    ck_assert_int_eq(hpc_options_set(&o, "cache_size=17179869184G", &err), HPC_E_INVAL);
+    g_clear_error(&err);
+    ck_assert_uint_eq(o.cache_size, 16u << 20);
     ck_assert_int_eq(hpc_options_set(&o, "rankname=%s", &err), HPC_E_INVAL);
     g_clear_error(&err);
     hpc_options_clear(&o);
@@ -347,6 +415,7 @@ int main(void)
     tcase_add_test(tc, cache_alignment_and_bounds);
     tcase_add_test(tc, cache_concurrent);
     tcase_add_test(tc, cache_source_file);
+    tcase_add_test(tc, source_changes);
     tcase_add_test(tc, rankname_default_and_custom);
     tcase_add_test(tc, rankname_rejects);
     tcase_add_test(tc, options_parse);
