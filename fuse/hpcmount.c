@@ -593,6 +593,7 @@ static const struct fuse_opt hm_opt_spec[] = {
     FUSE_OPT_KEY("nocheck", KEY_HPC),
     FUSE_OPT_KEY("allowholes", KEY_HPC),
     FUSE_OPT_KEY("salvage", KEY_HPC),
+    FUSE_OPT_KEY("fticonfig=", KEY_HPC),
     { "log=%s", offsetof(hm_args, log), 0 },
     { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
     { "zerocopy_min_kb=%u", offsetof(hm_args, zerocopy_min_kb), 0 },
@@ -639,6 +640,7 @@ static void usage(const char *prog)
            "    -o format=NAME         force a format instead of detecting it\n"
            "    -o rankname=FORMAT     printf name of per-rank files (default rank-%%06d)\n"
            "    -o nocheck             serve data whose checksums fail\n"
+           "    -o fticonfig=PATH      FTI: the config.fti giving the L2/L3 groups\n"
            "    -o allowholes          serve holes of distributed arrays as zeros\n"
            "    -o salvage             serve files of writers killed before close\n"
            "    -o log=FILE            append read errors to FILE\n"

@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const level_names[] = { "L1", "L2", "L3", "L4", "dCP", "file" };
 
@@ -58,7 +59,7 @@ static int checked_var(hpc_container *c, hpc_ino ino, fti_var **out)
     uint64_t data;
     if (hpc_tree_data(c->tree, ino, &data) != HPC_OK)
         return HPC_E_NOENT;
-    if (data == 0)
+    if (data == 0 || (data & FTI_LOST_DIR))
         return HPC_E_ISDIR;
     fti_var *v = &g_array_index(f->vars, fti_var, data - 1);
     if (!c->opts.nocheck) {
@@ -140,6 +141,33 @@ static int fti_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
     return HPC_OK;
 }
 
+/* ---- lost ranks: their directories fail with EIO ------------------- */
+
+/* HPC_E_IO and a log line when ino is a lost rank's directory. */
+static int lost_check(hpc_container *c, hpc_ino ino)
+{
+    fti *f = c->priv;
+    uint64_t data;
+    if (hpc_tree_data(c->tree, ino, &data) != HPC_OK || !(data & FTI_LOST_DIR))
+        return HPC_OK;
+    const fti_lost *l = &g_array_index(f->lost, fti_lost, (guint)(data & ~FTI_LOST_DIR));
+    hpc_log("checkpoint %d rank %d: %s", l->ckpt, l->rank, l->why);
+    return HPC_E_IO;
+}
+
+static int fti_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    int rc = lost_check(c, parent);
+    return rc != HPC_OK ? rc : hpc_tree_lookup(c->tree, parent, name, st);
+}
+
+static int fti_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn,
+                       void *ctx)
+{
+    int rc = lost_check(c, dir);
+    return rc != HPC_OK ? rc : hpc_tree_readdir(c->tree, dir, cookie, fn, ctx);
+}
+
 /* ---- one checkpoint ------------------------------------------------- */
 
 static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint hi, GError **err)
@@ -197,8 +225,8 @@ static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint
         if (rc != HPC_OK)
             goto out;
     }
-    /* lost ranks: a rebuild proves itself (myHash of the rebuilt file, ptFs
-     * of the holder), so each candidate group size is tried in turn */
+    /* lost ranks: served from their groups; the topology may also show
+     * ranks above the highest one seen */
     uint32_t nlost = 0;
     for (uint32_t r = 0; r < cf.nranks; r++)
         nlost += cf.have[r] < 0;
@@ -211,7 +239,7 @@ static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint
                  "no L2/L3 files to recover them", ck.id, nlost, cf.nranks - 1, list->str,
                  nlost > 16 ? " ..." : "");
         g_string_free(list, TRUE);
-    } else if (nlost) {
+    } else if (recoverable) {
         fti_recover_ckpt(c, f, &cf, &ck);
     }
     ck.nranks_seen = cf.nranks;
@@ -224,8 +252,6 @@ out:
     return rc;
 }
 
-/* config.fti and Topology.fti may sit above SOURCE (SOURCE = an l2 dir). */
-
 /* ---- open / close ----------------------------------------------------- */
 
 static void fti_free(fti *f)
@@ -234,6 +260,12 @@ static void fti_free(fti *f)
         return;
     for (guint i = 0; f->ranks && i < f->ranks->len; i++)
         fti_rank_clear(&g_array_index(f->ranks, fti_rank, i));
+    for (guint i = 0; f->ckpts && i < f->ckpts->len; i++)
+        g_free(g_array_index(f->ckpts, fti_ckpt, i).topo);
+    for (guint i = 0; f->lost && i < f->lost->len; i++)
+        g_free(g_array_index(f->lost, fti_lost, i).why);
+    if (f->lost)
+        g_array_free(f->lost, TRUE);
     if (f->ranks)
         g_array_free(f->ranks, TRUE);
     if (f->vars)
@@ -265,6 +297,40 @@ static int cmp_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* The directory of checkpoint ckpt, made on first use. */
+static int ckpt_dir(hpc_container *c, int32_t ckpt, hpc_ino *dir, GError **err)
+{
+    char ckname[32];
+    hpc_stat st = { 0 };
+    g_snprintf(ckname, sizeof ckname, "ckpt-%d", ckpt);
+    if (hpc_tree_lookup(c->tree, HPC_INO_ROOT, ckname, &st) == HPC_OK) {
+        *dir = st.ino;
+        return HPC_OK;
+    }
+    int rc = hpc_tree_add(c->tree, HPC_INO_ROOT, ckname, HPC_MODE_DIR, 0, 0, dir);
+    return rc == HPC_OK ? HPC_OK : hpc_fail(err, rc, c->path, NULL, 0, "cannot add %s", ckname);
+}
+
+/* A directory for every lost rank of an L2/L3 checkpoint. */
+static int add_lost_dirs(hpc_container *c, fti *f, GError **err)
+{
+    char name[HPC_RANKNAME_MAX * 2 + 64];
+    for (guint i = 0; i < f->lost->len; i++) {
+        const fti_lost *l = &g_array_index(f->lost, fti_lost, i);
+        hpc_ino dir, ino;
+        int rc = ckpt_dir(c, l->ckpt, &dir, err);
+        if (rc != HPC_OK)
+            return rc;
+        if (hpc_rankname_format(&c->rankname, l->rank, name, sizeof name) != HPC_OK)
+            return hpc_fail(err, HPC_E_RANGE, c->path, NULL, 0, "rank name too long");
+        rc = hpc_tree_add(c->tree, dir, name, HPC_MODE_DIR, 0, FTI_LOST_DIR | i, &ino);
+        if (rc != HPC_OK)
+            return hpc_fail(err, rc, c->path, NULL, 0, "rank %d of checkpoint %d: cannot add "
+                            "%s (-o rankname gives two ranks one name?)", l->rank, l->ckpt, name);
+    }
+    return HPC_OK;
+}
+
 static int build_tree(hpc_container *c, fti *f, GError **err)
 {
     char name[HPC_RANKNAME_MAX * 2 + 64];
@@ -274,14 +340,8 @@ static int build_tree(hpc_container *c, fti *f, GError **err)
         hpc_ino dir = HPC_INO_ROOT, ino;
         int rc;
         if (!f->single) {
-            char ckname[32];
-            g_snprintf(ckname, sizeof ckname, "ckpt-%d", rk->ckpt);
-            hpc_stat st = { 0 };
-            if (hpc_tree_lookup(c->tree, HPC_INO_ROOT, ckname, &st) == HPC_OK)
-                dir = st.ino;
-            else if ((rc = hpc_tree_add(c->tree, HPC_INO_ROOT, ckname, HPC_MODE_DIR, 0, 0,
-                                        &dir)) != HPC_OK)
-                return hpc_fail(err, rc, c->path, NULL, 0, "cannot add %s", ckname);
+            if ((rc = ckpt_dir(c, rk->ckpt, &dir, err)) != HPC_OK)
+                return rc;
             if (hpc_rankname_format(&c->rankname, rk->rank, name, sizeof name) != HPC_OK)
                 return hpc_fail(err, HPC_E_RANGE, c->path, NULL, 0, "rank name too long");
             rc = hpc_tree_add(c->tree, dir, name, HPC_MODE_DIR, 0, 0, &dir);
@@ -304,6 +364,23 @@ static int build_tree(hpc_container *c, fti *f, GError **err)
             hpc_tree_add_xattr(c->tree, ino, "user.shape", shape, strlen(shape));
         }
     }
+    return f->single ? HPC_OK : add_lost_dirs(c, f, err);
+}
+
+/* config.fti: -o fticonfig=PATH, else the first found below SOURCE (or,
+ * by fti_find_above, above it). */
+static int config_option(hpc_container *c, fti *f, fti_walk_ctx *w, GError **err)
+{
+    const char *opt = c->opts.fticonfig;
+    if (!opt) {
+        f->config = w->config;
+        w->config = NULL;
+        return HPC_OK;
+    }
+    if (!g_file_test(opt, G_FILE_TEST_IS_REGULAR) || access(opt, R_OK) != 0)
+        return hpc_fail(err, HPC_E_NOENT, opt, NULL, 0,
+                        "-o fticonfig: not a readable config.fti file");
+    f->config = g_strdup(opt);
     return HPC_OK;
 }
 
@@ -317,6 +394,7 @@ static int fti_open(hpc_container *c, GError **err)
     f->vars = g_array_new(FALSE, FALSE, sizeof(fti_var));
     f->chunks = g_array_new(FALSE, FALSE, sizeof(fti_chunk));
     f->ckpts = g_array_new(FALSE, FALSE, sizeof(fti_ckpt));
+    f->lost = g_array_new(FALSE, FALSE, sizeof(fti_lost));
     f->warnings = g_ptr_array_new_with_free_func(g_free);
     f->srcs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     if (stat(c->path, &st) != 0) {
@@ -342,9 +420,11 @@ static int fti_open(hpc_container *c, GError **err)
     } else {
         w.found = g_array_new(FALSE, FALSE, sizeof(fti_found));
         fti_walk(&w, c->path, 0);
-        f->config = w.config;
+        rc = config_option(c, f, &w, err);
+        if (rc != HPC_OK)
+            goto out;
         f->topology = w.topology;
-        w.config = w.topology = NULL;
+        w.topology = NULL;
         fti_find_above(f, c->path);
         fti_load_config(f);
         if (w.found->len == 0) {
@@ -430,7 +510,9 @@ static int fti_info(hpc_container *c, GString *o)
         g_string_append_printf(o, "checkpoint %d: level %s, ranks seen %u", ck->id, fti_level_name(ck->level),
                                ck->nranks_seen);
         if (ck->group)
-            g_string_append_printf(o, ", group size %u (%s)", ck->group, ck->group_from);
+            g_string_append_printf(o, ", group size %u", ck->group);
+        if (ck->topo)
+            g_string_append_printf(o, " (%s)", ck->topo);
         g_string_append_c(o, '\n');
     }
     for (guint i = 0; i < f->warnings->len; i++)
@@ -470,6 +552,8 @@ const hpc_format hpc_format_fti = {
     .probe = fti_probe,
     .open = fti_open,
     .close = fti_close,
+    .lookup = fti_lookup,
+    .readdir = fti_readdir,
     .read = fti_read,
     .map = fti_map,
     .info = fti_info,

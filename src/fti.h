@@ -5,7 +5,8 @@
  *                   the one rollback path (fti_snap)
  *   fti_discover.c  file names, the directory walk, config.fti / Topology.fti
  *   fti_check.c     chunk MD5 checks, once per variable
- *   fti_recover.c   lost ranks: topology, L2 partner copies, L3 rebuilds
+ *   fti_topo.c      groups from config.fti and Topology.fti
+ *   fti_recover.c   lost ranks: L2 partner copies, L3 rebuilds
  *   fti_rs.c        GF(2^16) Reed-Solomon arithmetic
  *   fmt_fti.c       open / close / read / map / tree / .info
  *
@@ -117,8 +118,18 @@ typedef struct fti_ckpt {
     fti_level level;
     uint32_t nranks_seen;     /* highest rank number seen + 1 */
     uint32_t group;           /* L2/L3 group size used, 0 if none */
-    const char *group_from;
+    char *topo;               /* how the groups were found, or why not */
 } fti_ckpt;
+
+/* A rank of an L2/L3 checkpoint that could not be served: its directory
+ * is shown, and looking into it fails with EIO and a log line. */
+typedef struct fti_lost {
+    int32_t ckpt, rank;
+    char *why;
+} fti_lost;
+
+/* Tree data of a lost rank's directory: this bit | index into lost. */
+#define FTI_LOST_DIR (1ull << 62)
 
 typedef struct fti {
     int single;
@@ -128,8 +139,9 @@ typedef struct fti {
     GArray *ckpts;            /* fti_ckpt */
     GPtrArray *warnings;      /* char * */
     GHashTable *srcs;         /* path -> hpc_source *, each file opened once */
-    char *config, *topology;  /* files found, or NULL */
-    int cfg_group, cfg_node;  /* from config.fti, 0 if unknown */
+    GArray *lost;             /* fti_lost */
+    char *config, *topology;  /* files found (config: or -o fticonfig), or NULL */
+    int cfg_group, cfg_node, cfg_head;   /* [basic] of config.fti, -1 if absent */
     uint64_t total_bytes;
 } fti;
 
@@ -221,11 +233,33 @@ int fti_cmp_found(const void *a, const void *b);
 /** config.fti and Topology.fti above SOURCE, when not found below it. */
 void fti_find_above(fti *f, const char *dir);
 
-/** group_size and node_size from f->config. */
+/** group_size, node_size and head from f->config (-1 when absent). */
 void fti_load_config(fti *f);
 
 /** hpc_format.probe. */
 int fti_probe(const char *path, const unsigned char *head, size_t len);
+
+/* ---- fti_topo.c ------------------------------------------------------------ */
+
+/* The groups of one checkpoint. */
+typedef struct fti_topo {
+    uint32_t nranks;          /* ranks of the run (>= the ranks seen) */
+    uint32_t nnodes, per_node, group;
+    int32_t *node, *pos;      /* node and position on it of each rank */
+    int32_t *rank_at;         /* [node * per_node + pos] -> rank or -1 */
+    char *how;                /* for .info, when established */
+    char *why;                /* why not, else NULL */
+} fti_topo;
+
+/** Groups from config.fti (node_size, group_size, head) and Topology.fti,
+ *  for a checkpoint whose highest rank seen is nseen - 1.  0, or -1 with
+ *  t->why set when they cannot be established. */
+int fti_topo_build(const fti *f, uint32_t nseen, fti_topo *t);
+void fti_topo_free(fti_topo *t);
+
+/** The members of rank r's group in group-rank order and r's group rank;
+ *  0 when r is in no complete group. */
+int fti_topo_group(const fti_topo *t, int32_t r, int32_t *mem, uint32_t *gpos);
 
 /* ---- fti_check.c ----------------------------------------------------------- */
 

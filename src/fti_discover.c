@@ -180,14 +180,26 @@ void fti_find_above(fti *f, const char *dir)
     g_free(d);
 }
 
-/* Load config.fti: group_size and node_size. */
+/* An integer of [basic], -1 when absent or not a number. */
+static int cfg_int(GKeyFile *k, const char *key)
+{
+    GError *e = NULL;
+    int v = g_key_file_get_integer(k, "basic", key, &e);
+    if (e) {
+        g_error_free(e);
+        return -1;
+    }
+    return v;
+}
+
 void fti_load_config(fti *f)
 {
     GKeyFile *k = g_key_file_new();
+    f->cfg_group = f->cfg_node = f->cfg_head = -1;
     if (f->config && g_key_file_load_from_file(k, f->config, G_KEY_FILE_NONE, NULL)) {
-        f->cfg_group = g_key_file_get_integer(k, "basic", "group_size", NULL);
-        f->cfg_node = g_key_file_get_integer(k, "basic", "node_size", NULL);
+        f->cfg_group = cfg_int(k, "group_size");
+        f->cfg_node = cfg_int(k, "node_size");
+        f->cfg_head = cfg_int(k, "head");
     }
     g_key_file_free(k);
 }
-

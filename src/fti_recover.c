@@ -93,97 +93,6 @@ int fti_rank_read(hpc_container *c, const fti_rank *rk, void *buf, size_t len, u
 
 /* ---- groups: who holds whose partner copy, who is in an RS group ------- */
 
-typedef struct fti_topo {
-    uint32_t nranks;
-    int32_t *node;            /* node index of each rank */
-    int32_t *local;           /* index of the rank on its node */
-    uint32_t nnodes, per_node;
-    int32_t *rank_at;         /* [node * per_node + local] -> rank or -1 */
-} fti_topo;
-
-static void topo_free(fti_topo *t)
-{
-    g_free(t->node);
-    g_free(t->local);
-    g_free(t->rank_at);
-}
-
-/* Node of every rank from Topology.fti ([topology] rank = node name); one
- * rank per node when the file is absent or does not cover the ranks. */
-static void topo_build(const fti *f, uint32_t nranks, fti_topo *t)
-{
-    memset(t, 0, sizeof *t);
-    t->nranks = nranks;
-    t->node = g_new(int32_t, nranks);
-    t->local = g_new0(int32_t, nranks);
-    for (uint32_t r = 0; r < nranks; r++)
-        t->node[r] = (int32_t)r;
-    t->nnodes = nranks;
-    t->per_node = 1;
-    GKeyFile *k = g_key_file_new();
-    if (f->topology && g_key_file_load_from_file(k, f->topology, G_KEY_FILE_NONE, NULL)) {
-        GHashTable *idx = g_hash_table_new(g_str_hash, g_str_equal);
-        char **names = g_new0(char *, nranks);
-        int ok = 1;
-        for (uint32_t r = 0; r < nranks && ok; r++) {
-            char key[16];
-            g_snprintf(key, sizeof key, "%u", r);
-            names[r] = g_key_file_get_value(k, "topology", key, NULL);
-            ok = names[r] != NULL;
-        }
-        uint32_t nn = 0, per = 1;
-        uint32_t *count = g_new0(uint32_t, nranks);
-        for (uint32_t r = 0; r < nranks && ok; r++) {
-            gpointer v;
-            if (!g_hash_table_lookup_extended(idx, names[r], NULL, &v)) {
-                v = GUINT_TO_POINTER(nn++);
-                g_hash_table_insert(idx, names[r], v);
-            }
-            uint32_t n = GPOINTER_TO_UINT(v);
-            t->node[r] = (int32_t)n;
-            t->local[r] = (int32_t)count[n]++;
-            per = MAX(per, count[n]);
-        }
-        if (ok) {
-            t->nnodes = nn;
-            t->per_node = per;
-        } else {
-            for (uint32_t r = 0; r < nranks; r++) {
-                t->node[r] = (int32_t)r;
-                t->local[r] = 0;
-            }
-        }
-        g_free(count);
-        for (uint32_t r = 0; r < nranks; r++)
-            g_free(names[r]);
-        g_free(names);
-        g_hash_table_destroy(idx);
-    }
-    g_key_file_free(k);
-    t->rank_at = g_new(int32_t, (gsize)t->nnodes * t->per_node);
-    for (uint64_t i = 0; i < (uint64_t)t->nnodes * t->per_node; i++)
-        t->rank_at[i] = -1;
-    for (uint32_t r = 0; r < nranks; r++)
-        t->rank_at[(uint64_t)t->node[r] * t->per_node + (uint64_t)t->local[r]] = (int32_t)r;
-}
-
-/* The g members of rank r's group, in group order, and r's position. */
-static int group_of(const fti_topo *t, uint32_t g, int32_t r, int32_t *mem, uint32_t *pos)
-{
-    if (g < 2 || g > FTI_RS_MAX_GROUP || r < 0 || (uint32_t)r >= t->nranks)
-        return 0;
-    uint32_t n = (uint32_t)t->node[r], first = n / g * g;
-    if (first + g > t->nnodes)
-        return 0;
-    for (uint32_t j = 0; j < g; j++) {
-        mem[j] = t->rank_at[(uint64_t)(first + j) * t->per_node + (uint64_t)t->local[r]];
-        if (mem[j] < 0)
-            return 0;
-    }
-    *pos = n - first;
-    return 1;
-}
-
 static const fti_rank *ck_rank(const fti *f, const ck_files *cf, int32_t r)
 {
     if (r < 0 || (uint32_t)r >= cf->nranks || cf->have[r] < 0)
@@ -191,85 +100,13 @@ static const fti_rank *ck_rank(const fti *f, const ck_files *cf, int32_t r)
     return &g_array_index(f->ranks, fti_rank, cf->have[r]);
 }
 
-/* Does group size g explain the L2/L3 files of this checkpoint? */
-static int group_consistent(const fti *f, const ck_files *cf, const fti_topo *t, uint32_t g)
-{
-    int32_t mem[FTI_RS_MAX_GROUP];
-    uint32_t pos;
-    int checked = 0;
-    for (uint32_t q = 0; q < cf->nranks; q++) {
-        if (!group_of(t, g, (int32_t)q, mem, &pos))
-            return 0;
-        if (cf->pcof[q]) {      /* q holds the copy of its left partner */
-            const fti_rank *own = ck_rank(f, cf, mem[(pos + g - 1) % g]);
-            fti_meta m;
-            uint64_t size;
-            if (own && fti_peek_meta(cf->pcof[q]->path, &m, &size) == HPC_OK) {
-                if (size != own->size || strcmp(m.checksum, own->meta.checksum) != 0)
-                    return 0;
-                checked++;
-            }
-        }
-        if (cf->rsed[q] && pos == 0) {
-            /* maxFs is the group's largest fs + 8: exactly so when every
-             * member's file is here, an upper bound otherwise */
-            int64_t big = -1, mfs = -1;
-            int all = 1;
-            for (uint32_t j = 0; j < g; j++) {
-                const fti_rank *o = ck_rank(f, cf, mem[j]);
-                if (!o) {
-                    all = 0;
-                    continue;
-                }
-                if (o->meta.max_fs <= 0 || (mfs >= 0 && o->meta.max_fs != mfs))
-                    return 0;
-                mfs = o->meta.max_fs;
-                big = MAX(big, (int64_t)o->size);
-            }
-            if (mfs >= 0 && (big + 8 > mfs || (all && big + 8 != mfs)))
-                return 0;
-        }
-        if (cf->rsed[q]) {      /* one maxFs per group */
-            for (uint32_t j = 0; j < g; j++) {
-                const fti_rank *o = ck_rank(f, cf, mem[j]);
-                if (o && o->meta.max_fs > 0) {
-                    fti_meta m;
-                    uint64_t size;
-                    if (fti_peek_meta(cf->rsed[q]->path, &m, &size) == HPC_OK) {
-                        if (m.max_fs != o->meta.max_fs)
-                            return 0;
-                        checked++;
-                    }
-                    break;
-                }
-            }
-        }
-    }
-    return checked > 0;
-}
-
-/* Group sizes to try, best first: config.fti's; else every size that
- * explains the files, then one group of every node.  Returns how many. */
-static unsigned group_candidates(fti *f, const ck_files *cf, const fti_topo *t, uint32_t *out)
-{
-    unsigned n = 0;
-    if (f->cfg_group >= 2) {
-        out[n++] = (uint32_t)f->cfg_group;
-        return n;
-    }
-    for (uint32_t g = 2; g <= MIN(t->nnodes, (uint32_t)FTI_RS_MAX_GROUP); g++)
-        if (t->nnodes % g == 0 && (group_consistent(f, cf, t, g) || g == t->nnodes))
-            out[n++] = g;
-    return n;
-}
-
 /* Serve lost rank r from the partner copy its right partner holds. */
 static int recover_l2(hpc_container *c, fti *f, const ck_files *cf, const fti_topo *t,
-                      uint32_t g, int32_t ckpt, int32_t r, GString *why)
+                      int32_t ckpt, int32_t r, GString *why)
 {
     int32_t mem[FTI_RS_MAX_GROUP];
-    uint32_t pos;
-    if (!group_of(t, g, r, mem, &pos)) {
+    uint32_t pos, g = t->group;
+    if (!fti_topo_group(t, r, mem, &pos)) {
         g_string_append(why, "; not in a complete partner group");
         return HPC_E_NOENT;
     }
@@ -301,14 +138,14 @@ static int recover_l2(hpc_container *c, fti *f, const ck_files *cf, const fti_to
 
 /* Rebuild lost rank r from its Reed-Solomon group. */
 static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_topo *t,
-                      uint32_t g, int32_t ckpt, int32_t r, GString *why)
+                      int32_t ckpt, int32_t r, GString *why)
 {
     int32_t mem[FTI_RS_MAX_GROUP];
-    uint32_t pos;
+    uint32_t pos, g = t->group;
     int have_d[FTI_RS_MAX_GROUP] = { 0 }, have_p[FTI_RS_MAX_GROUP] = { 0 };
     const hpc_source *psrc[FTI_RS_MAX_GROUP] = { 0 };
     int64_t max_fs = -1;
-    if (!group_of(t, g, r, mem, &pos)) {
+    if (!fti_topo_group(t, r, mem, &pos)) {
         g_string_append(why, "; not in a complete RS group");
         return HPC_E_NOENT;
     }
@@ -400,69 +237,72 @@ static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_to
     return rc;
 }
 
-/* Try to recover every lost rank with group size g; returns how many. */
-static uint32_t recover_all(hpc_container *c, fti *f, ck_files *cf, const fti_topo *t,
-                            fti_ckpt *ck, uint32_t g)
+/* Remember rank r of checkpoint ck as lost, for the tree. */
+static void add_lost(fti *f, int32_t ckpt, uint32_t r, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+static void add_lost(fti *f, int32_t ckpt, uint32_t r, const char *fmt, ...)
 {
-    uint32_t got = 0;
-    ck->group = g;
+    va_list ap;
+    va_start(ap, fmt);
+    fti_lost l = { ckpt, (int32_t)r, g_strdup_vprintf(fmt, ap) };
+    va_end(ap);
+    fti_warn(f, "checkpoint %d rank %u: %s", ckpt, r, l.why);
+    g_array_append_val(f->lost, l);
+}
+
+/* Serve every lost rank of ck from its group. */
+static void recover_all(hpc_container *c, fti *f, ck_files *cf, const fti_topo *t,
+                        const fti_ckpt *ck)
+{
     for (uint32_t r = 0; r < cf->nranks; r++) {
         if (cf->have[r] >= 0)
             continue;
         GString *why = g_string_new(NULL);
-        int rc = HPC_E_NOENT;
-        if (ck->level == FTI_L2)
-            rc = recover_l2(c, f, cf, t, g, ck->id, (int32_t)r, why);
-        else if (ck->level == FTI_L3)
-            rc = recover_l3(c, f, cf, t, g, ck->id, (int32_t)r, why);
+        const char *state = cf->rank[r] ? "unusable" : "missing";
+        int rc = ck->level == FTI_L3 ? recover_l3(c, f, cf, t, ck->id, (int32_t)r, why)
+                                     : recover_l2(c, f, cf, t, ck->id, (int32_t)r, why);
         if (rc == HPC_OK) {
             cf->have[r] = (int32_t)f->ranks->len - 1;
             const fti_rank *rk = ck_rank(f, cf, (int32_t)r);
             fti_warn(f, "checkpoint %d rank %u: Rank file %s; served from %s", ck->id, r,
-                     cf->rank[r] ? "unusable" : "missing", rk->path);
-            got++;
+                     state, rk->path);
         } else {
-            fti_warn(f, "checkpoint %d rank %u: Rank file %s and not recoverable%s", ck->id, r,
-                     cf->rank[r] ? "unusable" : "missing", why->str);
+            add_lost(f, ck->id, r, "Rank file %s and not recoverable%s", state, why->str);
         }
         g_string_free(why, TRUE);
     }
-    return got;
+}
+
+/* Make room for ranks [cf->nranks, n): none of them has a file. */
+static void cf_grow(ck_files *cf, uint32_t n)
+{
+    if (n <= cf->nranks)
+        return;
+    cf->rank = g_renew(const fti_found *, cf->rank, n);
+    cf->pcof = g_renew(const fti_found *, cf->pcof, n);
+    cf->rsed = g_renew(const fti_found *, cf->rsed, n);
+    cf->have = g_renew(int32_t, cf->have, n);
+    for (uint32_t r = cf->nranks; r < n; r++) {
+        cf->rank[r] = cf->pcof[r] = cf->rsed[r] = NULL;
+        cf->have[r] = -1;
+    }
+    cf->nranks = n;
 }
 
 void fti_recover_ckpt(hpc_container *c, fti *f, ck_files *cf, fti_ckpt *ck)
 {
-    uint32_t nlost = 0;
-    for (uint32_t r = 0; r < cf->nranks; r++)
-        nlost += cf->have[r] < 0;
     fti_topo t;
-    uint32_t cand[FTI_RS_MAX_GROUP + 1];
-    topo_build(f, cf->nranks, &t);
-    unsigned ncand = group_candidates(f, cf, &t, cand);
-    fti_snap snap;
-    fti_snap_take(f, &snap);
-    int best = -1, last = -1;
-    uint32_t best_got = 0;
-    for (unsigned ci = 0; ci < ncand; ci++) {
-        fti_snap_restore(f, &snap, cf);
-        uint32_t got = recover_all(c, f, cf, &t, ck, cand[ci]);
-        last = (int)ci;
-        if (best < 0 || got > best_got) {
-            best = (int)ci;
-            best_got = got;
-        }
-        if (got == nlost)
-            break;
+    if (fti_topo_build(f, cf->nranks, &t) != 0) {
+        ck->topo = g_strdup_printf("groups unknown: %s", t.why);
+        for (uint32_t r = 0; r < cf->nranks; r++)
+            if (cf->have[r] < 0)
+                add_lost(f, ck->id, r, "Rank file %s and not recovered: the L2/L3 groups are "
+                         "unknown: %s", cf->rank[r] ? "unusable" : "missing", t.why);
+        fti_topo_free(&t);
+        return;
     }
-    if (best >= 0 && last != best) {
-        fti_snap_restore(f, &snap, cf);
-        recover_all(c, f, cf, &t, ck, cand[best]);
-    }
-    if (ncand == 0)
-        fti_warn(f, "checkpoint %d: %u nodes form no group of 2 to %d members", ck->id,
-                 t.nnodes, FTI_RS_MAX_GROUP);
-    else
-        ck->group_from = f->cfg_group >= 2 ? "config.fti"
-                        : "inferred: the size under which the rebuild verifies";
-    topo_free(&t);
+    cf_grow(cf, t.nranks);
+    ck->group = t.group;
+    ck->topo = g_strdup(t.how);
+    recover_all(c, f, cf, &t, ck);
+    fti_topo_free(&t);
 }

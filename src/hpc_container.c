@@ -56,7 +56,8 @@ void hpc_options_clear(hpc_options *opts)
 {
     g_free(opts->format);
     g_free(opts->rankname);
-    opts->format = opts->rankname = NULL;
+    g_free(opts->fticonfig);
+    opts->format = opts->rankname = opts->fticonfig = NULL;
 }
 
 /* Parse "64M" style sizes. */
@@ -115,6 +116,11 @@ int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
             return rc;
         g_free(opts->rankname);
         opts->rankname = g_strdup(v);
+    } else if (IS("fticonfig")) {
+        if (!v || !*v)
+            return hpc_fail(err, HPC_E_INVAL, "fticonfig", NULL, 0, "needs the path of a config.fti");
+        g_free(opts->fticonfig);
+        opts->fticonfig = g_strdup(v);
     } else if (IS("nocheck")) {
         opts->nocheck = 1;
     } else if (IS("allowholes")) {
@@ -193,6 +199,7 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     c->opts = *opts;
     c->opts.format = g_strdup(opts->format);
     c->opts.rankname = g_strdup(opts->rankname);
+    c->opts.fticonfig = g_strdup(opts->fticonfig);
     if (c->opts.cache_size == 0)
         c->opts.cache_size = DEFAULT_CACHE_SIZE;
 

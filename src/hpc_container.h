@@ -54,6 +54,7 @@ typedef struct hpc_options {
     int nocheck;           /* serve data whose checksums fail */
     int allowholes;        /* serve holes in distributed arrays as zeros */
     int salvage;           /* serve files of killed writers */
+    char *fticonfig;       /* FTI: the config.fti that gives the topology */
 } hpc_options;
 
 /** One verbatim run of a file's bytes inside a source (see hpc_format.map). */

@@ -337,6 +337,202 @@ START_TEST(rs_any_g_of_2g)
 }
 END_TEST
 
+/* ---- groups from the topology (generated checkpoints, bench/fti_gen.c) */
+
+int fti_gen_run(const char *dir, unsigned ranks, unsigned nvars, uint64_t bytes,
+                unsigned group, unsigned node_size, unsigned head, unsigned level);
+
+enum { TB = 40, TNV = 2, TMAXR = 64 };
+
+typedef struct topo_case {
+    char *dir;
+    unsigned n, per, G, level;
+    char *want[TMAXR][TNV];       /* sha256 of each variable, from the Rank files */
+    GHashTable *paths;            /* file name -> path */
+} topo_case;
+
+static void index_files(GHashTable *h, const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *n;
+    while (d && (n = g_dir_read_name(d))) {
+        char *p = g_build_filename(dir, n, NULL);
+        if (g_file_test(p, G_FILE_TEST_IS_DIR))
+            index_files(h, p);
+        else
+            g_hash_table_insert(h, g_strdup(n), g_strdup(p));
+        g_free(p);
+    }
+    if (d)
+        g_dir_close(d);
+}
+
+/* The rank at group rank j of r's group: blocks of G nodes of per ranks. */
+static unsigned topo_member(const topo_case *t, unsigned r, unsigned j)
+{
+    unsigned node = r / t->per;
+    return (node / t->G * t->G + j) * t->per + r % t->per;
+}
+
+static void topo_setup(topo_case *t, unsigned S, unsigned head, unsigned G, unsigned level)
+{
+    memset(t, 0, sizeof *t);
+    t->per = head ? S - 1 : S;
+    t->G = G;
+    t->level = level;
+    t->n = t->per * G * (t->per * G * 2 <= 24 ? 2 : 1);
+    t->dir = g_dir_make_tmp("fti-topo-XXXXXX", NULL);
+    ck_assert_int_eq(fti_gen_run(t->dir, t->n, TNV, TB, G, S, head, level), 0);
+    t->paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    index_files(t->paths, t->dir);
+    for (unsigned r = 0; r < t->n; r++) {
+        char name[64], *bytes;
+        gsize len;
+        g_snprintf(name, sizeof name, "Ckpt1-Rank%u.fti", r);
+        ck_assert(g_file_get_contents(g_hash_table_lookup(t->paths, name), &bytes, &len, NULL));
+        for (unsigned v = 0; v < TNV; v++)
+            t->want[r][v] = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+                                                        (guchar *)bytes + v * (TB + 8 * r), TB + 8 * r);
+        g_free(bytes);
+    }
+}
+
+static void rm_tree(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *n;
+    while (d && (n = g_dir_read_name(d))) {
+        char *p = g_build_filename(dir, n, NULL);
+        if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
+            rm_tree(p);
+        else
+            unlink(p);
+        g_free(p);
+    }
+    if (d)
+        g_dir_close(d);
+    rmdir(dir);
+}
+
+static void topo_teardown(topo_case *t)
+{
+    for (unsigned r = 0; r < t->n; r++)
+        for (unsigned v = 0; v < TNV; v++)
+            g_free(t->want[r][v]);
+    g_hash_table_destroy(t->paths);
+    rm_tree(t->dir);
+    g_free(t->dir);
+}
+
+/* Lose the pieces in mask (bit j: data piece j, bit G + i: parity i) of
+ * every group, open, and check every rank's variables; with too few
+ * pieces left the ranks lost must be missing, every other rank intact.
+ * Returns 1 when a lost rank was served. */
+static int topo_try(topo_case *t, unsigned mask)
+{
+    GPtrArray *moved = g_ptr_array_new_with_free_func(g_free);
+    unsigned lost = 0;
+    for (unsigned k = 0; k < 2 * t->G; k++)
+        lost += (mask >> k) & 1;
+    for (unsigned r = 0; r < t->n; r++) {
+        if (topo_member(t, r, 0) != r)
+            continue;                           /* one pass per group */
+        for (unsigned k = 0; k < 2 * t->G; k++) {
+            if (!((mask >> k) & 1))
+                continue;
+            char name[64];
+            unsigned m = topo_member(t, r, k % t->G);
+            g_snprintf(name, sizeof name, "Ckpt1-%s%u.fti", k < t->G ? "Rank" : t->level == 2 ? "Pcof" : "RSed", m);
+            const char *p = g_hash_table_lookup(t->paths, name);
+            ck_assert_msg(p != NULL, "%s not generated", name);
+            char *away = g_strconcat(p, ".away", NULL);
+            ck_assert_int_eq(rename(p, away), 0);
+            g_ptr_array_add(moved, away);
+        }
+    }
+    hpc_options o;
+    hpc_options_init(&o);
+    hpc_container *c = NULL;
+    GError *e = NULL;
+    ck_assert_msg(hpc_container_open(t->dir, &o, &c, &e) == HPC_OK, "open: %s", e ? e->message : "?");
+    int served = 0;
+    for (unsigned r = 0; r < t->n; r++) {
+        unsigned j = (r / t->per) % t->G;
+        int rank_lost = (mask >> j) & 1;
+        for (unsigned v = 0; v < TNV; v++) {
+            char path[64];
+            hpc_stat st;
+            g_snprintf(path, sizeof path, "ckpt-1/rank-%06u/var-%u", r, v);
+            int rc = hpc_container_resolve(c, path, &st);
+            if (rank_lost && lost > t->G) {
+                ck_assert_msg(rc != HPC_OK, "G=%u mask %x: %s served from too few pieces", t->G, mask, path);
+                continue;
+            }
+            ck_assert_msg(rc == HPC_OK, "G=%u per=%u L%u mask %x: %s missing", t->G, t->per, t->level, mask, path);
+            uint64_t len;
+            char *got = test_sha256_node(c, st.ino, 1000, &len);
+            ck_assert_msg(got && strcmp(got, t->want[r][v]) == 0, "G=%u per=%u L%u mask %x: %s wrong bytes",
+                          t->G, t->per, t->level, mask, path);
+            g_free(got);
+            served += rank_lost;
+        }
+    }
+    hpc_container_close(c);
+    for (guint i = 0; i < moved->len; i++) {
+        char *away = g_ptr_array_index(moved, i), *orig = g_strndup(away, strlen(away) - 5);
+        ck_assert_int_eq(rename(away, orig), 0);
+        g_free(orig);
+    }
+    g_ptr_array_free(moved, TRUE);
+    return served > 0;
+}
+
+static unsigned sample_mask(unsigned G, unsigned k, unsigned j)
+{
+    unsigned m = 0;
+    for (unsigned t = 0; t < k; t++)
+        m |= 1u << ((j + t) % G);
+    for (unsigned t = 0; t < G - k; t++)
+        m |= 1u << (G + (3 * j + t) % G);
+    return m;
+}
+
+/* Every node_size 1-4, group size 2-8, head 0/1: every rank lost once (L2
+ * and L3: group rank j of every group at a time); for L3 every set of lost
+ * pieces that leaves G for G <= 4 (one node_size each), a sample for G > 4,
+ * and one set with too few. */
+START_TEST(topology_recovery)
+{
+    unsigned cases = 0;
+    for (unsigned S = 1; S <= 4; S++)
+        for (unsigned head = 0; head <= (S > 1); head++)
+            for (unsigned G = 2; G <= 8; G++)
+                for (unsigned level = 2; level <= 3; level++) {
+                    topo_case t;
+                    topo_setup(&t, S, head, G, level);
+                    for (unsigned j = 0; j < G; j++, cases++)
+                        ck_assert(topo_try(&t, 1u << j));
+                    if (level == 3 && S == G % 4 + 1 && head == (S > 1 ? G % 2 : 0)) {
+                        unsigned all = 1u << (2 * G);
+                        for (unsigned m = 1; m < all && G <= 4; m++) {
+                            if ((unsigned)__builtin_popcount(m) > G || !(m & ((1u << G) - 1)))
+                                continue;
+                            ck_assert(topo_try(&t, m));
+                            cases++;
+                        }
+                        /* G > 4: k data pieces from j on and G - k parity pieces */
+                        for (unsigned k = 1; k <= G && G > 4; k += G / 2 - 1)
+                            for (unsigned j = 0; j < G; j++, cases++)
+                                ck_assert(topo_try(&t, sample_mask(G, k, j)));
+                        topo_try(&t, all - 1 - 2);      /* G + G - 1 lost */
+                        cases++;
+                    }
+                    topo_teardown(&t);
+                }
+    ck_assert_uint_gt(cases, 650);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fti");
@@ -351,6 +547,7 @@ int main(void)
     tcase_add_test(tc, gf_field);
     tcase_add_test(tc, rs_matches_fti);
     tcase_add_test(tc, rs_any_g_of_2g);
+    tcase_add_test(tc, topology_recovery);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

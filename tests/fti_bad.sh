@@ -11,7 +11,7 @@ MAN="$DATA/fti/MANIFEST.txt"
 M="$TMP/m"
 EXEC=3efcb4be-6fd4-474b-9930-b4ae00c4502d
 
-copy() { rm -rf "$TMP/$2"; cp -r "$FIX/$1" "$TMP/$2"; chmod -R u+w "$TMP/$2"; }
+copy() { rm -rf "$TMP/$2"; cp -r "$FIX/$1" "$TMP/$2"; cp "$FIX/config.fti" "$TMP/$2/"; chmod -R u+w "$TMP/$2"; }
 want() { grep "^VAR master-i64 ckpt=$1 rank=$2 id=$3 " "$MAN" | sed 's/.*sha256=//'; }
 
 # rec FILE VARID FIELD: file offset of FIELD (fptr, numvars, dptr) of the

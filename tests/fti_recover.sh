@@ -25,8 +25,12 @@ EOF
     [ "$bad" -eq 0 ] && [ "$n" -gt 0 ]
 }
 
-# copy DIR NAME: a writable copy of a fixture checkpoint in $TMP
-copy() { rm -rf "$TMP/$2"; cp -r "$FIX/$1" "$TMP/$2"; chmod -R u+w "$TMP/$2"; }
+# copy DIR NAME: a writable copy of a fixture checkpoint in $TMP, with the
+# run's config.fti beside its Local/Global/Meta directories
+copy() {
+    rm -rf "$TMP/$2"; cp -r "$FIX/$1" "$TMP/$2"; cp "$FIX/config.fti" "$TMP/$2/"
+    chmod -R u+w "$TMP/$2"
+}
 
 # origin INFO CKPT RANK: the origin column of that rank's .info line
 origin() { awk -F'\t' -v c="$2" -v r="$3" '$1 == c && $2 == r { print $3 }' "$1"; }
@@ -62,7 +66,8 @@ rm "$TMP/l3/Local/node2/$EXEC/l3/Ckpt4-Rank2.fti"
 mount_container "$TMP/l3" "$M" || fail "mount L3 copy without Rank2"
 check "L3: every variable of ckpt 4 byte-exact with Rank2 deleted" check_ckpt "$M" 4
 expect_eq "L3: .info says rank 2 was rebuilt" rs-rebuild "$(origin "$M/.info" 4 2)"
-check "L3: group size inferred without config.fti" grep -q "group size 4 (inferred" "$M/.info"
+check "L3: groups from config.fti, confirmed by Topology.fti" \
+    grep -q "group size 4 (config.fti: node_size 1, group_size 4, head 0; nodes confirmed by Topology.fti)" "$M/.info"
 unmount_container "$M"
 "$HPCDUMP" extract "$TMP/l3" "$TMP/l3x" || fail "hpcdump extract L3"
 check "L3: hpcdump extract byte-exact" check_ckpt "$TMP/l3x" 4
@@ -74,11 +79,49 @@ mount_container "$TMP/l3" "$M" || fail "mount L3 copy without nodes 0 and 2"
 check "L3: nodes 0 and 2 lost: checkpoint 4 byte-exact" check_ckpt "$M" 4
 unmount_container "$M"
 
-# three nodes lost: fewer than G pieces; the rest is still served
+# three nodes lost: fewer than G pieces; rank 3 is served, the lost ranks'
+# directories fail with EIO
 rm "$TMP/l3/Local/node1/$EXEC/l3/Ckpt4-Rank1.fti"
 mount_container "$TMP/l3" "$M" || fail "mount L3 copy with 3 pieces"
 check "L3: too few pieces: .info says not recoverable" grep -q "rank 0: Rank file missing and not recoverable" "$M/.info"
-expect_eq "L3: too few pieces: only rank 3 is shown" rank-000003 "$(ls "$M/ckpt-4" | xargs)"
+expect_eq "L3: too few pieces: every rank is listed" "rank-000000 rank-000001 rank-000002 rank-000003" "$(ls "$M/ckpt-4" | xargs)"
+expect_eq "L3: too few pieces: rank 3 var 1 byte-exact" \
+    "$(grep '^VAR master-i64 ckpt=4 rank=3 id=1 ' "$MAN" | sed 's/.*sha256=//')" "$(sha "$M/ckpt-4/rank-000003/var-1")"
+check "L3: too few pieces: a lost rank's directory fails with EIO" \
+    sh -c "ls '$M/ckpt-4/rank-000000' 2>&1 | grep -q 'Input/output error'"
+check "L3: too few pieces: reading a lost rank's variable fails with EIO" \
+    sh -c "cat '$M/ckpt-4/rank-000001/var-1' 2>&1 >/dev/null | grep -q 'Input/output error'"
+unmount_container "$M"
+
+# no config.fti: the groups are not guessed; the lost rank stays lost
+copy ckpt3-L2 nocfg
+rm "$TMP/nocfg/config.fti" "$TMP/nocfg/Local/node1/$EXEC/l2/Ckpt3-Rank1.fti"
+mount_container "$TMP/nocfg" "$M" -o log="$TMP/nocfg.log" || fail "mount L2 copy without config.fti"
+check "no config.fti: .info says why rank 1 is not served" \
+    grep -q "rank 1: Rank file missing and not recovered: the L2/L3 groups are unknown: no config.fti" "$M/.info"
+check "no config.fti: rank 1 read fails with EIO" \
+    sh -c "cat '$M/ckpt-3/rank-000001/var-1' 2>&1 >/dev/null | grep -q 'Input/output error'"
+check "no config.fti: rank 0 is served" test -s "$M/ckpt-3/rank-000000/var-1"
+unmount_container "$M"
+check "no config.fti: the daemon logged what is needed" grep -q "fticonfig=PATH" "$TMP/nocfg.log"
+cp "$FIX/config.fti" "$TMP/cfg-elsewhere.fti"
+mount_container "$TMP/nocfg" "$M" -o fticonfig="$TMP/cfg-elsewhere.fti" || fail "mount with -o fticonfig"
+check "-o fticonfig: rank 1 served from its partner copy" check_ckpt "$M" 3
+unmount_container "$M"
+"$HPCDUMP" -o fticonfig="$TMP/cfg-elsewhere.fti" extract "$TMP/nocfg" "$TMP/nocfgx" || fail "hpcdump -o fticonfig extract"
+check "-o fticonfig: hpcdump extract byte-exact" check_ckpt "$TMP/nocfgx" 3
+
+# config.fti and Topology.fti disagree (node_size 2 puts ranks 0 and 1 on
+# one node, Topology.fti on node0 and node1): nothing is guessed
+copy ckpt3-L2 dis
+sed -i 's/^node_size .*/node_size = 2/' "$TMP/dis/config.fti"
+sed -i 's/^group_size .*/group_size = 2/' "$TMP/dis/config.fti"
+rm "$TMP/dis/Local/node1/$EXEC/l2/Ckpt3-Rank1.fti"
+mount_container "$TMP/dis" "$M" || fail "mount with disagreeing config"
+check "config vs Topology.fti: .info says they disagree" \
+    grep -q "puts ranks 0 and 1 on one node, Topology.fti on node0 and node1" "$M/.info"
+check "config vs Topology.fti: rank 1 fails with EIO" \
+    sh -c "ls '$M/ckpt-3/rank-000001' 2>&1 | grep -q 'Input/output error'"
 unmount_container "$M"
 
 # the same ckpt with config.fti above it (group size from the config)
@@ -87,7 +130,7 @@ cp "$FIX/config.fti" "$TMP/tree/"
 copy ckpt4-L3 tree/ckpt4-L3
 rm "$TMP/tree/ckpt4-L3/Local/node3/$EXEC/l3/Ckpt4-Rank3.fti"
 mount_container "$TMP/tree/ckpt4-L3/Local" "$M" || fail "mount L3 Local dir"
-check "L3: SOURCE=Local, config.fti found above" grep -q "group size 4 (config.fti)" "$M/.info"
+check "L3: SOURCE=Local, config.fti found above" grep -q "group size 4 (config.fti: " "$M/.info"
 check "L3: rank 3 rebuilt, checkpoint 4 byte-exact" check_ckpt "$M" 4
 unmount_container "$M"
 
