@@ -6,7 +6,7 @@
  * computes names, attributes and extents from them (no object per entry),
  * so that files of 10^6 tasks mount in a fraction of a second.
  *
- * See shared/spec/sion.md for the on-disk facts; all fields are checked
+ * See docs/formats/sion.md for the on-disk facts; all fields are checked
  * against the real file sizes before anything is allocated or read.
  */
 #ifndef _GNU_SOURCE

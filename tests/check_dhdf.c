@@ -271,7 +271,7 @@ static hpc_container *open_fixture(void)
     return c;
 }
 
-/* the fixture's formula (shared/spec/hdf.md): sds1 = row*1000+col */
+/* how the fixture set was filled: sds1 = row*1000+col */
 static int32_t sds1_at(uint64_t i)
 {
     return (int32_t)(i / 200 * 1000 + i % 200);

@@ -1,7 +1,7 @@
 /* check_fti.c - unit tests of the FTI-FF reader: every VAR line of the
  * fixture manifest (written by the real FTI) through the library with odd
  * read sizes; the older layouts (i32, v1.4, v1.3) made from the fixture
- * files by re-encoding their metadata as shared/spec/fti.md describes; the
+ * files by re-encoding their metadata as docs/formats/fti.md describes; the
  * GF(2^16) Reed-Solomon code against the parity files FTI wrote. */
 #include <check.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@ copy() { rm -rf "$TMP/$2"; cp -r "$FIX/$1" "$TMP/$2"; cp "$FIX/config.fti" "$TMP
 want() { grep "^VAR master-i64 ckpt=$1 rank=$2 id=$3 " "$MAN" | sed 's/.*sha256=//'; }
 
 # rec FILE VARID FIELD: file offset of FIELD (fptr, numvars, dptr) of the
-# first chunk record of VARID, from the i64 layout in shared/spec/fti.md
+# first chunk record of VARID, from the i64 layout in docs/formats/fti.md
 rec() {
     $PY - "$@" <<'EOF'
 import struct, sys

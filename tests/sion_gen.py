@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """sion_gen.py - write SIONlib container files from the format description
-(shared/spec/sion.md), for tests and benchmarks of layouts the fixtures do not
+(docs/formats/sion.md), for tests and benchmarks of layouts the fixtures do not
 cover: file formats 2 to 5, any fsblksize (1 too), both byte orders, several
 blocks per task, collective-mode chunk sizes, multi-file sets with mapping,
 key-value streams, repeated global ranks, 10^6 tasks (sparse files).
