@@ -10,6 +10,9 @@
 
 #include "check_util.h"
 #include "fmt_hdf5.h"
+#include "hdf5_elem.h"
+#include "hdf5_type.h"
+#include "hpc_error.h"
 #include "hpc_container.h"
 
 /* ---- boxes ------------------------------------------------------------ */
@@ -210,6 +213,141 @@ START_TEST(open_errors)
 }
 END_TEST
 
+/* hpc_h5t_np_dtype text of memory type m, freed by the caller */
+static char *dtype_text(hid_t m)
+{
+    GString *o = g_string_new(NULL);
+    hpc_h5t_np_dtype(m, o);
+    return g_string_free(o, FALSE);
+}
+
+/* n-bit integers arrive as values, in full precision */
+START_TEST(mem_type_nbit)
+{
+    hid_t t = H5Tcopy(H5T_STD_I16BE);
+    ck_assert(H5Tset_precision(t, 11) >= 0 && H5Tset_offset(t, 5) >= 0);
+    hid_t m = hpc_h5t_mem_type(t);
+    ck_assert(m >= 0);
+    ck_assert_uint_eq(H5Tget_precision(m), 16);
+    ck_assert_uint_eq(H5Tget_offset(m), 0);
+    ck_assert_int_eq(H5Tget_order(m), H5T_ORDER_LE);
+    /* -1 in 11 bits at offset 5, big-endian: 0xffe0 */
+    unsigned char v[2] = { 0xff, 0xe0 };
+    ck_assert(H5Tconvert(t, m, 1, v, NULL, H5P_DEFAULT) >= 0);
+    ck_assert(v[0] == 0xff && v[1] == 0xff);
+    char *d = dtype_text(m);
+    ck_assert_str_eq(d, "<i2");
+    g_free(d);
+    H5Tclose(m);
+    H5Tclose(t);
+}
+END_TEST
+
+/* floats: h5py's choice of NumPy float; strings: NUL-padded */
+START_TEST(mem_type_float_string)
+{
+    hid_t ld12 = H5Tcopy(H5T_NATIVE_LDOUBLE);
+    ck_assert(H5Tset_size(ld12, 12) >= 0);
+    hid_t m = hpc_h5t_mem_type(ld12);
+    ck_assert(m >= 0 && H5Tget_size(m) == 16);
+    char *d = dtype_text(m);
+    ck_assert_str_eq(d, "<f16");
+    g_free(d);
+    H5Tclose(m);
+    H5Tclose(ld12);
+    m = hpc_h5t_mem_type(H5T_IEEE_F32BE);
+    ck_assert(m >= 0 && H5Tequal(m, H5T_IEEE_F32LE) > 0);
+    H5Tclose(m);
+    hid_t s = H5Tcopy(H5T_C_S1);
+    ck_assert(H5Tset_size(s, 6) >= 0 && H5Tset_strpad(s, H5T_STR_SPACEPAD) >= 0);
+    m = hpc_h5t_mem_type(s);
+    ck_assert(m >= 0 && H5Tget_strpad(m) == H5T_STR_NULLPAD && H5Tget_size(m) == 6);
+    char v[6] = { 'a', 'b', ' ', ' ', ' ', ' ' };
+    ck_assert(H5Tconvert(s, m, 1, v, NULL, H5P_DEFAULT) >= 0);
+    ck_assert(memcmp(v, "ab\0\0\0\0", 6) == 0);
+    H5Tclose(m);
+    H5Tclose(s);
+}
+END_TEST
+
+/* structured types: one literal numpy.dtype accepts, nesting included */
+START_TEST(dtype_literals)
+{
+    hsize_t d63[2] = { 6, 3 }, d4 = 4, d2 = 2;
+    hid_t inner = H5Tarray_create2(H5T_STD_I32BE, 2, d63);
+    hid_t aa = H5Tarray_create2(inner, 1, &d4);
+    hid_t pt = H5Tcreate(H5T_COMPOUND, 6);
+    H5Tinsert(pt, "p", 0, H5T_STD_I16LE);
+    H5Tinsert(pt, "q", 2, H5T_IEEE_F32BE);
+    hid_t ac = H5Tarray_create2(pt, 1, &d2);
+    hid_t outer = H5Tcreate(H5T_COMPOUND, 6 + 12 + 16);
+    H5Tinsert(outer, "pt", 0, pt);
+    H5Tinsert(outer, "pts", 6, ac);
+    H5Tinsert(outer, "x", 24, H5T_STD_U8LE);
+    struct { hid_t t; const char *want; } cases[] = {
+        { aa, "(('<i4', (6, 3)), (4,))" },
+        { ac, "([('p', '<i2'), ('q', '<f4')], (2,))" },
+        { outer, "{'names': ['pt', 'pts', 'x'], 'formats': [[('p', '<i2'), ('q', '<f4')], "
+                 "([('p', '<i2'), ('q', '<f4')], (2,)), '|u1'], 'offsets': [0, 6, 24], 'itemsize': 34}" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        hid_t m = hpc_h5t_mem_type(cases[i].t);
+        ck_assert(m >= 0);
+        char *d = dtype_text(m);
+        ck_assert_str_eq(d, cases[i].want);
+        g_free(d);
+        H5Tclose(m);
+    }
+    hid_t ids[] = { inner, aa, pt, ac, outer };
+    for (size_t i = 0; i < G_N_ELEMENTS(ids); i++)
+        H5Tclose(ids[i]);
+}
+END_TEST
+
+/* elements of 3 MiB: element k holds bytes (k * 7 + offset) & 0xff */
+#define ELEM_BYTES (3u << 20)
+static int fills;
+static int fill_pattern(void *ctx, uint64_t elem, void *buf)
+{
+    (void)ctx;
+    fills++;
+    for (size_t i = 0; i < ELEM_BYTES; i++)
+        ((unsigned char *)buf)[i] = (unsigned char)(elem * 7 + i);
+    return HPC_OK;
+}
+
+/* parts of large elements: right bytes, each element converted once when
+ * read in order, whole elements straight into the buffer */
+START_TEST(elem_slot)
+{
+    hpc_h5elem *s = hpc_h5elem_new();
+    size_t piece = 100001;
+    unsigned char *buf = g_malloc(piece);
+    fills = 0;
+    for (uint64_t off = 0; off < 3ull * ELEM_BYTES; off += piece) {
+        size_t n = (size_t)MIN((uint64_t)piece, 3ull * ELEM_BYTES - off);
+        ck_assert_int_eq(hpc_h5elem_read(s, 1, ELEM_BYTES, off, n, buf, fill_pattern, NULL), HPC_OK);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t at = off + i;
+            ck_assert_uint_eq(buf[i], (unsigned char)(at / ELEM_BYTES * 7 + at % ELEM_BYTES));
+        }
+    }
+    ck_assert_int_eq(fills, 3);
+    ck_assert_uint_eq(hpc_h5elem_bytes(s), ELEM_BYTES);
+    /* another dataset (key) refills; a whole element does not use the slot */
+    ck_assert_int_eq(hpc_h5elem_read(s, 2, ELEM_BYTES, 5, 10, buf, fill_pattern, NULL), HPC_OK);
+    ck_assert_int_eq(fills, 4);
+    unsigned char *whole = g_malloc(ELEM_BYTES);
+    ck_assert_int_eq(hpc_h5elem_read(s, 2, ELEM_BYTES, ELEM_BYTES, ELEM_BYTES, whole, fill_pattern, NULL), HPC_OK);
+    ck_assert_int_eq(fills, 5);
+    ck_assert_int_eq(hpc_h5elem_read(s, 2, ELEM_BYTES, 20, 10, buf, fill_pattern, NULL), HPC_OK);
+    ck_assert_int_eq(fills, 5);
+    g_free(whole);
+    g_free(buf);
+    hpc_h5elem_free(s);
+}
+END_TEST
+
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -220,6 +358,10 @@ int main(void)
     tcase_add_test(tc, boxes_large_shape);
     tcase_add_test(tc, chunks_decoded_once);
     tcase_add_test(tc, open_errors);
+    tcase_add_test(tc, mem_type_nbit);
+    tcase_add_test(tc, mem_type_float_string);
+    tcase_add_test(tc, dtype_literals);
+    tcase_add_test(tc, elem_slot);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
