@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_util.h"
@@ -206,6 +207,109 @@ START_TEST(bad_entry)
 }
 END_TEST
 
+/* Bytes of file `path` of c (g_free). */
+static char *read_all(hpc_container *c, const char *path, size_t *len)
+{
+    hpc_stat st;
+    ck_assert_int_eq(hpc_container_resolve(c, path, &st), HPC_OK);
+    char *buf = g_malloc(st.size + 1);
+    ck_assert_int_eq(hpc_container_read(c, st.ino, buf, st.size, 0, len), HPC_OK);
+    ck_assert_uint_eq(*len, st.size);
+    return buf;
+}
+
+/* Hoomd frames: what frame 0 lends is a link; series of a name over all
+ * frames, read, mapped and with their .frames file. */
+START_TEST(hoomd_links_and_series)
+{
+    char *path = g_build_filename(test_data_dir(), "gsd", "hoomd_traj.gsd", NULL);
+    hpc_container *c = test_open(path, NULL);
+    hpc_stat st;
+    char *target = NULL, buf[64];
+    size_t n, len;
+    ck_assert_int_eq(hpc_container_resolve(c, "frames/000012/particles/typeid", &st), HPC_OK);
+    ck_assert(S_ISLNK(st.mode));
+    ck_assert_int_eq(hpc_container_readlink(c, st.ino, &target), HPC_OK);
+    ck_assert_str_eq(target, "../../000000/particles/typeid");
+    ck_assert_uint_eq(st.size, strlen(target));
+    ck_assert_int_ne(hpc_container_read(c, st.ino, buf, sizeof buf, 0, &n), HPC_OK);
+    g_free(target);
+    ck_assert_int_eq(hpc_container_resolve(c, "frames/000000/particles/typeid", &st), HPC_OK);
+    ck_assert(S_ISREG(st.mode));
+    ck_assert_int_ne(hpc_container_readlink(c, st.ino, &target), HPC_OK);
+
+    /* series/particles/position = the 20 frames' chunks one after another */
+    char *all = read_all(c, "series/particles/position", &len);
+    ck_assert_uint_eq(len, 20 * 48);
+    for (int f = 0; f < 20; f++) {
+        char *fp = g_strdup_printf("frames/%06d/particles/position", f);
+        size_t flen;
+        char *one = read_all(c, fp, &flen);
+        ck_assert_uint_eq(flen, 48);
+        ck_assert_mem_eq(all + f * 48, one, 48);
+        g_free(one);
+        g_free(fp);
+    }
+    ck_assert_int_eq(hpc_container_resolve(c, "series/particles/position", &st), HPC_OK);
+    char *v = xattr(c, st.ino, "user.shape");
+    ck_assert_str_eq(v, "20,4,3");
+    g_free(v);
+    v = xattr(c, st.ino, "user.dtype");
+    ck_assert_str_eq(v, "<f4");
+    g_free(v);
+    hpc_extent ext[4];
+    unsigned ne;
+    ck_assert_int_eq(hpc_container_map(c, st.ino, 40, 100, ext, 4, &ne), HPC_OK);
+    ck_assert_uint_ge(ne, 2);
+    ck_assert_uint_eq(ext[0].len, 8);              /* the rest of frame 0's chunk */
+    uint64_t covered = 0;
+    for (unsigned i = 0; i < ne; i++) {
+        ck_assert_int_eq(hpc_source_pread(ext[i].src, buf, (size_t)ext[i].len, ext[i].off), HPC_OK);
+        ck_assert_mem_eq(buf, all + 40 + covered, (size_t)ext[i].len);
+        covered += ext[i].len;
+    }
+    ck_assert_uint_eq(covered, 100);
+    ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 10, len - 4, &n), HPC_OK);
+    ck_assert_uint_eq(n, 4);
+    g_free(all);
+
+    char *fr = read_all(c, "series/particles/position.frames", &len);
+    ck_assert_uint_eq(len, 20 * 8);
+    for (uint64_t f = 0; f < 20; f++) {
+        uint64_t x;
+        memcpy(&x, fr + f * 8, 8);
+        ck_assert_uint_eq(GUINT64_FROM_LE(x), f);
+    }
+    g_free(fr);
+    ck_assert_int_eq(hpc_container_resolve(c, "series/particles/position.frames", &st), HPC_OK);
+    ck_assert_int_eq(hpc_container_map(c, st.ino, 0, 8, ext, 4, &ne), HPC_E_NOTSUP);
+    ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 3, 9, &n), HPC_OK);  /* unaligned */
+    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq((unsigned char)buf[0], 0);
+    ck_assert_int_eq(hpc_container_resolve(c, "series/particles/nothing", &st), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_container_resolve(c, "series/particles/position/x", &st), HPC_E_NOTDIR);
+    hpc_container_close(c);
+    g_free(path);
+
+    /* a name in frames 0, 3 and 9: two runs */
+    path = g_build_filename(test_data_dir(), "gsd", "sparse_chunks.gsd", NULL);
+    c = test_open(path, NULL);
+    fr = read_all(c, "series/sometimes/every3.frames", &len);
+    ck_assert_uint_eq(len, 24);
+    uint64_t want[3] = { 0, 3, 9 };
+    for (int i = 0; i < 3; i++) {
+        uint64_t x;
+        memcpy(&x, fr + i * 8, 8);
+        ck_assert_uint_eq(GUINT64_FROM_LE(x), want[i]);
+    }
+    g_free(fr);
+    ck_assert_int_eq(count_dir(c, "series/sometimes"), 2);
+    ck_assert_int_eq(hpc_container_resolve(c, "frames/000001/types", &st), HPC_E_NOENT);
+    hpc_container_close(c);
+    g_free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gsd");
@@ -215,6 +319,7 @@ int main(void)
     tcase_add_test(tc, tree_shape);
     tcase_add_test(tc, growing_file);
     tcase_add_test(tc, bad_entry);
+    tcase_add_test(tc, hoomd_links_and_series);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
