@@ -441,42 +441,60 @@ static int check_chunk(const hpc_gsd_file *f, const char *name, hpc_gsd_type typ
     return HPC_OK;
 }
 
-/* All ranks pass the same name, type and M?  (min of v and of -v agree) */
-static int same_everywhere(const hpc_gsd_file *f, const char *name, hpc_gsd_type type,
-                           uint32_t m, GError **err)
+/*
+ * One MPI_Allreduce (sum) per chunk carries the rows (N), whether a rank
+ * failed its checks, and the chunk's signature (type, M, length and two
+ * hashes of the name, in 16-bit parts s): the ranks agree when for every
+ * part size * sum(s^2) == sum(s)^2, which holds only if all s are equal.
+ */
+#define SIG_PARTS 9
+enum { SUM_ROWS, SUM_FAILED, SUM_SIG, SUM_LEN = SUM_SIG + 2 * SIG_PARTS };
+
+static void signature(const char *name, hpc_gsd_type type, uint32_t m, int64_t *s)
 {
-    int64_t v[10] = { type, m, g_str_hash(name), fnv1a(name), (int64_t)strlen(name) };
-    for (int i = 0; i < 5; i++)
-        v[5 + i] = -v[i];
-    int64_t lo[10];
-    MPI_Allreduce(v, lo, 10, MPI_INT64_T, MPI_MIN, f->comm);
-    for (int i = 0; i < 5; i++)
-        if (lo[i] != -lo[5 + i])
-            return hpcw_fail(err, HPC_E_INVAL, "chunk '%s' of frame %" PRIu64 ": the ranks "
-                             "pass different names, types or M", name, f->frame);
-    return HPC_OK;
+    uint32_t h1 = g_str_hash(name), h2 = fnv1a(name);
+    uint32_t w[5] = { (uint32_t)type, m, h1, h2, (uint32_t)strlen(name) };
+    for (int i = 0; i < SIG_PARTS; i++)
+        s[i] = (w[i / 2] >> (16 * (i % 2))) & 0xffff;
+}
+
+static int sums_agree(const hpc_gsd_file *f, const int64_t *sum)
+{
+    for (int i = 0; i < SIG_PARTS; i++) {
+        __int128 total = sum[SUM_SIG + i];
+        if ((__int128)f->size * sum[SUM_SIG + SIG_PARTS + i] != total * total)
+            return 0;
+    }
+    return 1;
 }
 
 int hpc_gsd_write_chunk(hpc_gsd_file *f, const char *name, hpc_gsd_type type,
                         uint64_t n_local, uint32_t m, const void *data, GError **err)
 {
     GError *local = NULL;
-    uint64_t bytes = 0, before = 0, total = 0;
+    uint64_t bytes = 0, before = 0;
+    int64_t v[SUM_LEN] = { 0 }, sum[SUM_LEN];
     int rc = check_chunk(f, name, type, n_local, m, data, &bytes, &local);
-    rc = hpcw_agree(f->comm, rc, &local, err);
-    if (rc != HPC_OK)
-        return rc;
-    rc = same_everywhere(f, name, type, m, err);
-    if (rc != HPC_OK)
-        return rc;
+    if (rc == HPC_OK) {
+        v[SUM_ROWS] = (int64_t)n_local;
+        signature(name, type, m, v + SUM_SIG);
+        for (int i = 0; i < SIG_PARTS; i++)
+            v[SUM_SIG + SIG_PARTS + i] = v[SUM_SIG + i] * v[SUM_SIG + i];
+    }
+    v[SUM_FAILED] = rc != HPC_OK;
+    MPI_Allreduce(v, sum, SUM_LEN, MPI_INT64_T, MPI_SUM, f->comm);
+    if (sum[SUM_FAILED] > 0)    /* every rank takes this path: the message */
+        return hpcw_agree(f->comm, rc, &local, err);
+    if (!sums_agree(f, sum))
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s' of frame %" PRIu64 ": the ranks "
+                         "pass different names, types or M", name, f->frame);
+    uint64_t total = (uint64_t)sum[SUM_ROWS], row = (uint64_t)m * type_sizes[type];
+    if (sum[SUM_ROWS] < 0 || total > ((uint64_t)INT64_MAX - f->end) / row)
+        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': %" PRIu64 " rows do not fit in a file",
+                         name, total);
     MPI_Exscan(&n_local, &before, 1, MPI_UINT64_T, MPI_SUM, f->comm);
     if (f->rank == 0)
         before = 0;             /* Exscan leaves rank 0's result undefined */
-    MPI_Allreduce(&n_local, &total, 1, MPI_UINT64_T, MPI_SUM, f->comm);
-    uint64_t row = (uint64_t)m * type_sizes[type];
-    if (total > ((uint64_t)INT64_MAX - f->end) / row)   /* the same on every rank */
-        return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': %" PRIu64 " rows do not fit in a file",
-                         name, total);
     uint64_t where = f->end;
     f->end += total * row;
     g_hash_table_add(f->frame_names, g_strdup(name));
@@ -526,20 +544,19 @@ uint64_t hpc_gsd_frame(const hpc_gsd_file *f)
 /* ---- end of a frame ------------------------------------------------------ */
 
 /* Every rank writes its local chunks after the distributed ones, at offsets
- * agreed with MPI_Exscan. */
-static int write_locals(hpc_gsd_file *f, GError **err)
+ * agreed with MPI_Exscan; *mine is their size. */
+static int write_locals(hpc_gsd_file *f, uint64_t *mine, GError **err)
 {
-    uint64_t mine = 0, before = 0, total = 0;
+    uint64_t before = 0;
+    *mine = 0;
     for (guint i = 0; i < f->local->len; i++) {
         gsd_rec *r = &g_array_index(f->local, gsd_rec, i);
-        mine += r->n * r->m * type_sizes[r->type];
+        *mine += r->n * r->m * type_sizes[r->type];
     }
-    MPI_Exscan(&mine, &before, 1, MPI_UINT64_T, MPI_SUM, f->comm);
+    MPI_Exscan(mine, &before, 1, MPI_UINT64_T, MPI_SUM, f->comm);
     if (f->rank == 0)
         before = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, f->comm);
     uint64_t at = f->end + before;
-    f->end += total;
     if (f->write_err) {
         g_propagate_error(err, f->write_err);
         f->write_err = NULL;
@@ -565,8 +582,9 @@ typedef struct wire_rec {
     uint8_t pad[7];
 } wire_rec;
 
-/* Rank 0 receives every rank's local chunks (name, type, N, M, location). */
-static GArray *gather_locals(hpc_gsd_file *f, GError **err, int *rc)
+/* This rank's local chunks as entries for rank 0 (name, type, N, M,
+ * location). */
+static GByteArray *wire_locals(const hpc_gsd_file *f)
 {
     GByteArray *out = g_byte_array_new();
     for (guint i = 0; i < f->local->len; i++) {
@@ -576,44 +594,42 @@ static GArray *gather_locals(hpc_gsd_file *f, GError **err, int *rc)
         g_byte_array_append(out, (const guint8 *)&w, sizeof w);
         g_byte_array_append(out, (const guint8 *)r->name, w.namelen);
     }
-    int len = out->len > INT_MAX ? INT_MAX : (int)out->len, ok = 1;
-    int *lens = NULL, *displ = NULL, total = 0;
-    unsigned char *all = NULL;
-    if (f->rank == 0) {
-        lens = g_new(int, f->size);
-        displ = g_new(int, f->size);
-    }
-    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, f->comm);
+    return out;
+}
+
+/* Rank 0 receives every rank's local chunks (all ranks call; total is the
+ * sum of the wire lengths, < INT_MAX); returns them on rank 0. */
+static GArray *gather_locals(hpc_gsd_file *f, GByteArray *out, int64_t total)
+{
     GArray *recs = NULL;
-    for (int i = 0; f->rank == 0 && i < f->size && ok; i++) {
-        displ[i] = total;
-        ok = lens[i] < INT_MAX - total;
-        total += ok ? lens[i] : 0;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, f->comm);
-    if (!ok) {
-        *rc = hpcw_fail(err, HPC_E_INVAL, "frame %" PRIu64 ": the local chunks' entries "
-                        "exceed 2 GiB", f->frame);
-        goto out;
-    }
-    if (f->rank == 0)
-        all = g_malloc((size_t)total + 1);
-    MPI_Gatherv(out->data, len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0, f->comm);
+    int *lens = NULL, *displ = NULL, len = (int)out->len;
+    unsigned char *all = NULL;
     if (f->rank == 0) {
         recs = g_array_new(FALSE, TRUE, sizeof(gsd_rec));
         g_array_set_clear_func(recs, (GDestroyNotify)rec_clear);
-        for (size_t p = 0; p + sizeof(wire_rec) <= (size_t)total;) {
-            wire_rec w;
-            memcpy(&w, all + p, sizeof w);
-            p += sizeof w;
-            gsd_rec r = { .name = g_strndup((const char *)all + p, w.namelen), .type = w.type,
-                          .m = w.m, .n = w.n, .location = w.location };
-            p += w.namelen;
-            g_array_append_val(recs, r);
-        }
     }
-out:
-    g_byte_array_free(out, TRUE);
+    if (total == 0)
+        return recs;
+    if (f->rank == 0) {
+        lens = g_new(int, f->size);
+        displ = g_new(int, f->size);
+        all = g_malloc((size_t)total);
+    }
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, f->comm);
+    for (int i = 0, at = 0; f->rank == 0 && i < f->size; i++) {
+        displ[i] = at;
+        at += lens[i];
+    }
+    MPI_Gatherv(out->data, len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0, f->comm);
+    for (size_t p = 0; f->rank == 0 && p + sizeof(wire_rec) <= (size_t)total;) {
+        wire_rec w;
+        memcpy(&w, all + p, sizeof w);
+        p += sizeof w;
+        gsd_rec r = { .name = g_strndup((const char *)all + p, w.namelen), .type = w.type,
+                      .m = w.m, .n = w.n, .location = w.location };
+        p += w.namelen;
+        g_array_append_val(recs, r);
+    }
     g_free(lens);
     g_free(displ);
     g_free(all);
@@ -776,32 +792,67 @@ static int index_frame(hpc_gsd_file *f, GArray *locals, GError **err)
     return rc;
 }
 
+/* Rank 0's outcome (code, file end, broken) to every rank, with its
+ * message when it failed. */
+static int from_rank0(hpc_gsd_file *f, int rc, GError **local, GError **err)
+{
+    int64_t v[3] = { rc, (int64_t)f->end, f->broken };
+    MPI_Bcast(v, 3, MPI_INT64_T, 0, f->comm);
+    f->end = (uint64_t)v[1];
+    f->broken = (int)v[2];
+    if (v[0] == HPC_OK) {
+        g_clear_error(local);
+        return HPC_OK;
+    }
+    char msg[512] = "";
+    if (f->rank == 0)
+        g_snprintf(msg, sizeof msg, "rank 0: %s",
+                   *local ? (*local)->message : hpc_write_strerror(rc));
+    MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, f->comm);
+    msg[sizeof msg - 1] = '\0';
+    g_clear_error(local);
+    g_set_error_literal(err, HPC_WRITE_ERROR, (int)v[0], msg);
+    return (int)v[0];
+}
+
+/*
+ * Collectives: MPI_Exscan (local chunks' offsets), one MPI_Allreduce (their
+ * total size, any failed data write, the entries' total size), the gather
+ * of the local chunks' entries to rank 0 (when there are any), one
+ * MPI_Bcast of rank 0's outcome.
+ */
 int hpc_gsd_end_frame(hpc_gsd_file *f, GError **err)
 {
     GError *local = NULL;
+    uint64_t mine = 0;
     int rc = f->broken ? hpcw_fail(&local, HPC_E_IO, "%s: an earlier frame could not be "
                                    "indexed", f->path) : HPC_OK;
-    int wrc = write_locals(f, rc == HPC_OK ? &local : NULL);
+    int wrc = write_locals(f, &mine, rc == HPC_OK ? &local : NULL);
     rc = rc != HPC_OK ? rc : wrc;
-    rc = hpcw_agree(f->comm, rc, &local, err);      /* every rank's data are written */
-    if (rc != HPC_OK)
+    GByteArray *out = wire_locals(f);
+    int64_t v[3] = { (int64_t)mine, rc != HPC_OK, (int64_t)out->len }, sum[3];
+    MPI_Allreduce(v, sum, 3, MPI_INT64_T, MPI_SUM, f->comm);
+    f->end += (uint64_t)sum[0];
+    if (sum[1] == 0 && sum[2] >= INT_MAX)
+        rc = hpcw_fail(&local, HPC_E_INVAL, "frame %" PRIu64 ": the local chunks' entries "
+                       "exceed 2 GiB", f->frame);
+    if (sum[1] > 0 || rc != HPC_OK) {   /* the same on every rank */
+        rc = hpcw_agree(f->comm, rc, &local, err);
         goto out;
-    test_abort(f, "data");
-    GArray *locals = gather_locals(f, &local, &rc);
+    }
+    test_abort(f, "data");      /* every rank's data are written */
+    GArray *locals = gather_locals(f, out, sum[2]);
     if (f->rank == 0) {
-        if (rc == HPC_OK)
-            rc = index_frame(f, locals, &local);
+        rc = index_frame(f, locals, &local);
+        /* a failed index write leaves the tables unknown: no more frames */
+        f->broken = rc == HPC_E_IO;
         g_array_free(locals, TRUE);
     }
-    /* a failed index write leaves rank 0's tables unknown: stop there */
-    int failed_io = rc == HPC_E_IO;
-    MPI_Bcast(&failed_io, 1, MPI_INT, 0, f->comm);
-    rc = hpcw_agree(f->comm, rc, &local, err);
-    MPI_Bcast(&f->end, 1, MPI_UINT64_T, 0, f->comm);  /* rank 0 may have grown a table */
-    f->broken = f->broken || failed_io;
+    rc = from_rank0(f, rc, &local, err);
     if (rc == HPC_OK)
         f->frame++;
 out:
+    g_byte_array_free(out, TRUE);
     frame_reset(f);
     return rc;
 }
