@@ -63,7 +63,7 @@ static void entry_of(hpc_container *c, const hpc_stat *h, struct fuse_entry_para
     e->ino = h->ino;
     e->generation = 1;
     e->attr_timeout = e->entry_timeout = timeout_of(c);
-    if (h->ino == HPC_INO_INFO && h->size == 0)
+    if ((h->ino == HPC_INO_INFO && h->size == 0) || h->partial)
         e->attr_timeout = 0;    /* from readdirplus, not built yet: stat asks again */
     stat_to_fuse(c, h, &e->attr);
 }

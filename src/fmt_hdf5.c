@@ -22,6 +22,8 @@
  */
 #include "hpc_formats.h"
 #include "fmt_hdf5.h"
+#include "hdf5_chunk.h"
+#include "hdf5_elem.h"
 #include "hdf5_type.h"
 
 #include <hdf5.h>
@@ -32,15 +34,18 @@
 #include <string.h>
 
 #define H5_SIG "\211HDF\r\n\032\n"
-#define MAX_DEPTH 256              /* nesting of groups we follow */
 #define MAX_TEXT_ELEMS (1u << 24)  /* variable-length strings rendered at open */
 #define MAX_TEXT_BYTES (256u << 20)
-#define MAX_ELEM_SIZE (64u << 20)   /* larger elements: not served */
+#define MAX_ELEM_SIZE (64u << 20)   /* larger elements: only up to h5cache */
+#define ELEM_SLOT_MIN (1u << 20)    /* larger elements: parts read through the slot */
 #define XATTR_VALUE_MAX 65536      /* Linux XATTR_SIZE_MAX */
 #define XATTR_NAME_MAX_LEN 255
 #define CHUNK_CACHE_DEFAULT (1ull << 20)   /* libhdf5's */
 #define CHUNK_CACHE_MIN (4ull << 20)
 #define CHUNK_CACHE_MAX (512ull << 20)
+#define H5_HANDLES_DEFAULT 256                 /* -o h5handles */
+#define H5_HANDLE_BYTES_DEFAULT (256ull << 20) /* -o h5cache */
+#define INFO_MAX_OBJECTS 200000u               /* entries the .info walk visits */
 
 typedef enum {
     DS_NONE,    /* no byte image (variable-length sequences, references) */
@@ -66,23 +71,61 @@ typedef struct h5_dset {
     int zero_fill;                 /* compound: zero buffers before H5Dread */
 } h5_dset;
 
-typedef struct h5_seen {
-    hpc_ino ino;
-    char *path;
-    int is_group;
-} h5_seen;
+/* One object or link met in the file (see "the lazy tree"): 32 bytes. */
+typedef struct h5_node {
+    uint64_t addr;                 /* object header (0 for links) */
+    uint64_t size;                 /* dataset: bytes once described; link: target length */
+    uint32_t parent;               /* the group it was first found in (NO_PARENT: root) */
+    uint32_t idx;                  /* its entry there (name order) */
+    uint32_t nlink;                /* datasets: hard links to it */
+    uint8_t kind;                  /* K_* */
+    uint8_t state;                 /* S_*: described, damaged */
+    uint8_t reported;              /* damage noted in .info */
+    uint8_t noted;                 /* attribute warnings noted in .info */
+} h5_node;
+
+/* A listed group: its entries in name order. */
+typedef struct h5_list {
+    uint32_t n;
+    uint32_t *child;               /* node ids; 0: left out */
+    uint32_t *name_at;             /* offsets of the names in names */
+    char *names;
+    GString *notes;                /* .info lines of left-out links */
+    unsigned nexternal, ntypes;
+    int unsorted;                  /* names not in strcmp order: search linearly */
+} h5_list;
+
+/* An open dataset in the handle LRU. */
+typedef struct h5_handle {
+    uint32_t node;
+    int refs;                      /* readers using it now: not closed */
+    GList link;                    /* in h->lru */
+    uint64_t bytes;                /* chunk cache and rendered text */
+    h5_dset *d;
+    hpc_h5chunk_plan *plan;        /* chunks decoded by hdf5_chunk.c, or NULL */
+} h5_handle;
 
 typedef struct h5 {
     hid_t file;
+    hid_t dapl;                    /* default dataset access: external prefixes */
     hpc_source *src;
-    GPtrArray *dsets;              /* h5_dset *; tree data = index + 1 */
-    GHashTable *seen;              /* object address -> h5_seen * */
-    GString *warnings;             /* one "warning: ..." line each */
-    GString *links;                /* soft and external links for .info */
+    GMutex lock;                   /* all below; taken before libhdf5's lock */
+    GArray *nodes;                 /* h5_node; index = node id, 0 the root */
+    GHashTable *by_addr;           /* object header address -> node id */
+    GHashTable *lists;             /* group node id -> h5_list */
+    GHashTable *targets;           /* symlink node id -> target */
+    GHashTable *reasons;           /* damaged node id -> why */
+    GHashTable *handles;           /* dataset node id -> h5_handle */
+    GQueue lru;                    /* h5_handle, most recently used first */
+    unsigned nhandles, max_handles;
+    uint64_t handle_bytes, max_handle_bytes;
+    hpc_h5chunk_cache *chunks;     /* decoded chunks */
+    hpc_h5elem *elems;             /* the last large element read */
+    GString *warnings;             /* one "warning: ..." line each (may repeat) */
+    GString *damaged;              /* one "damaged: ..." line per damaged object */
     unsigned super_version;
     uint64_t userblock;
-    unsigned ngroups, nsoft, nhard, nexternal, ntypes, nskipped;
-    int salvage;
+    uint64_t base;                 /* file offset of the superblock: chunk addresses count from it */
 } h5;
 
 /* ---- libhdf5 housekeeping --------------------------------------------- */
@@ -228,45 +271,6 @@ unsigned hpc_hdf5_boxes(int rank, const uint64_t *dims, uint64_t e0, uint64_t e1
         }
     }
     return n;
-}
-
-typedef struct attr_ctx {
-    h5 *h;
-    hpc_tree *tree;
-    hpc_ino ino;
-    const char *path;
-    char *failed;                  /* message of the first attribute that failed */
-} attr_ctx;
-
-static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, void *p)
-{
-    (void)info;
-    attr_ctx *a = p;
-    char *xname = g_strconcat("user.attr.", name, NULL);
-    GString *v = g_string_new(NULL);
-    hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
-    int rc = aid >= 0 ? hpc_h5t_attr_text(aid, a->h->src->size, v) : HPC_E_IO;
-    if (rc != HPC_OK) {
-        char *why = h5_errtext();
-        if (!a->failed)
-            a->failed = g_strdup_printf("attribute '%s': %s", name, why);
-        g_free(why);
-    } else if (strlen(xname) > XATTR_NAME_MAX_LEN) {
-        g_string_append_printf(a->h->warnings, "warning: %s: attribute name '%.40s...' is too "
-                               "long for an xattr: not shown\n", a->path, name);
-    } else {
-        if (v->len > XATTR_VALUE_MAX) {
-            g_string_truncate(v, XATTR_VALUE_MAX);
-            g_string_append_printf(a->h->warnings, "warning: %s: attribute '%s' cut to %d bytes\n",
-                                   a->path, name, XATTR_VALUE_MAX);
-        }
-        hpc_tree_add_xattr(a->tree, a->ino, xname, v->str, v->len);
-    }
-    if (aid >= 0)
-        H5Aclose(aid);
-    g_string_free(v, TRUE);
-    g_free(xname);
-    return 0;
 }
 
 /* ---- datasets --------------------------------------------------------- */
@@ -494,16 +498,21 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
     hpc_h5t_np_dtype(d->mtype, g);
     d->dtype = g_strdup(g->str);
     d->esize = H5Tget_size(d->mtype);
-    if (d->esize > MAX_ELEM_SIZE) {
+    /* one element is held at a time when a read ends inside one */
+    if (d->esize > MAX(h->max_handle_bytes, MAX_ELEM_SIZE)) {
         d->kind = DS_NONE;
-        d->note = g_strdup_printf("elements of %zu bytes: not served", d->esize);
+        d->note = g_strdup_printf("elements of %zu bytes, more than h5cache: not served", d->esize);
+        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
         rc = HPC_OK;
         goto out;
     }
-    if (d->esize == 0 || __builtin_mul_overflow(d->nelem, (uint64_t)d->esize, &d->size)) {
+    if (d->esize == 0 || __builtin_mul_overflow(d->nelem, (uint64_t)d->esize, &d->size) ||
+        d->size > (uint64_t)INT64_MAX) {
         d->kind = DS_NONE;
         d->size = 0;
-        d->note = g_strdup("more than 2^64 bytes: not served");
+        d->note = g_strdup_printf("%" PRIu64 " elements of %zu bytes: larger than the largest "
+                                  "file size: left out (empty)", d->nelem, d->esize);
+        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
         rc = HPC_OK;
         goto out;
     }
@@ -532,62 +541,106 @@ out:
     return rc;
 }
 
-/* ---- the walk --------------------------------------------------------- */
+/* ---- the lazy tree ------------------------------------------------------
+ *
+ * Nothing is walked at mount.  A group is listed (H5Literate by name, one
+ * H5Gget_objinfo per new object for its type and link count) when it is
+ * first looked up or read; its listing stays for the life of the mount:
+ * per entry a 4-byte node id, a 4-byte name offset and the name.  Each
+ * object met gets one 32-byte node (h5_node) whose index is its inode
+ * number minus HPC_INO_FIRST - 1, so node ids never change while mounted;
+ * objects are found again by their object header address (by_addr), which
+ * gives further hard links to a dataset the same inode.  A dataset is
+ * opened (and described) when its size, bytes or xattrs are first needed;
+ * open handles live in an LRU bounded in number and in the bytes of their
+ * chunk caches and rendered text.
+ *
+ * Locking: h->lock guards nodes, listings, handles and the counters; it is
+ * taken before libhdf5's global lock, never inside a libhdf5 callback. */
 
-typedef struct pending {
-    char *path;
-    hpc_ino ino;
-    int depth;
-} pending;
+enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED };
+enum { S_NEW = 0, S_OK, S_BAD };
 
-typedef struct walk {
-    hpc_container *c;
-    h5 *h;
-    hid_t dapl;                    /* default access: external prefixes */
-    GQueue todo;                   /* pending *: groups still to list */
-    GError **err;
-} walk;
+#define NODE(h, i) (&g_array_index((h)->nodes, h5_node, (i)))
+#define NO_PARENT UINT32_MAX
 
-/* A damaged object: skip it under -o salvage, else fail the mount. */
-static int damaged(walk *w, const char *path, uint64_t addr, const char *what, const char *why)
+static uint32_t ino_to_id(hpc_ino ino, const h5 *h)
 {
-    if (w->h->salvage) {
-        g_string_append_printf(w->h->warnings, "warning: %s (object at %" PRIu64 "): %s: %s: "
-                               "skipped (salvage)\n", path, addr, what, why);
-        w->h->nskipped++;
-        return HPC_OK;
-    }
-    return hpc_fail(w->err, HPC_E_CORRUPT, w->c->path, path, addr,
-                    "%s: %s (mount with -o salvage to skip damaged objects)", what, why);
+    if (ino == HPC_INO_ROOT)
+        return 0;
+    if (ino < HPC_INO_FIRST || ino - HPC_INO_FIRST + 1 >= h->nodes->len)
+        return NO_PARENT;
+    return (uint32_t)(ino - HPC_INO_FIRST + 1);
 }
 
-static int attrs_of(walk *w, hid_t oid, hpc_ino ino, const char *path, uint64_t addr)
+static hpc_ino id_to_ino(uint32_t id)
 {
-    attr_ctx a = { w->h, w->c->tree, ino, path, NULL };
-    hsize_t idx = 0;
-    int rc = HPC_OK;
-    if (H5Aiterate2(oid, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_visit, &a) < 0 && !a.failed)
-        a.failed = g_strdup_printf("attributes: %s", h5_errtext());
-    if (a.failed)
-        rc = damaged(w, path, addr, "cannot read", a.failed);
-    g_free(a.failed);
-    return rc;
+    return id == 0 ? HPC_INO_ROOT : HPC_INO_FIRST + id - 1;
 }
 
-static void add_seen(h5 *h, uint64_t addr, hpc_ino ino, const char *path, int is_group)
+/* A new node; pointers into h->nodes are invalid afterwards. */
+static uint32_t node_new(h5 *h, uint8_t kind, uint64_t addr, uint32_t parent, uint32_t idx)
 {
-    h5_seen *s = g_new0(h5_seen, 1);
-    s->ino = ino;
-    s->path = g_strdup(path);
-    s->is_group = is_group;
-    g_hash_table_insert(h->seen, g_memdup2(&addr, sizeof addr), s);
+    h5_node n = { .addr = addr, .parent = parent, .idx = idx, .nlink = 1, .kind = kind };
+    g_array_append_val(h->nodes, n);
+    return h->nodes->len - 1;
 }
 
-static void seen_free(gpointer p)
+static const char *node_name(h5 *h, uint32_t id)
 {
-    h5_seen *s = p;
-    g_free(s->path);
-    g_free(s);
+    const h5_node *n = NODE(h, id);
+    if (n->parent == NO_PARENT)
+        return "/";
+    const h5_list *l = g_hash_table_lookup(h->lists, GUINT_TO_POINTER(n->parent));
+    return l->names + l->name_at[n->idx];
+}
+
+/* The HDF5 path a node was first found under (g_free it). */
+static char *node_path(h5 *h, uint32_t id)
+{
+    GPtrArray *parts = g_ptr_array_new();
+    for (uint32_t i = id; NODE(h, i)->parent != NO_PARENT; i = NODE(h, i)->parent)
+        g_ptr_array_add(parts, (gpointer)node_name(h, i));
+    GString *p = g_string_new(NULL);
+    for (guint k = parts->len; k > 0; k--)
+        g_string_append_printf(p, "/%s", (const char *)g_ptr_array_index(parts, k - 1));
+    g_ptr_array_free(parts, TRUE);
+    if (p->len == 0)
+        g_string_append_c(p, '/');
+    return g_string_free(p, FALSE);
+}
+
+/* Record a damaged object once for .info and log it. */
+static void note_damaged(h5 *h, uint32_t id, const char *what, const char *why)
+{
+    h5_node *n = NODE(h, id);
+    if (n->reported)
+        return;
+    n->reported = 1;
+    char *path = node_path(h, id);
+    g_string_append_printf(h->damaged, "damaged: %s (object at %" PRIu64 "): %s: %s\n",
+                           path, n->addr, what, why);
+    g_hash_table_insert(h->reasons, GUINT_TO_POINTER(id), g_strdup_printf("%s: %s", what, why));
+    hpc_log("hdf5: %s: %s: %s", path, what, why);
+    g_free(path);
+}
+
+/* A read of a damaged node: EIO and a log line. */
+static int damaged_read(h5 *h, uint32_t id)
+{
+    char *path = node_path(h, id);
+    const char *why = g_hash_table_lookup(h->reasons, GUINT_TO_POINTER(id));
+    hpc_log("hdf5: %s: damaged object: %s", path, why ? why : "unreadable");
+    g_free(path);
+    return HPC_E_IO;
+}
+
+/* Open group node id (close with H5Oclose). */
+static hid_t group_open(h5 *h, uint32_t id)
+{
+    if (id == 0)
+        return H5Gopen2(h->file, "/", H5P_DEFAULT);
+    return H5Oopen_by_addr(h->file, (haddr_t)NODE(h, id)->addr);
 }
 
 /* Symlink target for HDF5 path `target` seen from group `dir`. */
@@ -611,258 +664,646 @@ static char *rel_target(const char *dir, const char *target)
     return g_string_free(s, FALSE);
 }
 
-static int add_symlink(walk *w, hpc_ino dir, const char *name, const char *target)
-{
-    hpc_ino ino;
-    int rc = hpc_tree_add(w->c->tree, dir, name, HPC_MODE_LINK, strlen(target), 0, &ino);
-    if (rc == HPC_OK)
-        rc = hpc_tree_set_symlink(w->c->tree, ino, target);
-    return rc;
-}
+typedef struct link_ent {
+    char *name;
+    H5L_type_t type;
+    haddr_t addr;
+    size_t vsize;
+} link_ent;
 
-static herr_t collect_name(hid_t g, const char *name, const H5L_info_t *info, void *p)
+static herr_t collect_link(hid_t g, const char *name, const H5L_info_t *info, void *p)
 {
     (void)g;
-    (void)info;
-    g_ptr_array_add(p, g_strdup(name));
+    link_ent e = { g_strdup(name), info->type, HADDR_UNDEF, 0 };
+    if (info->type == H5L_TYPE_HARD)
+        e.addr = info->u.address;
+    else
+        e.vsize = info->u.val_size;
+    g_array_append_val((GArray *)p, e);
     return 0;
 }
 
-static int add_dataset(walk *w, hid_t gid, const char *name, hpc_ino dir, const char *path,
-                       uint64_t addr)
+/* A symlink node under group dir (entry idx) to target. */
+static uint32_t symlink_new(h5 *h, uint8_t kind, uint32_t dir, uint32_t idx, char *target)
 {
-    h5 *h = w->h;
-    h5_dset *d = g_new0(h5_dset, 1);
-    uint64_t band, cbytes, nchunks, all;
-    hpc_ino ino;
-    int rc;
-    d->id = d->mtype = H5I_INVALID_HID;
-    d->path = g_strdup(path);
-    d->id = H5Dopen2(gid, name, w->dapl);
-    if (d->id < 0 || dset_describe(h, d, &band, &cbytes, &nchunks) != HPC_OK) {
-        char *why = h5_errtext();
-        dset_free(d);
-        rc = damaged(w, path, addr, "cannot open the dataset", why);
+    uint32_t id = node_new(h, kind, 0, dir, idx);
+    NODE(h, id)->size = strlen(target);
+    NODE(h, id)->state = S_OK;
+    g_hash_table_insert(h->targets, GUINT_TO_POINTER(id), target);
+    return id;
+}
+
+static uint32_t classify_soft(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const link_ent *e)
+{
+    char *val = e->vsize <= h->src->size ? g_malloc0(e->vsize + 1) : NULL;
+    if (!val || H5Lget_val(g, e->name, val, e->vsize, H5P_DEFAULT) < 0) {
+        char *why = val ? h5_errtext() : g_strdup("value longer than the file");
+        uint32_t id = node_new(h, K_DAMAGED, 0, dir, idx);
+        note_damaged(h, id, "cannot read the link", why);
         g_free(why);
-        return rc;
+        g_free(val);
+        return id;
     }
+    char *dpath = node_path(h, dir);
+    uint32_t id = symlink_new(h, K_SOFT, dir, idx, rel_target(dpath, val));
+    g_free(dpath);
+    g_free(val);
+    return id;
+}
+
+/* The node of hard link idx (named e->name) of group dir; 0: left out
+ * (committed datatypes). */
+static uint32_t classify_hard(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const link_ent *e)
+{
+    gpointer v;
+    uint64_t addr = (uint64_t)e->addr;
+    if (g_hash_table_lookup_extended(h->by_addr, GSIZE_TO_POINTER(addr), NULL, &v)) {
+        uint32_t id = GPOINTER_TO_UINT(v);
+        const h5_node *n = NODE(h, id);
+        if (n->kind != K_GROUP || (n->parent == dir && n->idx == idx))
+            return id;
+        /* a directory cannot have two names: the first one met stays the
+         * directory, the others point to it (this also breaks cycles) */
+        char *dpath = node_path(h, dir), *gpath = node_path(h, id);
+        uint32_t s = symlink_new(h, K_GLINK, dir, idx, rel_target(dpath, gpath));
+        g_free(dpath);
+        g_free(gpath);
+        return s;
+    }
+    H5G_stat_t st;
+    uint32_t id;
+    if (H5Gget_objinfo(g, e->name, 0, &st) < 0) {
+        char *why = h5_errtext();
+        id = node_new(h, K_DAMAGED, addr, dir, idx);
+        note_damaged(h, id, "cannot read the object header", why);
+        g_free(why);
+    } else if (st.type == H5G_GROUP || st.type == H5G_DATASET) {
+        id = node_new(h, st.type == H5G_GROUP ? K_GROUP : K_DATASET, addr, dir, idx);
+        NODE(h, id)->nlink = st.type == H5G_GROUP ? 0 : MAX(st.nlink, 1u);
+    } else {
+        return 0;                  /* committed datatypes have no bytes */
+    }
+    g_hash_table_insert(h->by_addr, GSIZE_TO_POINTER(addr), GUINT_TO_POINTER(id));
+    return id;
+}
+
+/* External and user-defined links are left out: a line for .info. */
+static void note_left_out(h5 *h, hid_t g, h5_list *l, uint32_t dir, const link_ent *e)
+{
+    char *dpath = node_path(h, dir);
+    char *child = g_strconcat(dpath, strcmp(dpath, "/") == 0 ? "" : "/", e->name, NULL);
+    if (!l->notes)
+        l->notes = g_string_new(NULL);
+    if (e->type == H5L_TYPE_EXTERNAL) {
+        char *val = e->vsize <= h->src->size ? g_malloc0(e->vsize + 1) : NULL;
+        const char *file = NULL, *obj = NULL;
+        unsigned flags;
+        if (val && H5Lget_val(g, e->name, val, e->vsize, H5P_DEFAULT) >= 0)
+            H5Lunpack_elink_val(val, e->vsize, &flags, &file, &obj);
+        g_string_append_printf(l->notes, "%s -> external %s:%s (not followed)\n", child,
+                               file ? file : "?", obj ? obj : "?");
+        l->nexternal++;
+        g_free(val);
+    } else {
+        g_string_append_printf(l->notes, "%s -> user-defined link type %d (not followed)\n",
+                               child, (int)e->type);
+    }
+    g_free(child);
+    g_free(dpath);
+}
+
+static void link_ents_free(GArray *a)
+{
+    for (guint i = 0; i < a->len; i++)
+        g_free(g_array_index(a, link_ent, i).name);
+    g_array_free(a, TRUE);
+}
+
+/* Build the listing of group dir from its links (g open). */
+static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
+{
+    h5_list *l = g_new0(h5_list, 1);
+    GString *names = g_string_new(NULL);
+    l->n = ents->len;
+    l->child = g_new0(uint32_t, l->n ? l->n : 1);
+    l->name_at = g_new0(uint32_t, l->n ? l->n : 1);
+    for (guint i = 0; i < ents->len; i++) {
+        l->name_at[i] = (uint32_t)names->len;
+        g_string_append_len(names, g_array_index(ents, link_ent, i).name,
+                            (gssize)strlen(g_array_index(ents, link_ent, i).name) + 1);
+        if (i > 0 && strcmp(g_array_index(ents, link_ent, i - 1).name,
+                            g_array_index(ents, link_ent, i).name) >= 0)
+            l->unsorted = 1;
+    }
+    l->names = g_string_free(names, FALSE);
+    /* the listing is in place before the children are classified: their
+     * paths go through it */
+    g_hash_table_insert(h->lists, GUINT_TO_POINTER(dir), l);
+    for (guint i = 0; i < ents->len; i++) {
+        const link_ent *e = &g_array_index(ents, link_ent, i);
+        if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0 || !*e->name)
+            continue;              /* no file name: left out */
+        if (e->type == H5L_TYPE_HARD)
+            l->child[i] = classify_hard(h, g, dir, i, e);
+        else if (e->type == H5L_TYPE_SOFT)
+            l->child[i] = classify_soft(h, g, dir, i, e);
+        else
+            note_left_out(h, g, l, dir, e);
+        if (e->type == H5L_TYPE_HARD && l->child[i] == 0)
+            l->ntypes++;
+    }
+    return l;
+}
+
+/* The listing of group node dir, made on first use; HPC_E_IO for a group
+ * libhdf5 cannot list (logged).  Lock held. */
+static int list_group(h5 *h, uint32_t dir, h5_list **out)
+{
+    h5_list *l = g_hash_table_lookup(h->lists, GUINT_TO_POINTER(dir));
+    *out = NULL;
+    if (!l) {
+        GArray *ents = g_array_new(FALSE, FALSE, sizeof(link_ent));
+        hsize_t at = 0;
+        hid_t g = group_open(h, dir);
+        if (g < 0 || H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &at, collect_link, ents) < 0) {
+            char *why = h5_errtext();
+            note_damaged(h, dir, g < 0 ? "cannot open the group" : "cannot list the group", why);
+            g_free(why);
+            NODE(h, dir)->state = S_BAD;
+            g_array_set_size(ents, 0);
+        }
+        l = list_build(h, g, dir, ents);
+        link_ents_free(ents);
+        if (g >= 0)
+            H5Oclose(g);
+    }
+    if (NODE(h, dir)->state == S_BAD)
+        return damaged_read(h, dir);
+    *out = l;
+    return HPC_OK;
+}
+
+/* Index of name in l, or -1. */
+static int64_t list_find(const h5_list *l, const char *name)
+{
+    if (l->unsorted) {
+        for (uint32_t i = 0; i < l->n; i++)
+            if (strcmp(l->names + l->name_at[i], name) == 0)
+                return i;
+        return -1;
+    }
+    uint32_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(l->names + l->name_at[mid], name);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* ---- dataset handles -------------------------------------------------- */
+
+static void handle_close(h5 *h, h5_handle *hd)
+{
+    h->nhandles--;
+    h->handle_bytes -= hd->bytes;
+    g_hash_table_remove(h->handles, GUINT_TO_POINTER(hd->node));
+    hpc_h5chunk_plan_free(hd->plan);
+    dset_free(hd->d);
+    g_free(hd);
+}
+
+/* Close unused handles, least recently used first, while over a bound. */
+static void handles_trim(h5 *h)
+{
+    GList *l = h->lru.tail;
+    while (l && (h->nhandles > h->max_handles || h->handle_bytes > h->max_handle_bytes)) {
+        GList *prev = l->prev;
+        h5_handle *hd = l->data;
+        if (hd->refs == 0) {
+            g_queue_unlink(&h->lru, l);
+            handle_close(h, hd);
+        }
+        l = prev;
+    }
+}
+
+/* Can the chunks of d be decoded by hdf5_chunk.c?  Sets hd->plan. */
+static void plan_chunks(h5_handle *hd)
+{
+    h5_dset *d = hd->d;
+    if (d->kind != DS_DATA || d->rank < 1 || d->size == 0)
+        return;
+    hid_t ftype = H5Dget_type(d->id), dcpl = H5Dget_create_plist(d->id);
+    if (ftype >= 0 && dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+        H5Pget_external_count(dcpl) == 0 && H5Tequal(ftype, d->mtype) > 0 &&
+        H5Tget_size(ftype) == d->esize)
+        hpc_h5chunk_plan_new(dcpl, ftype, d->esize, d->rank, d->dims, &hd->plan);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+}
+
+/* Give a dataset read by H5Dread a chunk cache for one row of chunks (so
+ * that a sequential read decompresses each chunk once). */
+static void size_chunk_cache(h5 *h, h5_dset *d, hid_t g, const char *name, uint64_t band,
+                             uint64_t cbytes, uint64_t nchunks)
+{
+    uint64_t all;
     if (__builtin_mul_overflow(cbytes, nchunks, &all))
         all = UINT64_MAX;
     /* libhdf5's default cache (1 MiB) holds all chunks of small datasets */
-    if (band && all > CHUNK_CACHE_DEFAULT) {
-        /* a cache for one row of chunks (plus one): each chunk is
-         * decompressed once when the dataset is read in C order */
-        uint64_t want = MIN(MIN(MAX(band + cbytes, CHUNK_CACHE_MIN), CHUNK_CACHE_MAX), all);
-        if (band > CHUNK_CACHE_MAX)
-            g_string_append_printf(h->warnings, "warning: %s: a row of chunks is %" PRIu64
-                                   " bytes, the chunk cache %" PRIu64 ": sequential reads "
-                                   "decompress chunks more than once\n", path, band, want);
-        /* close first: while a handle is open, libhdf5 shares its
-         * dataset object, chunk cache included, with every new open */
-        hid_t dapl = dset_access(want, cbytes, nchunks);
-        H5Dclose(d->id);
-        d->id = dapl >= 0 ? H5Dopen2(gid, name, dapl) : H5I_INVALID_HID;
-        if (dapl >= 0)
-            H5Pclose(dapl);
-        if (d->id < 0)
-            d->id = H5Dopen2(gid, name, w->dapl);
-        else
-            d->cache_bytes = want;
-        if (d->id < 0) {
-            char *why = h5_errtext();
-            dset_free(d);
-            rc = damaged(w, path, addr, "cannot open the dataset", why);
-            g_free(why);
-            return rc;
-        }
+    if (!band || all <= CHUNK_CACHE_DEFAULT)
+        return;
+    uint64_t want = MIN(MIN(MAX(band + cbytes, CHUNK_CACHE_MIN), CHUNK_CACHE_MAX), all);
+    want = MIN(want, MAX(h->max_handle_bytes / 4, CHUNK_CACHE_DEFAULT));
+    /* close first: while a handle is open, libhdf5 shares its dataset
+     * object, chunk cache included, with every new open */
+    hid_t dapl = dset_access(want, cbytes, nchunks);
+    H5Dclose(d->id);
+    d->id = dapl >= 0 ? H5Dopen2(g, name, dapl) : H5I_INVALID_HID;
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    if (d->id < 0)
+        d->id = H5Dopen2(g, name, h->dapl);
+    else
+        d->cache_bytes = want;
+}
+
+/* Open and describe dataset node id.  Lock held. */
+static int handle_open(h5 *h, uint32_t id, h5_handle **out)
+{
+    h5_dset *d = g_new0(h5_dset, 1);
+    uint64_t band = 0, cbytes = 0, nchunks = 0;
+    const char *name = node_name(h, id);
+    int rc = HPC_E_IO;
+    d->id = d->mtype = H5I_INVALID_HID;
+    d->path = node_path(h, id);
+    hid_t g = group_open(h, NODE(h, id)->parent);
+    if (g >= 0)
+        d->id = H5Dopen2(g, name, h->dapl);
+    if (d->id < 0 || dset_describe(h, d, &band, &cbytes, &nchunks) != HPC_OK) {
+        char *why = h5_errtext();
+        note_damaged(h, id, "cannot open the dataset", why);
+        g_free(why);
+        NODE(h, id)->state = S_BAD;
+        goto out;
     }
-    /* fields a dataset we cannot describe fully never set */
     char **fields[] = { &d->shape, &d->dtype, &d->layout, &d->filters, &d->chunks };
     for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
         if (!*fields[i])
             *fields[i] = g_strdup("?");
-    rc = hpc_tree_add(w->c->tree, dir, name, HPC_MODE_FILE, d->size, h->dsets->len + 1, &ino);
-    if (rc != HPC_OK) {
-        g_string_append_printf(h->warnings, "warning: %s: name cannot be a file name: skipped\n", path);
-        dset_free(d);
-        return HPC_OK;
-    }
-    g_ptr_array_add(h->dsets, d);
-    hpc_tree_add_xattr(w->c->tree, ino, "user.shape", d->shape, strlen(d->shape));
-    hpc_tree_add_xattr(w->c->tree, ino, "user.dtype", d->dtype, strlen(d->dtype));
-    add_seen(h, addr, ino, path, 0);
-    return attrs_of(w, d->id, ino, path, addr);
-}
-
-static int add_link(walk *w, hid_t gid, const char *name, hpc_ino dir, const char *path,
-                    int depth)
-{
-    h5 *h = w->h;
-    H5L_info_t li;
-    char *child = g_strconcat(path, strcmp(path, "/") == 0 ? "" : "/", name, NULL);
-    int rc = HPC_OK;
-    if (H5Lget_info(gid, name, &li, H5P_DEFAULT) < 0) {
+    h5_handle *hd = g_new0(h5_handle, 1);
+    hd->node = id;
+    hd->d = d;
+    hd->link.data = hd;
+    plan_chunks(hd);
+    if (!hd->plan)
+        size_chunk_cache(h, d, g, name, band, cbytes, nchunks);
+    d = NULL;
+    if (hd->d->id < 0) {
         char *why = h5_errtext();
-        rc = damaged(w, child, 0, "cannot read the link", why);
+        note_damaged(h, id, "cannot open the dataset", why);
         g_free(why);
+        NODE(h, id)->state = S_BAD;
+        hpc_h5chunk_plan_free(hd->plan);
+        dset_free(hd->d);
+        g_free(hd);
         goto out;
     }
-    if (li.type == H5L_TYPE_SOFT || li.type == H5L_TYPE_EXTERNAL) {
-        size_t vs = li.u.val_size;
-        if (vs > h->src->size) {
-            rc = damaged(w, child, 0, "cannot read the link", "value longer than the file");
-            goto out;
-        }
-        char *val = g_malloc0(vs + 1);
-        if (H5Lget_val(gid, name, val, vs, H5P_DEFAULT) < 0) {
-            char *why = h5_errtext();
-            rc = damaged(w, child, 0, "cannot read the link", why);
-            g_free(why);
-        } else if (li.type == H5L_TYPE_SOFT) {
-            char *target = rel_target(path, val);
-            if (add_symlink(w, dir, name, target) == HPC_OK) {
-                h->nsoft++;
-                g_string_append_printf(h->links, "%s -> %s\n", child, val);
-            }
-            g_free(target);
-        } else {
-            const char *file = NULL, *obj = NULL;
-            unsigned flags;
-            if (H5Lunpack_elink_val(val, vs, &flags, &file, &obj) >= 0)
-                g_string_append_printf(h->links, "%s -> external %s:%s (not followed)\n",
-                                       child, file ? file : "?", obj ? obj : "?");
-            h->nexternal++;
-        }
-        g_free(val);
-        goto out;
-    }
-    if (li.type != H5L_TYPE_HARD) {
-        g_string_append_printf(h->links, "%s -> user-defined link type %d (not followed)\n",
-                               child, (int)li.type);
-        goto out;
-    }
-    uint64_t addr = (uint64_t)li.u.address;
-    h5_seen *s = g_hash_table_lookup(h->seen, &addr);
-    if (s) {
-        if (s->is_group) {
-            /* a directory cannot have two names: point to the first one */
-            char *target = rel_target(path, s->path);
-            if (add_symlink(w, dir, name, target) == HPC_OK)
-                g_string_append_printf(h->links, "%s -> hard link to group %s (symlink)\n",
-                                       child, s->path);
-            g_free(target);
-        } else if (hpc_tree_link(w->c->tree, dir, name, s->ino) == HPC_OK) {
-            h->nhard++;
-            g_string_append_printf(h->links, "%s -> hard link to %s\n", child, s->path);
-        }
-        goto out;
-    }
-    H5O_info_t oi;
-    if (H5Oget_info_by_name2(gid, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
-        char *why = h5_errtext();
-        rc = damaged(w, child, addr, "cannot read the object header", why);
-        g_free(why);
-        goto out;
-    }
-    if (oi.type == H5O_TYPE_GROUP) {
-        hpc_ino sub;
-        if (depth >= MAX_DEPTH) {
-            rc = damaged(w, child, addr, "cannot open the group", "groups nested too deep");
-            goto out;
-        }
-        hid_t g = H5Gopen2(gid, name, H5P_DEFAULT);
-        if (g < 0) {
-            char *why = h5_errtext();
-            rc = damaged(w, child, addr, "cannot open the group", why);
-            g_free(why);
-            goto out;
-        }
-        if (hpc_tree_add(w->c->tree, dir, name, HPC_MODE_DIR, 0, 0, &sub) == HPC_OK) {
-            h->ngroups++;
-            add_seen(h, addr, sub, child, 1);
-            rc = attrs_of(w, g, sub, child, addr);
-            /* listed later: breadth first, so that of two names of a
-             * group the shallower one becomes the directory */
-            pending *p = g_new0(pending, 1);
-            p->path = g_strdup(child);
-            p->ino = sub;
-            p->depth = depth + 1;
-            g_queue_push_tail(&w->todo, p);
-        }
-        H5Gclose(g);
-    } else if (oi.type == H5O_TYPE_DATASET) {
-        rc = add_dataset(w, gid, name, dir, child, addr);
-    } else {
-        h->ntypes++;             /* committed datatypes have no bytes */
-    }
+    hd->bytes = hd->d->cache_bytes + (hd->d->text ? hd->d->size : 0);
+    NODE(h, id)->size = hd->d->size;
+    NODE(h, id)->state = S_OK;
+    g_hash_table_insert(h->handles, GUINT_TO_POINTER(id), hd);
+    h->nhandles++;
+    h->handle_bytes += hd->bytes;
+    *out = hd;
+    rc = HPC_OK;
 out:
-    g_free(child);
+    if (g >= 0)
+        H5Oclose(g);
+    dset_free(d);
     return rc;
 }
 
-/* List one group: its datasets and links enter the tree, its subgroups
- * the queue. */
-static int walk_group(walk *w, hid_t gid, hpc_ino dir, const char *path, int depth)
+/* A referenced handle of dataset node id (opened if need be).  Lock held. */
+static int handle_get(h5 *h, uint32_t id, h5_handle **out)
 {
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    hsize_t idx = 0;
-    int rc = HPC_OK;
-    /* names first: no calls back into the tree while libhdf5 iterates */
-    if (H5Literate(gid, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_name, names) < 0) {
+    h5_handle *hd = g_hash_table_lookup(h->handles, GUINT_TO_POINTER(id));
+    if (hd) {
+        g_queue_unlink(&h->lru, &hd->link);
+    } else {
+        if (NODE(h, id)->state == S_BAD)
+            return damaged_read(h, id);
+        int rc = handle_open(h, id, &hd);
+        if (rc != HPC_OK)
+            return damaged_read(h, id);
+    }
+    hd->refs++;
+    g_queue_push_head_link(&h->lru, &hd->link);
+    *out = hd;
+    handles_trim(h);
+    return HPC_OK;
+}
+
+static void handle_put(h5 *h, h5_handle *hd)
+{
+    hd->refs--;
+    handles_trim(h);
+}
+
+/* ---- nodes as the core sees them -------------------------------------- */
+
+/* Attributes of node id.  Lock held. */
+static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->ino = id_to_ino(id);
+    switch (NODE(h, id)->kind) {
+    case K_GROUP:
+        st->mode = HPC_MODE_DIR;
+        return HPC_OK;
+    case K_SOFT:
+    case K_GLINK:
+        st->mode = HPC_MODE_LINK;
+        st->size = NODE(h, id)->size;
+        return HPC_OK;
+    case K_DATASET:
+        if (NODE(h, id)->state != S_OK) {
+            h5_handle *hd;
+            int rc = handle_get(h, id, &hd);
+            if (rc != HPC_OK)
+                return rc;
+            handle_put(h, hd);
+        }
+        st->mode = HPC_MODE_FILE;
+        st->size = NODE(h, id)->size;
+        st->nlink = NODE(h, id)->nlink;
+        return HPC_OK;
+    default:
+        return damaged_read(h, id);
+    }
+}
+
+static int h5_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    h5 *h = c->priv;
+    h5_list *l;
+    int rc;
+    h5_quiet();
+    g_mutex_lock(&h->lock);
+    uint32_t dir = ino_to_id(parent, h);
+    if (dir == NO_PARENT) {
+        rc = HPC_E_NOENT;
+    } else if (NODE(h, dir)->kind != K_GROUP) {
+        rc = HPC_E_NOTDIR;
+    } else if ((rc = list_group(h, dir, &l)) == HPC_OK) {
+        int64_t i = list_find(l, name);
+        rc = i < 0 || l->child[i] == 0 ? HPC_E_NOENT : node_stat(h, l->child[i], st);
+    }
+    g_mutex_unlock(&h->lock);
+    return rc;
+}
+
+static int h5_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+{
+    h5 *h = c->priv;
+    h5_quiet();
+    g_mutex_lock(&h->lock);
+    uint32_t id = ino_to_id(ino, h);
+    int rc = id == NO_PARENT ? HPC_E_NOENT : node_stat(h, id, st);
+    g_mutex_unlock(&h->lock);
+    return rc;
+}
+
+static int h5_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx)
+{
+    h5 *h = c->priv;
+    h5_list *l;
+    h5_quiet();
+    g_mutex_lock(&h->lock);
+    uint32_t id = ino_to_id(dir, h);
+    int rc = id == NO_PARENT ? HPC_E_NOENT : NODE(h, id)->kind != K_GROUP ? HPC_E_NOTDIR
+                                                                       : list_group(h, id, &l);
+    g_mutex_unlock(&h->lock);
+    for (uint64_t i = cookie; rc == HPC_OK && i < l->n; i++) {
+        hpc_stat st;
+        if (l->child[i] == 0)
+            continue;
+        g_mutex_lock(&h->lock);
+        const h5_node *n = NODE(h, l->child[i]);
+        if (n->kind == K_DATASET && n->state != S_OK) {
+            /* not opened for a listing (find, ls): the size is asked for
+             * by getattr; damaged ones are listed (as h5py lists them),
+             * their getattr and reads fail */
+            memset(&st, 0, sizeof st);
+            st.ino = id_to_ino(l->child[i]);
+            st.mode = HPC_MODE_FILE;
+            st.nlink = n->nlink;
+            st.partial = 1;
+        } else if (node_stat(h, l->child[i], &st) != HPC_OK) {
+            memset(&st, 0, sizeof st);
+            st.ino = id_to_ino(l->child[i]);
+            st.mode = HPC_MODE_FILE;
+            st.partial = 1;
+        }
+        g_mutex_unlock(&h->lock);
+        if (fn(ctx, l->names + l->name_at[i], &st, i + 1))
+            break;
+    }
+    return rc;
+}
+
+static int h5_readlink(hpc_container *c, hpc_ino ino, char **target)
+{
+    h5 *h = c->priv;
+    g_mutex_lock(&h->lock);
+    uint32_t id = ino_to_id(ino, h);
+    const char *t = id == NO_PARENT ? NULL : g_hash_table_lookup(h->targets, GUINT_TO_POINTER(id));
+    *target = g_strdup(t);
+    g_mutex_unlock(&h->lock);
+    return t ? HPC_OK : HPC_E_INVAL;
+}
+
+/* ---- attributes as xattrs --------------------------------------------- */
+
+typedef struct attr_ctx {
+    h5 *h;
+    GPtrArray *names, *values;     /* char *, GString * */
+    GString *notes;                /* over-long names, cut values */
+    char *failed;                  /* message of the first attribute that failed */
+    const char *path;
+} attr_ctx;
+
+static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, void *p)
+{
+    (void)info;
+    attr_ctx *a = p;
+    char *xname = g_strconcat("user.attr.", name, NULL);
+    GString *v = g_string_new(NULL);
+    hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
+    int rc = aid >= 0 ? hpc_h5t_attr_text(aid, a->h->src->size, v) : HPC_E_IO;
+    if (rc != HPC_OK) {
         char *why = h5_errtext();
-        rc = damaged(w, path, 0, "cannot list the group", why);
+        if (!a->failed)
+            a->failed = g_strdup_printf("attribute '%s': %s", name, why);
+        g_free(why);
+    } else if (strlen(xname) > XATTR_NAME_MAX_LEN) {
+        g_string_append_printf(a->notes, "warning: %s: attribute name '%.40s...' is too "
+                               "long for an xattr: not shown\n", a->path, name);
+    } else {
+        if (v->len > XATTR_VALUE_MAX) {
+            g_string_truncate(v, XATTR_VALUE_MAX);
+            g_string_append_printf(a->notes, "warning: %s: attribute '%s' cut to %d bytes\n",
+                                   a->path, name, XATTR_VALUE_MAX);
+        }
+        g_ptr_array_add(a->names, xname);
+        g_ptr_array_add(a->values, v);
+        xname = NULL;
+        v = NULL;
+    }
+    if (aid >= 0)
+        H5Aclose(aid);
+    if (v)
+        g_string_free(v, TRUE);
+    g_free(xname);
+    return 0;
+}
+
+static void gstring_free(gpointer p)
+{
+    g_string_free(p, TRUE);
+}
+
+/* Read the attributes of object oid (node id) into a; a damaged attribute
+ * is noted for .info and left out.  Lock held. */
+static void attrs_read(h5 *h, uint32_t id, hid_t oid, attr_ctx *a)
+{
+    char *path = node_path(h, id);
+    hsize_t at = 0;
+    a->h = h;
+    a->names = g_ptr_array_new_with_free_func(g_free);
+    a->values = g_ptr_array_new_with_free_func(gstring_free);
+    a->notes = g_string_new(NULL);
+    a->path = path;
+    if (H5Aiterate2(oid, H5_INDEX_NAME, H5_ITER_INC, &at, attr_visit, a) < 0 && !a->failed) {
+        char *why = h5_errtext();
+        a->failed = g_strdup_printf("attributes: %s", why);
         g_free(why);
     }
-    for (guint i = 0; i < names->len && rc == HPC_OK; i++)
-        rc = add_link(w, gid, g_ptr_array_index(names, i), dir, path, depth);
-    g_ptr_array_free(names, TRUE);
-    return rc;
-}
-
-static void pending_free(gpointer p)
-{
-    pending *q = p;
-    g_free(q->path);
-    g_free(q);
-}
-
-/* The whole file, breadth first from the root. */
-static int walk_all(walk *w, hid_t root)
-{
-    int rc = walk_group(w, root, HPC_INO_ROOT, "/", 0);
-    pending *p;
-    while (rc == HPC_OK && (p = g_queue_pop_head(&w->todo))) {
-        hid_t g = H5Gopen2(w->h->file, p->path, H5P_DEFAULT);
-        if (g < 0) {
-            char *why = h5_errtext();
-            rc = damaged(w, p->path, 0, "cannot open the group", why);
-            g_free(why);
-        } else {
-            rc = walk_group(w, g, p->ino, p->path, p->depth);
-            H5Gclose(g);
-        }
-        pending_free(p);
+    if (a->failed)
+        note_damaged(h, id, "cannot read", a->failed);
+    if (a->notes->len && !NODE(h, id)->noted) {
+        NODE(h, id)->noted = 1;
+        g_string_append(h->warnings, a->notes->str);
     }
-    g_queue_clear_full(&w->todo, pending_free);
+    a->path = NULL;
+    g_free(path);
+}
+
+static void attrs_clear(attr_ctx *a)
+{
+    if (a->names)
+        g_ptr_array_free(a->names, TRUE);
+    if (a->values)
+        g_ptr_array_free(a->values, TRUE);
+    if (a->notes)
+        g_string_free(a->notes, TRUE);
+    g_free(a->failed);
+}
+
+static int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
+{
+    h5 *h = c->priv;
+    attr_ctx a = { 0 };
+    char *shape = NULL, *dtype = NULL;
+    int rc = HPC_OK;
+    h5_quiet();
+    g_mutex_lock(&h->lock);
+    uint32_t id = ino_to_id(ino, h);
+    uint8_t kind = id == NO_PARENT ? 0 : NODE(h, id)->kind;
+    if (kind == K_DATASET) {
+        h5_handle *hd;
+        rc = handle_get(h, id, &hd);
+        if (rc == HPC_OK) {
+            shape = g_strdup(hd->d->shape);
+            dtype = g_strdup(hd->d->dtype);
+            attrs_read(h, id, hd->d->id, &a);
+            handle_put(h, hd);
+        }
+    } else if (kind == K_GROUP) {
+        hid_t g = group_open(h, id);
+        if (g >= 0) {
+            attrs_read(h, id, g, &a);
+            H5Oclose(g);
+        }
+    } else if (id == NO_PARENT) {
+        rc = HPC_E_NOENT;
+    }
+    g_mutex_unlock(&h->lock);
+    int stop = 0;
+    if (shape)
+        stop = fn(ctx, "user.shape", shape, strlen(shape)) ||
+               fn(ctx, "user.dtype", dtype, strlen(dtype));
+    for (guint i = 0; !stop && a.names && i < a.names->len; i++) {
+        GString *v = g_ptr_array_index(a.values, i);
+        stop = fn(ctx, g_ptr_array_index(a.names, i), v->str, v->len);
+    }
+    attrs_clear(&a);
+    g_free(shape);
+    g_free(dtype);
     return rc;
 }
 
 /* ---- open / close ----------------------------------------------------- */
 
+static void list_free(gpointer p)
+{
+    h5_list *l = p;
+    g_free(l->child);
+    g_free(l->name_at);
+    g_free(l->names);
+    if (l->notes)
+        g_string_free(l->notes, TRUE);
+    g_free(l);
+}
+
 static void h5_free(h5 *h)
 {
     if (!h)
         return;
-    if (h->dsets)
-        g_ptr_array_free(h->dsets, TRUE);
-    if (h->seen)
-        g_hash_table_destroy(h->seen);
+    GList *l;
+    while ((l = g_queue_pop_head_link(&h->lru)))
+        handle_close(h, l->data);
+    if (h->handles)
+        g_hash_table_destroy(h->handles);
+    if (h->lists)
+        g_hash_table_destroy(h->lists);
+    if (h->by_addr)
+        g_hash_table_destroy(h->by_addr);
+    if (h->targets)
+        g_hash_table_destroy(h->targets);
+    if (h->reasons)
+        g_hash_table_destroy(h->reasons);
+    if (h->nodes)
+        g_array_free(h->nodes, TRUE);
+    if (h->dapl >= 0)
+        H5Pclose(h->dapl);
     if (h->file >= 0)
         H5Fclose(h->file);
+    hpc_h5chunk_cache_free(h->chunks);
+    hpc_h5elem_free(h->elems);
     if (h->warnings)
         g_string_free(h->warnings, TRUE);
-    if (h->links)
-        g_string_free(h->links, TRUE);
+    if (h->damaged)
+        g_string_free(h->damaged, TRUE);
+    g_mutex_clear(&h->lock);
     g_free(h);
 }
 
@@ -873,26 +1314,41 @@ static void h5_close(hpc_container *c)
     c->priv = NULL;
 }
 
+static h5 *h5_new(const hpc_container *c)
+{
+    h5 *h = g_new0(h5, 1);
+    g_mutex_init(&h->lock);
+    h->file = h->dapl = H5I_INVALID_HID;
+    h->nodes = g_array_new(FALSE, FALSE, sizeof(h5_node));
+    h->by_addr = g_hash_table_new(g_direct_hash, g_direct_equal);
+    h->lists = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, list_free);
+    h->targets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    h->reasons = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    h->handles = g_hash_table_new(g_direct_hash, g_direct_equal);
+    g_queue_init(&h->lru);
+    h->warnings = g_string_new(NULL);
+    h->damaged = g_string_new(NULL);
+    h->max_handles = c->opts.h5_handles ? c->opts.h5_handles : H5_HANDLES_DEFAULT;
+    h->max_handle_bytes = c->opts.h5_cache ? c->opts.h5_cache : H5_HANDLE_BYTES_DEFAULT;
+    h->elems = hpc_h5elem_new();
+    h->chunks = hpc_h5chunk_cache_new(c->opts.cache_size ? c->opts.cache_size : (64u << 20));
+    return h;
+}
+
+/* Open the file and its root group: all a mount costs. */
 static int h5_open(hpc_container *c, GError **err)
 {
     h5_quiet();
-    h5 *h = g_new0(h5, 1);
+    h5 *h = h5_new(c);
     hid_t fapl = H5I_INVALID_HID, root = H5I_INVALID_HID;
-    walk w = { c, h, H5I_INVALID_HID, G_QUEUE_INIT, err };
     int rc;
-    h->file = H5I_INVALID_HID;
-    h->dsets = g_ptr_array_new_with_free_func(dset_free);
-    h->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, seen_free);
-    h->warnings = g_string_new(NULL);
-    h->links = g_string_new(NULL);
-    h->salvage = c->opts.salvage;
-
     h->src = hpc_container_add_source(c, c->path, err);
     if (!h->src) {
         rc = HPC_E_IO;
         goto out;
     }
     uint64_t sb = superblock_offset(h->src);
+    h->base = sb;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
 #if H5_VERSION_GE(1, 10, 7)
     /* a read-only view must not take (or wait for) the writer's lock */
@@ -917,50 +1373,71 @@ static int h5_open(hpc_container *c, GError **err)
         H5Pclose(fcpl);
     }
     h->userblock = ub;
-    w.dapl = dset_access(0, 0, 0);
+    h->dapl = dset_access(0, 0, 0);
     root = H5Gopen2(h->file, "/", H5P_DEFAULT);
-    if (root < 0 || w.dapl < 0) {
+    H5O_info_t oi;
+    if (root < 0 || h->dapl < 0 || H5Oget_info2(root, &oi, H5O_INFO_BASIC) < 0) {
         char *why = h5_errtext();
         rc = hpc_fail(err, HPC_E_CORRUPT, c->path, "root group", sb,
                       "libhdf5 cannot open the root group: %s", why);
         g_free(why);
         goto out;
     }
-    c->tree = hpc_tree_new();
-    H5O_info_t oi;
-    if (H5Oget_info2(root, &oi, H5O_INFO_BASIC) >= 0)
-        add_seen(h, (uint64_t)oi.addr, HPC_INO_ROOT, "/", 1);
-    rc = attrs_of(&w, root, HPC_INO_ROOT, "/", 0);
-    if (rc == HPC_OK)
-        rc = walk_all(&w, root);
-    if (rc != HPC_OK)
-        goto out;
+    node_new(h, K_GROUP, (uint64_t)oi.addr, NO_PARENT, 0);
+    g_hash_table_insert(h->by_addr, GSIZE_TO_POINTER((uint64_t)oi.addr), GUINT_TO_POINTER(0));
+    hpc_container_cache(c);        /* made now: never under h->lock */
     c->priv = h;
     h = NULL;
+    rc = HPC_OK;
 out:
     if (root >= 0)
         H5Gclose(root);
-    if (w.dapl >= 0)
-        H5Pclose(w.dapl);
     if (fapl >= 0)
         H5Pclose(fapl);
-    if (h) {
-        h5_free(h);
-        hpc_tree_free(c->tree);
-        c->tree = NULL;
-    }
+    h5_free(h);
     return rc;
 }
 
 /* ---- data ------------------------------------------------------------- */
 
-static h5_dset *dset_of(hpc_container *c, hpc_ino ino)
+/* The referenced handle of dataset ino for a read; read_release() it. */
+static int read_acquire(hpc_container *c, hpc_ino ino, h5_handle **out)
 {
     h5 *h = c->priv;
-    uint64_t data;
-    if (hpc_tree_data(c->tree, ino, &data) != HPC_OK || data == 0 || data > h->dsets->len)
-        return NULL;
-    return g_ptr_array_index(h->dsets, data - 1);
+    int rc;
+    h5_quiet();
+    g_mutex_lock(&h->lock);
+    uint32_t id = ino_to_id(ino, h);
+    uint8_t kind = id == NO_PARENT ? 0 : NODE(h, id)->kind;
+    if (kind == K_DATASET)
+        rc = handle_get(h, id, out);
+    else if (kind == K_DAMAGED)
+        rc = damaged_read(h, id);
+    else
+        rc = kind == K_GROUP ? HPC_E_ISDIR : kind ? HPC_E_INVAL : HPC_E_NOENT;
+    g_mutex_unlock(&h->lock);
+    return rc;
+}
+
+static void read_release(hpc_container *c, h5_handle *hd)
+{
+    h5 *h = c->priv;
+    g_mutex_lock(&h->lock);
+    handle_put(h, hd);
+    g_mutex_unlock(&h->lock);
+}
+
+/* Elements [e0, e1) of a dataset whose chunks hdf5_chunk.c decodes. */
+static int read_decoded(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, void *buf)
+{
+    char *why = NULL;
+    int rc = hpc_h5chunk_read(h->chunks, hd->plan, hd->node, hd->d->id, h->src, h->base,
+                              e0, e1, buf, &why);
+    if (rc != HPC_OK)
+        hpc_log("hdf5: %s: elements %" PRIu64 "..%" PRIu64 ": %s", hd->d->path, e0, e1,
+                why ? why : hpc_strerror(rc));
+    g_free(why);
+    return rc;
 }
 
 /* Elements [e0, e1) of d into buf. */
@@ -1021,14 +1498,28 @@ out:
     return rc;
 }
 
-static int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
-                   size_t *nread)
+/* Elements [e0, e1) of the dataset of hd, decoded by us or by H5Dread. */
+static int read_range(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, void *buf)
+{
+    return hd->plan ? read_decoded(h, hd, e0, e1, buf) : read_elements(hd->d, e0, e1, buf);
+}
+
+typedef struct elem_ctx {
+    h5 *h;
+    const h5_handle *hd;
+} elem_ctx;
+
+static int fill_elem(void *p, uint64_t elem, void *buf)
+{
+    elem_ctx *ec = p;
+    return read_range(ec->h, ec->hd, elem, elem + 1, buf);
+}
+
+static int read_dset(hpc_container *c, const h5_handle *hd, void *buf, size_t len,
+                     uint64_t off, size_t *nread)
 {
     h5 *h = c->priv;
-    h5_dset *d = dset_of(c, ino);
-    *nread = 0;
-    if (!d)
-        return hpc_tree_getattr(c->tree, ino, &(hpc_stat){ 0 }) == HPC_OK ? HPC_E_ISDIR : HPC_E_NOENT;
+    const h5_dset *d = hd->d;
     if (off >= d->size || len == 0)
         return HPC_OK;
     len = (size_t)MIN((uint64_t)len, d->size - off);
@@ -1046,16 +1537,24 @@ static int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_
         uint64_t e0 = off / d->esize, e1 = (off + len - 1) / d->esize + 1;
         size_t skip = (size_t)(off - e0 * d->esize);
         if (skip == 0 && (e1 - e0) * d->esize == len) {
-            rc = read_elements(d, e0, e1, buf);
+            rc = read_range(h, hd, e0, e1, buf);
+        } else if (d->esize > ELEM_SLOT_MIN) {
+            elem_ctx ec = { h, hd };
+            rc = hpc_h5elem_read(h->elems, hd->node, d->esize, off, len, buf, fill_elem, &ec);
         } else {
             char *tmp = g_try_malloc((size_t)(e1 - e0) * d->esize);
             if (!tmp)
                 return HPC_E_NOMEM;
-            rc = read_elements(d, e0, e1, tmp);
+            rc = read_range(h, hd, e0, e1, tmp);
             if (rc == HPC_OK)
                 memcpy(buf, tmp + skip, len);
             g_free(tmp);
         }
+        /* libhdf5's sec2 driver reads zeros past the end of a file that
+         * shrank under the mount: the bytes count only if the file is
+         * still as it was */
+        if (rc == HPC_OK)
+            rc = hpc_container_sources_unchanged(c);
         break;
     }
     default:
@@ -1067,58 +1566,201 @@ static int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_
     return rc;
 }
 
+static int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
+                   size_t *nread)
+{
+    h5_handle *hd;
+    *nread = 0;
+    int rc = read_acquire(c, ino, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    rc = read_dset(c, hd, buf, len, off, nread);
+    read_release(c, hd);
+    return rc;
+}
+
 static int h5_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                   hpc_extent *ext, unsigned max, unsigned *n)
 {
     h5 *h = c->priv;
-    h5_dset *d = dset_of(c, ino);
+    h5_handle *hd;
     *n = 0;
-    if (!d || d->kind != DS_FAST)
+    if (read_acquire(c, ino, &hd) != HPC_OK)
         return HPC_E_NOTSUP;
-    if (off >= d->size || len == 0 || max == 0)
-        return HPC_OK;
-    ext[0] = (hpc_extent){ h->src, d->addr + off, MIN(len, d->size - off) };
-    *n = 1;
-    return HPC_OK;
+    const h5_dset *d = hd->d;
+    int rc = HPC_OK;
+    if (d->kind != DS_FAST)
+        rc = HPC_E_NOTSUP;
+    else if (off < d->size && len > 0 && max > 0) {
+        ext[0] = (hpc_extent){ h->src, d->addr + off, MIN(len, d->size - off) };
+        *n = 1;
+    }
+    read_release(c, hd);
+    return rc;
 }
 
 /* ---- .info ------------------------------------------------------------ */
 
-static const char *kind_name(const h5_dset *d)
+static const char *kind_name(const h5_handle *hd)
 {
-    switch (d->kind) {
+    switch (hd->d->kind) {
     case DS_FAST: return "pread";
-    case DS_DATA: return "H5Dread";
+    case DS_DATA: return hd->plan ? "decode" : "H5Dread";
     case DS_TEXT: return "text";
     default: return "none";
     }
 }
 
+/* What the .info walk counts and prints. */
+typedef struct info_walk {
+    GString *rows, *links;
+    GHashTable *datasets;          /* dataset node ids met */
+    GQueue todo;                   /* group node ids to list */
+    unsigned ngroups, nsoft, nhard, nexternal, ntypes;
+    uint64_t objects;
+    int cut;
+} info_walk;
+
+/* Read (and drop) the attributes of node id so that damaged ones are
+ * noted.  Lock held. */
+static void info_attrs(h5 *h, uint32_t id, hid_t oid)
+{
+    attr_ctx a = { 0 };
+    attrs_read(h, id, oid, &a);
+    attrs_clear(&a);
+}
+
+/* One entry of a listed group.  Lock held. */
+static void info_entry(h5 *h, info_walk *w, uint32_t dir, const h5_list *l, uint32_t i)
+{
+    uint32_t id = l->child[i];
+    const h5_node *n = NODE(h, id);
+    char *path = NULL, *first = NULL;
+    h5_handle *hd;
+    switch (n->kind) {
+    case K_GROUP:
+        if (n->parent == dir && n->idx == i) {
+            w->ngroups++;
+            g_queue_push_tail(&w->todo, GUINT_TO_POINTER(id));
+        }
+        break;
+    case K_GLINK:
+    case K_SOFT:
+        path = node_path(h, id);
+        g_string_append_printf(w->links, "%s -> %s (%s)\n", path,
+                               (const char *)g_hash_table_lookup(h->targets, GUINT_TO_POINTER(id)),
+                               n->kind == K_SOFT ? "soft link" : "hard link to a group: symlink");
+        w->nsoft += n->kind == K_SOFT;
+        break;
+    case K_DATASET:
+        if (g_hash_table_contains(w->datasets, GUINT_TO_POINTER(id))) {
+            first = node_path(h, id);
+            char *dpath = node_path(h, dir);
+            g_string_append_printf(w->links, "%s%s%s -> hard link to %s\n", dpath,
+                                   strcmp(dpath, "/") == 0 ? "" : "/", l->names + l->name_at[i], first);
+            g_free(dpath);
+            w->nhard++;
+            break;
+        }
+        g_hash_table_add(w->datasets, GUINT_TO_POINTER(id));
+        if (handle_get(h, id, &hd) != HPC_OK)
+            break;
+        const h5_dset *d = hd->d;
+        g_string_append_printf(w->rows, "%s\t%s\t%s\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%" PRIu64 "\t%s\n",
+                               d->path, d->rank == 0 && d->nelem == 1 ? "()" : d->shape,
+                               d->dtype, d->layout, d->filters, d->chunks, d->size,
+                               kind_name(hd), d->cache_bytes, d->note ? d->note : "-");
+        info_attrs(h, id, d->id);
+        handle_put(h, hd);
+        break;
+    default:
+        break;
+    }
+    g_free(path);
+    g_free(first);
+}
+
+/* List group dir for .info: its entries, attributes, left-out links. */
+static void info_group(h5 *h, info_walk *w, uint32_t dir)
+{
+    h5_list *l;
+    g_mutex_lock(&h->lock);
+    int rc = list_group(h, dir, &l);
+    if (rc == HPC_OK) {
+        hid_t g = group_open(h, dir);
+        if (g >= 0) {
+            info_attrs(h, dir, g);
+            H5Oclose(g);
+        }
+        if (l->notes)
+            g_string_append(w->links, l->notes->str);
+        w->nexternal += l->nexternal;
+        w->ntypes += l->ntypes;
+    }
+    g_mutex_unlock(&h->lock);
+    for (uint32_t i = 0; rc == HPC_OK && i < l->n && !w->cut; i++) {
+        if (l->child[i] == 0)
+            continue;
+        if (++w->objects > INFO_MAX_OBJECTS) {
+            w->cut = 1;
+            break;
+        }
+        g_mutex_lock(&h->lock);
+        info_entry(h, w, dir, l, i);
+        g_mutex_unlock(&h->lock);
+    }
+}
+
+/* Each line of lines once, in order. */
+static void append_unique(GString *o, const char *lines)
+{
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    gchar **v = g_strsplit(lines, "\n", -1);
+    for (gchar **p = v; *p; p++)
+        if (**p && g_hash_table_add(seen, *p))
+            g_string_append_printf(o, "%s\n", *p);
+    g_hash_table_destroy(seen);
+    g_strfreev(v);
+}
+
+/* .info walks the file breadth first when it is first read, at most
+ * INFO_MAX_OBJECTS entries; a mount never does. */
 static int h5_info(hpc_container *c, GString *o)
 {
     h5 *h = c->priv;
+    info_walk w = { g_string_new(NULL), g_string_new(NULL),
+                    g_hash_table_new(g_direct_hash, g_direct_equal), G_QUEUE_INIT, 1, 0, 0, 0, 0, 0, 0 };
     unsigned maj, min, rel;
+    h5_quiet();
+    g_queue_push_tail(&w.todo, GUINT_TO_POINTER(0));
+    while (!g_queue_is_empty(&w.todo) && !w.cut)
+        info_group(h, &w, GPOINTER_TO_UINT(g_queue_pop_head(&w.todo)));
     H5get_libversion(&maj, &min, &rel);
     g_string_append_printf(o, "libhdf5: %u.%u.%u\nsuperblock: %u\nuserblock: %" PRIu64 "\n"
                            "groups: %u\ndatasets: %u\nsoft_links: %u\nhard_links: %u\n"
                            "external_links: %u (not followed)\nnamed_datatypes: %u\n",
-                           maj, min, rel, h->super_version, h->userblock, h->ngroups + 1,
-                           h->dsets->len, h->nsoft, h->nhard, h->nexternal, h->ntypes);
-    if (h->nskipped)
-        g_string_append_printf(o, "salvaged: %u damaged objects skipped\n", h->nskipped);
-    g_string_append(o, h->warnings->str);
-    if (h->links->len) {
+                           maj, min, rel, h->super_version, h->userblock, w.ngroups,
+                           g_hash_table_size(w.datasets), w.nsoft, w.nhard, w.nexternal, w.ntypes);
+    if (w.cut)
+        g_string_append_printf(o, "walk: stopped after %u entries (breadth first): the counts "
+                               "and tables below cover those only\n", INFO_MAX_OBJECTS);
+    g_mutex_lock(&h->lock);
+    g_string_append_printf(o, "handles: at most %u datasets open (h5handles), their chunk "
+                           "caches and text at most %" PRIu64 " bytes (h5cache)\n",
+                           h->max_handles, h->max_handle_bytes);
+    append_unique(o, h->damaged->str);
+    append_unique(o, h->warnings->str);
+    g_mutex_unlock(&h->lock);
+    if (w.links->len) {
         g_string_append(o, "\nlink\n");
-        g_string_append(o, h->links->str);
+        g_string_append(o, w.links->str);
     }
     g_string_append(o, "\ndataset\tshape\tdtype\tlayout\tfilters\tchunks\tbytes\tread\tchunk_cache\tnote\n");
-    for (guint i = 0; i < h->dsets->len; i++) {
-        const h5_dset *d = g_ptr_array_index(h->dsets, i);
-        g_string_append_printf(o, "%s\t%s\t%s\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%" PRIu64 "\t%s\n",
-                               d->path, d->rank == 0 && d->nelem == 1 ? "()" : d->shape,
-                               d->dtype, d->layout, d->filters, d->chunks, d->size,
-                               kind_name(d), d->cache_bytes, d->note ? d->note : "-");
-    }
+    g_string_append(o, w.rows->str);
+    g_string_free(w.rows, TRUE);
+    g_string_free(w.links, TRUE);
+    g_hash_table_destroy(w.datasets);
+    g_queue_clear(&w.todo);
     return HPC_OK;
 }
 
@@ -1128,7 +1770,13 @@ const hpc_format hpc_format_hdf5 = {
     .probe = h5_probe,
     .open = h5_open,
     .close = h5_close,
+    .lookup = h5_lookup,
+    .getattr = h5_getattr,
+    .readdir = h5_readdir,
+    .readlink = h5_readlink,
     .read = h5_read,
     .map = h5_map,
+    .xattrs = h5_xattrs,
     .info = h5_info,
 };
+

@@ -127,6 +127,16 @@ int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
         opts->allowholes = 1;
     } else if (IS("salvage")) {
         opts->salvage = 1;
+    } else if (IS("h5handles")) {
+        if (parse_size(v, &n) != 0 || n < 1 || n > 1000000)
+            return hpc_fail(err, HPC_E_INVAL, "h5handles", NULL, 0,
+                            "'%s' is not a number of handles from 1 to 1000000", v ? v : "");
+        opts->h5_handles = (uint32_t)n;
+    } else if (IS("h5cache")) {
+        if (parse_size(v, &n) != 0 || n < (1u << 20))
+            return hpc_fail(err, HPC_E_INVAL, "h5cache", NULL, 0,
+                            "'%s' is not a size of at least 1M", v ? v : "");
+        opts->h5_cache = n;
     } else {
         return HPC_E_NOENT;
     }

@@ -43,6 +43,7 @@ typedef struct hpc_stat {
     uint32_t nlink;
     uint64_t size;
     int64_t mtime;
+    int partial;           /* readdir only: size not known yet, ask getattr */
 } hpc_stat;
 
 /** Options shared by hpcmount and hpcdump (-o name=value). */
@@ -54,6 +55,8 @@ typedef struct hpc_options {
     int nocheck;           /* serve data whose checksums fail */
     int allowholes;        /* serve holes in distributed arrays as zeros */
     int salvage;           /* serve files of killed writers */
+    uint32_t h5_handles;   /* HDF5: open dataset handles at most; 0: 256 */
+    uint64_t h5_cache;     /* HDF5: bytes of their chunk caches; 0: 256 MiB */
     char *fticonfig;       /* FTI: the config.fti that gives the topology */
 } hpc_options;
 

@@ -1,0 +1,578 @@
+/* hdf5_chunk.c - chunks of HDF5 datasets read with pread and decoded in the
+ * calling thread (see hdf5_chunk.h). */
+#include "config.h"
+#include "hdf5_chunk.h"
+#include "hpc_error.h"
+
+#include <glib.h>
+#include <inttypes.h>
+#include <string.h>
+
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#else
+#include <zlib.h>
+#endif
+
+#define MAX_FILTERS 8
+#define NSHARDS 16
+
+typedef enum { F_SHUFFLE, F_DEFLATE, F_FLETCHER } filt_kind;
+
+struct hpc_h5chunk_plan {
+    int rank;
+    int full_from;                     /* dims after this one are whole in every chunk */
+    uint64_t dims[HPC_HDF5_MAX_RANK];
+    uint64_t cdims[HPC_HDF5_MAX_RANK];
+    uint64_t nchunk[HPC_HDF5_MAX_RANK]; /* chunks along each dimension */
+    size_t esize;
+    uint64_t chunk_elems, chunk_bytes;
+    unsigned nfilt;
+    filt_kind filt[MAX_FILTERS];       /* in the order the writer applied them */
+    size_t shuffle_size;
+    unsigned char *fill;               /* one element of the fill value */
+};
+
+/* ---- filters ---------------------------------------------------------- */
+
+uint32_t hpc_h5chunk_fletcher32(const unsigned char *data, size_t len)
+{
+    /* big-endian 16-bit words, sums folded every 360 words so that the
+     * 32-bit accumulators never overflow; an odd last byte is the high
+     * byte of a final word */
+    uint32_t a = 0, b = 0;
+    size_t words = len / 2;
+    while (words) {
+        size_t n = words > 360 ? 360 : words;
+        words -= n;
+        for (size_t i = 0; i < n; i++, data += 2) {
+            a += ((uint32_t)data[0] << 8) | data[1];
+            b += a;
+        }
+        a = (a & 0xffff) + (a >> 16);
+        b = (b & 0xffff) + (b >> 16);
+    }
+    if (len % 2) {
+        a += (uint32_t)data[0] << 8;
+        b += a;
+        a = (a & 0xffff) + (a >> 16);
+        b = (b & 0xffff) + (b >> 16);
+    }
+    a = (a & 0xffff) + (a >> 16);
+    b = (b & 0xffff) + (b >> 16);
+    return (b << 16) | a;
+}
+
+void hpc_h5chunk_unshuffle(const unsigned char *src, unsigned char *dst, size_t n, size_t esize)
+{
+    size_t nelem = esize ? n / esize : 0;
+    if (esize <= 1 || nelem <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+    /* byte k of every element is stored in plane k */
+    for (size_t k = 0; k < esize; k++) {
+        const unsigned char *plane = src + k * nelem;
+        unsigned char *out = dst + k;
+        for (size_t i = 0; i < nelem; i++)
+            out[i * esize] = plane[i];
+    }
+    /* bytes after the last whole element are stored as they are */
+    memcpy(dst + nelem * esize, src + nelem * esize, n - nelem * esize);
+}
+
+/* Check and strip the Fletcher-32 trailer: *len shrinks by 4. */
+static int check_fletcher(const unsigned char *buf, size_t *len, char **why)
+{
+    if (*len < 4) {
+        *why = g_strdup("chunk shorter than its Fletcher-32 checksum");
+        return HPC_E_IO;
+    }
+    size_t n = *len - 4;
+    uint32_t stored = (uint32_t)buf[n] | (uint32_t)buf[n + 1] << 8 |
+                      (uint32_t)buf[n + 2] << 16 | (uint32_t)buf[n + 3] << 24;
+    uint32_t sum = hpc_h5chunk_fletcher32(buf, n);
+    /* files of libhdf5 before 1.6.3 stored the checksum with the bytes of
+     * each half swapped */
+    uint32_t swapped = ((sum & 0x00ff00ffu) << 8) | ((sum >> 8) & 0x00ff00ffu);
+    if (stored != sum && stored != swapped) {
+        *why = g_strdup_printf("Fletcher-32 checksum mismatch (stored %08x, computed %08x)",
+                               stored, sum);
+        return HPC_E_IO;
+    }
+    *len = n;
+    return HPC_OK;
+}
+
+#ifdef HAVE_LIBDEFLATE
+static void decompressor_free(gpointer p)
+{
+    libdeflate_free_decompressor(p);
+}
+static GPrivate decompressor_key = G_PRIVATE_INIT(decompressor_free);
+#endif
+
+/* Inflate the zlib stream in[0..inlen) into exactly want bytes of out. */
+static int inflate_exact(const unsigned char *in, size_t inlen, unsigned char *out, size_t want,
+                         char **why)
+{
+#ifdef HAVE_LIBDEFLATE
+    struct libdeflate_decompressor *d = g_private_get(&decompressor_key);
+    if (!d) {
+        d = libdeflate_alloc_decompressor();
+        if (!d)
+            return HPC_E_NOMEM;
+        g_private_set(&decompressor_key, d);
+    }
+    size_t got = 0;
+    enum libdeflate_result r = libdeflate_zlib_decompress(d, in, inlen, out, want, &got);
+    if (r != LIBDEFLATE_SUCCESS || got != want) {
+        *why = g_strdup_printf("inflate failed (%s, %zu of %zu bytes)",
+                               r == LIBDEFLATE_BAD_DATA ? "bad data" :
+                               r == LIBDEFLATE_INSUFFICIENT_SPACE ? "more data than a chunk" :
+                               r == LIBDEFLATE_SUCCESS ? "short" : "error", got, want);
+        return HPC_E_IO;
+    }
+    return HPC_OK;
+#else
+    uLongf got = want;
+    int r = uncompress(out, &got, in, (uLong)inlen);
+    if (r != Z_OK || got != want) {
+        *why = g_strdup_printf("inflate failed (zlib %d, %lu of %zu bytes)", r,
+                               (unsigned long)got, want);
+        return HPC_E_IO;
+    }
+    return HPC_OK;
+#endif
+}
+
+/* Decode raw (len bytes, filters with mask bits set were skipped by the
+ * writer) into out (p->chunk_bytes).  raw may be overwritten. */
+static int decode(const hpc_h5chunk_plan *p, unsigned char *raw, size_t len, unsigned mask,
+                  unsigned char *out, char **why)
+{
+    unsigned char *cur = raw, *tmp = NULL;
+    int rc = HPC_OK;
+    for (int i = (int)p->nfilt - 1; i >= 0 && rc == HPC_OK; i--) {
+        if (mask & (1u << i))
+            continue;
+        switch (p->filt[i]) {
+        case F_FLETCHER:
+            rc = check_fletcher(cur, &len, why);
+            break;
+        case F_DEFLATE: {
+            unsigned char *dst = g_try_malloc(p->chunk_bytes);
+            if (!dst) {
+                rc = HPC_E_NOMEM;
+                break;
+            }
+            rc = inflate_exact(cur, len, dst, p->chunk_bytes, why);
+            g_free(tmp);
+            tmp = cur = dst;
+            len = p->chunk_bytes;
+            break;
+        }
+        case F_SHUFFLE: {
+            unsigned char *dst = g_try_malloc(len ? len : 1);
+            if (!dst) {
+                rc = HPC_E_NOMEM;
+                break;
+            }
+            hpc_h5chunk_unshuffle(cur, dst, len, p->shuffle_size);
+            g_free(tmp);
+            tmp = cur = dst;
+            break;
+        }
+        }
+    }
+    if (rc == HPC_OK && len != p->chunk_bytes) {
+        *why = g_strdup_printf("chunk decodes to %zu bytes, not %" PRIu64, len, p->chunk_bytes);
+        rc = HPC_E_IO;
+    }
+    if (rc == HPC_OK)
+        memcpy(out, cur, len);
+    g_free(tmp);
+    return rc;
+}
+
+/* ---- plans ------------------------------------------------------------ */
+
+static int plan_filters(hpc_h5chunk_plan *p, hid_t dcpl)
+{
+    int nf = H5Pget_nfilters(dcpl);
+    if (nf < 0 || nf > MAX_FILTERS)
+        return HPC_E_NOTSUP;
+    for (int i = 0; i < nf; i++) {
+        unsigned flags, cd[8];
+        size_t ncd = G_N_ELEMENTS(cd);
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL);
+        switch (id) {
+        case H5Z_FILTER_DEFLATE:
+            p->filt[i] = F_DEFLATE;
+            break;
+        case H5Z_FILTER_FLETCHER32:
+            p->filt[i] = F_FLETCHER;
+            break;
+        case H5Z_FILTER_SHUFFLE:
+            p->filt[i] = F_SHUFFLE;
+            /* the element size the writer shuffled with */
+            p->shuffle_size = ncd >= 1 && cd[0] > 0 ? cd[0] : p->esize;
+            break;
+        default:
+            return HPC_E_NOTSUP;
+        }
+    }
+    p->nfilt = (unsigned)nf;
+    return HPC_OK;
+}
+
+static int plan_fill(hpc_h5chunk_plan *p, hid_t dcpl, hid_t ftype)
+{
+    H5D_fill_value_t st;
+    if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED)
+        return HPC_E_NOTSUP;
+    p->fill = g_malloc0(p->esize);
+    if (st == H5D_FILL_VALUE_USER_DEFINED && H5Pget_fill_value(dcpl, ftype, p->fill) < 0)
+        return HPC_E_NOTSUP;
+    return HPC_OK;
+}
+
+int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, size_t esize, int rank,
+                         const uint64_t *dims, hpc_h5chunk_plan **out)
+{
+    hsize_t cd[HPC_HDF5_MAX_RANK];
+    hpc_h5chunk_plan *p = g_new0(hpc_h5chunk_plan, 1);
+    int rc = HPC_E_NOTSUP;
+    *out = NULL;
+    if (rank < 1 || rank > HPC_HDF5_MAX_RANK || esize == 0 ||
+        H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, rank, cd) != rank)
+        goto out;
+    p->rank = rank;
+    p->esize = esize;
+    p->chunk_elems = 1;
+    for (int k = 0; k < rank; k++) {
+        if (cd[k] == 0 || dims[k] == 0)
+            goto out;
+        p->dims[k] = dims[k];
+        p->cdims[k] = cd[k];
+        p->nchunk[k] = (dims[k] + cd[k] - 1) / cd[k];
+        if (__builtin_mul_overflow(p->chunk_elems, (uint64_t)cd[k], &p->chunk_elems))
+            goto out;
+    }
+    if (__builtin_mul_overflow(p->chunk_elems, (uint64_t)esize, &p->chunk_bytes) ||
+        p->chunk_bytes > HPC_H5CHUNK_MAX_BYTES)
+        goto out;
+    p->full_from = rank - 1;
+    while (p->full_from > 0 && p->cdims[p->full_from] == p->dims[p->full_from])
+        p->full_from--;
+    if (plan_filters(p, dcpl) != HPC_OK || plan_fill(p, dcpl, ftype) != HPC_OK)
+        goto out;
+    *out = p;
+    p = NULL;
+    rc = HPC_OK;
+out:
+    hpc_h5chunk_plan_free(p);
+    return rc;
+}
+
+void hpc_h5chunk_plan_free(hpc_h5chunk_plan *p)
+{
+    if (!p)
+        return;
+    g_free(p->fill);
+    g_free(p);
+}
+
+uint64_t hpc_h5chunk_plan_chunk_bytes(const hpc_h5chunk_plan *p)
+{
+    return p->chunk_bytes;
+}
+
+/* ---- the cache -------------------------------------------------------- */
+
+typedef struct centry {
+    uint64_t key, chunk;
+    int state;                    /* 0 decoding, 1 ready, -1 failed */
+    int refs;                     /* readers copying from it, and the cache's own */
+    GList lru;                    /* in the shard's LRU while ready */
+    unsigned char *data;
+    uint64_t len;
+} centry;
+
+typedef struct cshard {
+    GMutex lock;
+    GCond done;
+    GHashTable *map;              /* centry -> centry */
+    GQueue lru;
+    uint64_t bytes, capacity;
+} cshard;
+
+struct hpc_h5chunk_cache {
+    cshard shard[NSHARDS];
+    uint64_t decoded, hits;
+};
+
+static uint64_t mix(uint64_t key, uint64_t chunk)
+{
+    uint64_t h = key * 0x9E3779B97F4A7C15ull ^ (chunk + 0x632BE59BD9B4E019ull);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 29);
+}
+
+static guint centry_hash(gconstpointer p)
+{
+    const centry *e = p;
+    return (guint)mix(e->key, e->chunk);
+}
+
+static gboolean centry_equal(gconstpointer a, gconstpointer b)
+{
+    const centry *x = a, *y = b;
+    return x->key == y->key && x->chunk == y->chunk;
+}
+
+hpc_h5chunk_cache *hpc_h5chunk_cache_new(uint64_t capacity)
+{
+    hpc_h5chunk_cache *cc = g_new0(hpc_h5chunk_cache, 1);
+    for (int i = 0; i < NSHARDS; i++) {
+        cshard *s = &cc->shard[i];
+        g_mutex_init(&s->lock);
+        g_cond_init(&s->done);
+        s->map = g_hash_table_new(centry_hash, centry_equal);
+        g_queue_init(&s->lru);
+        s->capacity = capacity / NSHARDS;
+    }
+    return cc;
+}
+
+static void centry_free(centry *e)
+{
+    g_free(e->data);
+    g_free(e);
+}
+
+void hpc_h5chunk_cache_free(hpc_h5chunk_cache *cc)
+{
+    if (!cc)
+        return;
+    for (int i = 0; i < NSHARDS; i++) {
+        cshard *s = &cc->shard[i];
+        GHashTableIter it;
+        gpointer k;
+        g_hash_table_iter_init(&it, s->map);
+        while (g_hash_table_iter_next(&it, &k, NULL))
+            centry_free(k);
+        g_hash_table_destroy(s->map);
+        g_cond_clear(&s->done);
+        g_mutex_clear(&s->lock);
+    }
+    g_free(cc);
+}
+
+void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits)
+{
+    *decoded = __atomic_load_n(&cc->decoded, __ATOMIC_RELAXED);
+    *hits = __atomic_load_n(&cc->hits, __ATOMIC_RELAXED);
+}
+
+static cshard *shard_of(hpc_h5chunk_cache *cc, uint64_t key, uint64_t chunk)
+{
+    return &cc->shard[(mix(key, chunk) >> 40) % NSHARDS];
+}
+
+/* Drop unreferenced entries from the LRU tail while over capacity; the
+ * shard lock is held. */
+static void shrink(cshard *s)
+{
+    GList *l = s->lru.tail;
+    while (l && s->bytes > s->capacity) {
+        GList *prev = l->prev;
+        centry *e = l->data;
+        if (e->refs == 0) {
+            g_queue_unlink(&s->lru, l);
+            g_hash_table_remove(s->map, e);
+            s->bytes -= e->len;
+            centry_free(e);
+        }
+        l = prev;
+    }
+}
+
+static void release(hpc_h5chunk_cache *cc, centry *e)
+{
+    cshard *s = shard_of(cc, e->key, e->chunk);
+    g_mutex_lock(&s->lock);
+    e->refs--;
+    shrink(s);
+    g_mutex_unlock(&s->lock);
+}
+
+/* ---- reading chunks --------------------------------------------------- */
+
+typedef struct chunk_src {
+    const hpc_h5chunk_plan *p;
+    hid_t did;
+    const hpc_source *src;
+    uint64_t base;
+} chunk_src;
+
+/* Decode chunk number `chunk` (C order over the chunk grid) into out. */
+static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, char **why)
+{
+    const hpc_h5chunk_plan *p = cs->p;
+    hsize_t off[HPC_HDF5_MAX_RANK];
+    uint64_t rest = chunk;
+    for (int k = p->rank - 1; k >= 0; k--) {
+        off[k] = (rest % p->nchunk[k]) * p->cdims[k];
+        rest /= p->nchunk[k];
+    }
+    unsigned mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    if (H5Dget_chunk_info_by_coord(cs->did, off, &mask, &addr, &size) < 0) {
+        *why = g_strdup_printf("libhdf5 cannot locate chunk %" PRIu64, chunk);
+        return HPC_E_IO;
+    }
+    if (addr != HADDR_UNDEF && size != 0 && __builtin_add_overflow((uint64_t)addr, cs->base, &addr))
+        addr = HADDR_UNDEF - 1;    /* outside the file: reported below */
+    if (addr == HADDR_UNDEF || size == 0) {
+        /* never written: the fill value */
+        for (uint64_t i = 0; i < p->chunk_elems; i++)
+            memcpy(out + i * p->esize, p->fill, p->esize);
+        return HPC_OK;
+    }
+    if (!hpc_source_contains(cs->src, (uint64_t)addr, (uint64_t)size) || size > 2 * p->chunk_bytes + 4096) {
+        *why = g_strdup_printf("chunk %" PRIu64 " at %" PRIu64 " (+%" PRIu64 ") lies outside "
+                               "the file or is too large", chunk, (uint64_t)addr, (uint64_t)size);
+        return HPC_E_IO;
+    }
+    if (p->nfilt == 0 || mask == (1u << p->nfilt) - 1) {
+        if (size != p->chunk_bytes) {
+            *why = g_strdup_printf("unfiltered chunk %" PRIu64 " holds %" PRIu64 " bytes, not %"
+                                   PRIu64, chunk, (uint64_t)size, p->chunk_bytes);
+            return HPC_E_IO;
+        }
+        return hpc_source_pread(cs->src, out, (size_t)size, (uint64_t)addr) == HPC_OK ? HPC_OK : HPC_E_IO;
+    }
+    unsigned char *raw = g_try_malloc((size_t)size);
+    if (!raw)
+        return HPC_E_NOMEM;
+    int rc = hpc_source_pread(cs->src, raw, (size_t)size, (uint64_t)addr);
+    if (rc != HPC_OK)
+        *why = g_strdup_printf("cannot read chunk %" PRIu64 " at %" PRIu64, chunk, (uint64_t)addr);
+    else
+        rc = decode(p, raw, (size_t)size, mask, out, why);
+    if (rc != HPC_OK && !*why)
+        *why = g_strdup_printf("chunk %" PRIu64 ": %s", chunk, hpc_strerror(rc));
+    g_free(raw);
+    return rc == HPC_OK ? HPC_OK : HPC_E_IO;
+}
+
+/* The decoded chunk, referenced: from the cache, or decoded now by this
+ * thread (others wanting it wait). */
+static int get_chunk(hpc_h5chunk_cache *cc, const chunk_src *cs, uint64_t key, uint64_t chunk,
+                     centry **out, char **why)
+{
+    cshard *s = shard_of(cc, key, chunk);
+    centry probe = { .key = key, .chunk = chunk };
+    g_mutex_lock(&s->lock);
+    centry *e;
+    while ((e = g_hash_table_lookup(s->map, &probe)) && e->state == 0)
+        g_cond_wait(&s->done, &s->lock);
+    if (e) {
+        e->refs++;
+        g_queue_unlink(&s->lru, &e->lru);
+        g_queue_push_head_link(&s->lru, &e->lru);
+        g_mutex_unlock(&s->lock);
+        __atomic_fetch_add(&cc->hits, 1, __ATOMIC_RELAXED);
+        *out = e;
+        return HPC_OK;
+    }
+    e = g_new0(centry, 1);
+    e->key = key;
+    e->chunk = chunk;
+    e->refs = 1;
+    e->lru.data = e;
+    g_hash_table_add(s->map, e);
+    g_mutex_unlock(&s->lock);
+
+    e->data = g_try_malloc(cs->p->chunk_bytes);
+    int rc = e->data ? load_chunk(cs, chunk, e->data, why) : HPC_E_NOMEM;
+    __atomic_fetch_add(&cc->decoded, 1, __ATOMIC_RELAXED);
+
+    g_mutex_lock(&s->lock);
+    if (rc == HPC_OK) {
+        e->state = 1;
+        e->len = cs->p->chunk_bytes;
+        s->bytes += e->len;
+        g_queue_push_head_link(&s->lru, &e->lru);
+        *out = e;
+    } else {
+        /* failures are not kept: the next read tries (and logs) again */
+        g_hash_table_remove(s->map, e);
+        centry_free(e);
+    }
+    g_cond_broadcast(&s->done);
+    g_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* One run of elements that are contiguous both in C order and in their
+ * chunk, starting at element e: its chunk, offset in the chunk, length. */
+static void run_at(const hpc_h5chunk_plan *p, uint64_t e, uint64_t *chunk, uint64_t *cin,
+                   uint64_t *len)
+{
+    uint64_t c[HPC_HDF5_MAX_RANK], rest = e;
+    for (int k = p->rank - 1; k >= 0; k--) {
+        c[k] = rest % p->dims[k];
+        rest /= p->dims[k];
+    }
+    uint64_t ch = 0, in = 0;
+    for (int k = 0; k < p->rank; k++) {
+        ch = ch * p->nchunk[k] + c[k] / p->cdims[k];
+        in = in * p->cdims[k] + c[k] % p->cdims[k];
+    }
+    /* dimensions after full_from are whole in the chunk: the run goes on
+     * to the end of the chunk along full_from */
+    int j = p->full_from;
+    uint64_t inner = 1, pos = 0;
+    for (int k = p->rank - 1; k > j; k--) {
+        pos += c[k] * inner;
+        inner *= p->dims[k];
+    }
+    uint64_t end = MIN(p->dims[j], (c[j] / p->cdims[j] + 1) * p->cdims[j]);
+    *chunk = ch;
+    *cin = in;
+    *len = (end - c[j]) * inner - pos;
+}
+
+int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
+                     hid_t did, const hpc_source *src, uint64_t base, uint64_t e0,
+                     uint64_t e1, void *buf, char **why)
+{
+    chunk_src cs = { p, did, src, base };
+    unsigned char *dst = buf;
+    centry *cur = NULL;
+    int rc = HPC_OK;
+    *why = NULL;
+    for (uint64_t e = e0; e < e1 && rc == HPC_OK;) {
+        uint64_t chunk, cin, len;
+        run_at(p, e, &chunk, &cin, &len);
+        len = MIN(len, e1 - e);
+        if (cur && cur->chunk != chunk) {
+            release(cc, cur);
+            cur = NULL;
+        }
+        if (!cur)
+            rc = get_chunk(cc, &cs, key, chunk, &cur, why);
+        if (rc != HPC_OK)
+            break;
+        memcpy(dst, cur->data + cin * p->esize, (size_t)(len * p->esize));
+        dst += len * p->esize;
+        e += len;
+    }
+    if (cur)
+        release(cc, cur);
+    return rc;
+}

@@ -1,0 +1,79 @@
+/* hdf5_chunk.h - chunks of HDF5 datasets decoded by the daemon's threads.
+ *
+ * For a chunked dataset whose filters are only shuffle, deflate and
+ * fletcher32 and whose file type already is the type served, the reader
+ * does not go through H5Dread: libhdf5 says where a chunk is
+ * (H5Dget_chunk_info_by_coord, a short call under its global lock), the raw
+ * bytes are read with pread, and the chunk is checked, inflated (libdeflate,
+ * else zlib) and unshuffled in the calling thread, outside libhdf5's lock.
+ * So FUSE worker threads decode chunks in parallel.
+ *
+ * Decoded chunks are kept in a chunk cache (sharded LRU, bounded in bytes)
+ * shared by all datasets of a mount.  A chunk being decoded by one thread
+ * is waited for by the others, so that the kernel's parallel read-ahead
+ * requests of one chunk decode it once.
+ */
+#ifndef HDF5_CHUNK_H
+#define HDF5_CHUNK_H
+
+#include <hdf5.h>
+#include <stdint.h>
+
+#include "fmt_hdf5.h"
+#include "hpc_source.h"
+
+/** How to decode the chunks of one dataset (made by hpc_h5chunk_plan_new). */
+typedef struct hpc_h5chunk_plan hpc_h5chunk_plan;
+
+/** Decoded chunks of a mount. */
+typedef struct hpc_h5chunk_cache hpc_h5chunk_cache;
+
+/** Chunks larger than this go through H5Dread. */
+#define HPC_H5CHUNK_MAX_BYTES (64u << 20)
+
+/**
+ * Plan the decoding of dataset did (chunked, creation properties dcpl, file
+ * type ftype of esize bytes, rank 1..HPC_HDF5_MAX_RANK, dimensions dims).
+ * HPC_E_NOTSUP when the dataset must go through H5Dread (other filters,
+ * chunks over HPC_H5CHUNK_MAX_BYTES, an undefined fill value).  Calls
+ * libhdf5.
+ */
+int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, size_t esize, int rank,
+                         const uint64_t *dims, hpc_h5chunk_plan **out);
+
+/** Free a plan (NULL is fine). */
+void hpc_h5chunk_plan_free(hpc_h5chunk_plan *p);
+
+/** Bytes of one decoded chunk of the plan. */
+uint64_t hpc_h5chunk_plan_chunk_bytes(const hpc_h5chunk_plan *p);
+
+/** A chunk cache of at most capacity bytes of decoded chunks (plus those
+ *  being copied from at the moment). */
+hpc_h5chunk_cache *hpc_h5chunk_cache_new(uint64_t capacity);
+
+/** Free the cache (no reader may be using it). */
+void hpc_h5chunk_cache_free(hpc_h5chunk_cache *cc);
+
+/** Counters: chunks decoded, reads served from the cache. */
+void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits);
+
+/**
+ * Copy the elements [e0, e1) (C order) of a dataset into buf.  key
+ * identifies the dataset in the cache for the life of the mount; did is an
+ * open handle of it (used for chunk addresses only); src the .h5 file,
+ * base the file offset libhdf5's chunk addresses count from (its user
+ * block).
+ * HPC_E_IO with *why (g_free it) for a damaged chunk (bad checksum, inflate
+ * error, raw bytes outside the file).
+ */
+int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
+                     hid_t did, const hpc_source *src, uint64_t base, uint64_t e0,
+                     uint64_t e1, void *buf, char **why);
+
+/** HDF5's Fletcher-32 of len bytes (exported for the unit tests). */
+uint32_t hpc_h5chunk_fletcher32(const unsigned char *data, size_t len);
+
+/** Undo HDF5's shuffle of n bytes in elements of esize bytes: src to dst. */
+void hpc_h5chunk_unshuffle(const unsigned char *src, unsigned char *dst, size_t n, size_t esize);
+
+#endif
