@@ -45,6 +45,7 @@
 #define MAX_RUNS 4096                 /* runs of frames a series may occupy */
 #define MAX_ALL_RUNS 262144           /* and all series together (8 MiB) */
 #define SCAN_BATCH 4096               /* entries read at once by the series scan */
+#define DIRECT_READ 8192              /* series pieces this large are read past the cache */
 
 static const uint8_t type_size[12] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1 };
 static const char *const type_dtype[12] = { NULL, "u1", "u2", "u4", "u8", "i1", "i2",
@@ -76,6 +77,7 @@ typedef struct gsd_series_set gsd_series_set;
 static gsd_series_set *series_set_copy(const gsd_series_set *set, uint32_t nnames);
 static void series_set_free(gsd_series_set *set);
 static int series_usable(const gsd_series_set *set);
+static uint64_t series_scanned(const gsd_series_set *set);
 
 /* One consistent view of the file. */
 typedef struct gsd_state {
@@ -664,7 +666,7 @@ static int state_build(hpc_container *c, gsd *g, const gsd_state *prev, gsd_stat
     if (prev && s->continued) {      /* the series extend the previous ones */
         gsd_state *p = (gsd_state *)prev;
         g_mutex_lock(&p->series_lock);
-        if (series_usable(p->series))
+        if (series_usable(p->series) && series_scanned(p->series) <= s->nentries)
             s->series_seed = series_set_copy(p->series, s->nnames);
         g_mutex_unlock(&p->series_lock);
     }
@@ -1071,6 +1073,11 @@ struct gsd_series_set {
 static int series_usable(const gsd_series_set *set)
 {
     return set && !set->problem;
+}
+
+static uint64_t series_scanned(const gsd_series_set *set)
+{
+    return set->scanned;
 }
 
 static void series_set_free(gsd_series_set *set)
@@ -1841,7 +1848,10 @@ static int series_read(hpc_container *c, const gsd_state *s, hpc_ino ino, void *
         size_t before = *nread;
         rc = series_extents(c->priv, s, x, id, off + *nread, len - *nread, ext, 64, &n);
         for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
-            rc = snap_read(s, (char *)buf + *nread, (size_t)ext[i].len, ext[i].off);
+            /* chunk data never change: large pieces skip the block cache */
+            rc = ext[i].len >= DIRECT_READ
+                     ? hpc_source_pread(s->fill.src, (char *)buf + *nread, (size_t)ext[i].len, ext[i].off)
+                     : snap_read(s, (char *)buf + *nread, (size_t)ext[i].len, ext[i].off);
             *nread += rc == HPC_OK ? (size_t)ext[i].len : 0;
         }
         if (rc != HPC_OK || *nread == before)
