@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "hpc_container.h"
+#include "hpc_formats.h"
 
 /* Reads at least this large skip the block cache when they map to source
  * extents: the kernel's page cache (keep_cache) already holds their pages.
@@ -650,6 +651,24 @@ static void usage(const char *prog)
            prog);
 }
 
+/* The generic options that apply: libfuse's own help also lists clone_fd
+ * and max_idle_threads, which hpcmount's worker loop does not use. */
+static void fuse_options_help(void)
+{
+    printf("FUSE options:\n"
+           "    -f                     stay in the foreground\n"
+           "    -d   -o debug          print every request (implies -f)\n"
+           "    -s                     one thread\n"
+           "    -o max_threads=N       most worker threads (default 10)\n"
+           "    -o allow_other         allow access by all users\n"
+           "    -o allow_root          allow access by root\n"
+           "    -o auto_unmount        unmount when hpcmount exits\n"
+           "    -h   --help            this help\n"
+           "    -V   --version         the version and the formats built in\n\n"
+           "Exit status: 0 mounted, 1 the container cannot be read or mounted,\n"
+           "2 bad command line.\n");
+}
+
 static FILE *log_file;
 static int log_syslog;
 
@@ -771,27 +790,36 @@ int main(int argc, char *argv[])
     int ret = 1;
 
     hpc_options_init(&a.opts);
-    if (fuse_opt_parse(&args, &a, hm_opt_spec, hm_opt_proc) != 0)
+    /* exit status as hpcdump's and hpcwrite's: 2 bad command line, 1 the
+     * container or the mount failed (docs/hpcmount.1) */
+    if (fuse_opt_parse(&args, &a, hm_opt_spec, hm_opt_proc) != 0) {
+        ret = 2;
         goto out;
+    }
     if (a.help) {
         usage(argv[0]);
-        fuse_cmdline_help();
-        fuse_lowlevel_help();
+        fuse_options_help();
         ret = 0;
         goto out;
     }
     if (a.version) {
-        printf("hpcmount %s (libfuse %s)\n", PACKAGE_VERSION, fuse_pkgversion());
+        GString *f = g_string_new(NULL);
+        hpc_formats_describe(f);
+        printf("hpcmount %s (libfuse %s)\n%s\n", PACKAGE_VERSION, fuse_pkgversion(), f->str);
+        g_string_free(f, TRUE);
         ret = 0;
         goto out;
     }
     if (a.error) {
-        fprintf(stderr, "hpcmount: %s\n", a.error->message);
+        fprintf(stderr, "hpcmount: %s (see hpcmount --help)\n", a.error->message);
+        ret = 2;
         goto out;
     }
     zerocopy_min = (uint64_t)a.zerocopy_min_kb << 10;
-    if (fuse_parse_cmdline(&args, &cmd) != 0)
+    if (fuse_parse_cmdline(&args, &cmd) != 0) {
+        ret = 2;
         goto out;
+    }
     if (!a.source || !cmd.mountpoint) {
         fprintf(stderr, "usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0]);
         ret = 2;
@@ -831,8 +859,10 @@ int main(int argc, char *argv[])
     g_string_free(mo, TRUE);
 
     se = fuse_session_new(&args, &hm_ops, sizeof hm_ops, c);
-    if (!se)
+    if (!se) {
+        ret = 2;                /* libfuse said which option it does not know */
         goto out;
+    }
     if (fuse_set_signal_handlers(se) != 0)
         goto out;
     if (fuse_session_mount(se, cmd.mountpoint) != 0) {
