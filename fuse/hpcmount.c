@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "hpc_container.h"
-#include "hpc_formats.h"
 
 /* Reads at least this large skip the block cache when they map to source
  * extents: the kernel's page cache (keep_cache) already holds their pages.
@@ -64,8 +63,8 @@ static void entry_of(hpc_container *c, const hpc_stat *h, struct fuse_entry_para
     e->ino = h->ino;
     e->generation = 1;
     e->attr_timeout = e->entry_timeout = timeout_of(c);
-    if ((h->ino == HPC_INO_INFO && h->size == 0) || h->partial)
-        e->attr_timeout = 0;    /* from readdirplus, not built yet: stat asks again */
+    if (h->ino == HPC_INO_INFO)
+        e->attr_timeout = 0;    /* changes with the sources; from readdirplus: not built yet */
     stat_to_fuse(c, h, &e->attr);
 }
 
@@ -124,7 +123,7 @@ static void hm_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         return;
     }
     stat_to_fuse(c, &h, &st);
-    fuse_reply_attr(req, &st, timeout_of(c));
+    fuse_reply_attr(req, &st, ino == HPC_INO_INFO ? 0 : timeout_of(c));
 }
 
 static void hm_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -221,8 +220,8 @@ static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, EISDIR);
         return;
     }
-    if (c->live && ino == HPC_INO_INFO)
-        fi->direct_io = 1;      /* regenerated as the container grows */
+    if (ino == HPC_INO_INFO)
+        fi->direct_io = 1;      /* regenerated as the container grows or changes */
     else
         fi->keep_cache = 1;     /* the bytes never change */
     fuse_reply_open(req, fi);
@@ -594,7 +593,6 @@ static const struct fuse_opt hm_opt_spec[] = {
     FUSE_OPT_KEY("nocheck", KEY_HPC),
     FUSE_OPT_KEY("allowholes", KEY_HPC),
     FUSE_OPT_KEY("salvage", KEY_HPC),
-    FUSE_OPT_KEY("fticonfig=", KEY_HPC),
     { "log=%s", offsetof(hm_args, log), 0 },
     { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
     { "zerocopy_min_kb=%u", offsetof(hm_args, zerocopy_min_kb), 0 },
@@ -641,7 +639,6 @@ static void usage(const char *prog)
            "    -o format=NAME         force a format instead of detecting it\n"
            "    -o rankname=FORMAT     printf name of per-rank files (default rank-%%06d)\n"
            "    -o nocheck             serve data whose checksums fail\n"
-           "    -o fticonfig=PATH      FTI: the config.fti giving the L2/L3 groups\n"
            "    -o allowholes          serve holes of distributed arrays as zeros\n"
            "    -o salvage             serve files of writers killed before close\n"
            "    -o log=FILE            append read errors to FILE\n"
@@ -649,24 +646,6 @@ static void usage(const char *prog)
            "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
            "                           are spliced around the cache (default 128, 0: never)\n\n",
            prog);
-}
-
-/* The generic options that apply: libfuse's own help also lists clone_fd
- * and max_idle_threads, which hpcmount's worker loop does not use. */
-static void fuse_options_help(void)
-{
-    printf("FUSE options:\n"
-           "    -f                     stay in the foreground\n"
-           "    -d   -o debug          print every request (implies -f)\n"
-           "    -s                     one thread\n"
-           "    -o max_threads=N       most worker threads (default 10)\n"
-           "    -o allow_other         allow access by all users\n"
-           "    -o allow_root          allow access by root\n"
-           "    -o auto_unmount        unmount when hpcmount exits\n"
-           "    -h   --help            this help\n"
-           "    -V   --version         the version and the formats built in\n\n"
-           "Exit status: 0 mounted, 1 the container cannot be read or mounted,\n"
-           "2 bad command line.\n");
 }
 
 static FILE *log_file;
@@ -790,36 +769,27 @@ int main(int argc, char *argv[])
     int ret = 1;
 
     hpc_options_init(&a.opts);
-    /* exit status as hpcdump's and hpcwrite's: 2 bad command line, 1 the
-     * container or the mount failed (docs/hpcmount.1) */
-    if (fuse_opt_parse(&args, &a, hm_opt_spec, hm_opt_proc) != 0) {
-        ret = 2;
+    if (fuse_opt_parse(&args, &a, hm_opt_spec, hm_opt_proc) != 0)
         goto out;
-    }
     if (a.help) {
         usage(argv[0]);
-        fuse_options_help();
+        fuse_cmdline_help();
+        fuse_lowlevel_help();
         ret = 0;
         goto out;
     }
     if (a.version) {
-        GString *f = g_string_new(NULL);
-        hpc_formats_describe(f);
-        printf("hpcmount %s (libfuse %s)\n%s\n", PACKAGE_VERSION, fuse_pkgversion(), f->str);
-        g_string_free(f, TRUE);
+        printf("hpcmount %s (libfuse %s)\n", PACKAGE_VERSION, fuse_pkgversion());
         ret = 0;
         goto out;
     }
     if (a.error) {
-        fprintf(stderr, "hpcmount: %s (see hpcmount --help)\n", a.error->message);
-        ret = 2;
+        fprintf(stderr, "hpcmount: %s\n", a.error->message);
         goto out;
     }
     zerocopy_min = (uint64_t)a.zerocopy_min_kb << 10;
-    if (fuse_parse_cmdline(&args, &cmd) != 0) {
-        ret = 2;
+    if (fuse_parse_cmdline(&args, &cmd) != 0)
         goto out;
-    }
     if (!a.source || !cmd.mountpoint) {
         fprintf(stderr, "usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0]);
         ret = 2;
@@ -859,10 +829,8 @@ int main(int argc, char *argv[])
     g_string_free(mo, TRUE);
 
     se = fuse_session_new(&args, &hm_ops, sizeof hm_ops, c);
-    if (!se) {
-        ret = 2;                /* libfuse said which option it does not know */
+    if (!se)
         goto out;
-    }
     if (fuse_set_signal_handlers(se) != 0)
         goto out;
     if (fuse_session_mount(se, cmd.mountpoint) != 0) {
