@@ -10,14 +10,24 @@
 #define HPC_NPY_H
 
 #include <glib.h>
+#include <stdint.h>
 
 /**
  * Append to out the NPY header of an array with the given user.dtype and
  * user.shape xattr values: dtype is a numpy type string ("<f8", "|S4") or
- * the Python literal of a structured type's descr ("[('a', '<i4'), ...]");
+ * a Python literal numpy.dtype() accepts for a structured type (a list of
+ * fields, or a dict of names, formats, offsets and itemsize), written as
+ * numpy's dtype.descr;
  * shape is "" for a scalar, else "N[,M...]" in decimal.
  * Returns 0, or HPC_E_INVAL with *err set when either value is malformed.
  */
 int hpc_npy_header(const char *dtype, const char *shape, GString *out, GError **err);
+
+/**
+ * The size in bytes of one element of dtype (a user.dtype value as above,
+ * or a dict literal of names, formats, offsets and itemsize).  HPC_E_INVAL
+ * when it cannot be told.
+ */
+int hpc_npy_itemsize(const char *dtype, uint64_t *size);
 
 #endif

@@ -40,22 +40,12 @@ static char *xattr_string(hpc_container *c, hpc_ino ino, const char *name)
     return s;
 }
 
-/* Element size of a plain numpy type string ("<f8", "|S10", "<U3"); 0 when
- * it is not one (structured types are taken as the reader gives them). */
-static uint64_t plain_itemsize(const char *dtype)
-{
-    if (!strchr("<>|=", dtype[0]) || !g_ascii_isalpha(dtype[1]) || !g_ascii_isdigit(dtype[2]))
-        return 0;
-    uint64_t n = g_ascii_strtoull(dtype + 2, NULL, 10);
-    return dtype[1] == 'U' ? n * 4 : n;
-}
-
 /* Does an array of this dtype and shape take exactly size bytes? */
 static gboolean size_matches(const char *dtype, const char *shape, uint64_t size)
 {
-    uint64_t n = plain_itemsize(dtype);
-    if (n == 0)
-        return dtype[0] == '[';
+    uint64_t n;
+    if (hpc_npy_itemsize(dtype, &n) != HPC_OK)
+        return FALSE;
     gchar **dims = g_strsplit(shape, ",", -1);
     for (gchar **d = dims; *d && **d; d++) {
         uint64_t k = g_ascii_strtoull(*d, NULL, 10);
@@ -82,7 +72,7 @@ static gboolean split_subarray(const char *dtype, GString *shape, char **base)
     const char *b = dtype + 1, *e = dims;
     if (*b == '\'' && e[-1] == '\'' && e - b > 2)
         *base = g_strndup(b + 1, (size_t)(e - b - 2));
-    else if (*b == '[' && e[-1] == ']')
+    else if ((*b == '[' && e[-1] == ']') || (*b == '{' && e[-1] == '}'))
         *base = g_strndup(b, (size_t)(e - b));
     else
         return FALSE;

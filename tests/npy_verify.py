@@ -83,9 +83,11 @@ def gsd(source, npy, raw):
                 try:
                     want = f.read_chunk(frame, name)
                 except ValueError:        # character chunks: gsd.fl has no array form
-                    with open("%s/frames/%06d/%s" % (raw, frame, name), "rb") as fh:
+                    rawp = "%s/frames/%06d/%s" % (raw, frame, name)
+                    with open(rawp, "rb") as fh:
                         body = fh.read()
-                    check_array(path, np.frombuffer(body, "S1"), body)
+                    shape = [int(x) for x in os.getxattr(rawp, "user.shape").decode().split(",")]
+                    check_array(path, np.frombuffer(body, "S1").reshape(shape), body)
                     continue
                 check_array(path, want)
 
