@@ -50,9 +50,13 @@ int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off)
                 fti_gf_mul_acc(acc, tmp, nb, job->pieces[k].coef);
         }
         size_t take = (size_t)MIN((uint64_t)len, b - off);
-        for (size_t i = 0; i < take; i++) {
-            uint64_t x = off + i - a;
-            o[i] = (uint8_t)(acc[x / 2] >> (8 * (x & 1)));
+        if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {     /* words are little-endian */
+            memcpy(o, (const uint8_t *)acc + (off - a), take);
+        } else {
+            for (size_t i = 0; i < take; i++) {
+                uint64_t x = off + i - a;
+                o[i] = (uint8_t)(acc[x / 2] >> (8 * (x & 1)));
+            }
         }
         o += take;
         off += take;

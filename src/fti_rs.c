@@ -1,8 +1,14 @@
 /* fti_rs.c - GF(2^16) arithmetic and the rebuild coefficients of FTI's
- * level-3 Reed-Solomon groups (see fti_rs.h). */
+ * level-3 Reed-Solomon groups (see fti_rs.h).  Region products go through
+ * gf-complete (the library FTI's own jerasure uses), whose default field
+ * for w = 16 has FTI's polynomial 0x1100B; the log tables below serve
+ * single products, matrix inversion, odd last bytes and buffers that
+ * gf-complete cannot take (misaligned against each other). */
 #include "fti_rs.h"
 
+#include <gf_complete.h>
 #include <glib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define GF_POLY 0x1100Bu
@@ -31,6 +37,24 @@ static void gf_init(void)
     }
 }
 
+/* gf-complete's GF(2^16), or NULL when it cannot be used. */
+static gf_t gf16;
+static gsize gf16_state;          /* 0: not tried, 1: unusable, 2: ready */
+
+static gf_t *gf16_get(void)
+{
+    if (g_once_init_enter(&gf16_state)) {
+        gsize st = 1;
+        /* words are host order in gf-complete, little-endian in FTI */
+        if (G_BYTE_ORDER == G_LITTLE_ENDIAN && gf_init_easy(&gf16, 16)) {
+            /* the field must be FTI's: 2 * 0x8000 = 0x1100B mod x^16 */
+            st = gf16.multiply.w32(&gf16, 2, 0x8000) == (GF_POLY & 0xFFFFu) ? 2 : 1;
+        }
+        g_once_init_leave(&gf16_state, st);
+    }
+    return gf16_state == 2 ? &gf16 : NULL;
+}
+
 uint16_t fti_gf_mul(uint16_t a, uint16_t b)
 {
     gf_init();
@@ -50,10 +74,26 @@ uint16_t fti_rs_coef(unsigned g, unsigned i, unsigned j)
     return fti_gf_inv((uint16_t)(i ^ (g + j)));
 }
 
+/* The same through gf-complete for the even part; 0 when not possible. */
+static int mul_acc_gf(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c)
+{
+    gf_t *gf = gf16_get();
+    size_t even = nbytes & ~(size_t)1;
+    if (!gf || even < 64 || even > INT32_MAX || (uintptr_t)acc % 16 != (uintptr_t)src % 16)
+        return 0;
+    gf->multiply_region.w32(gf, (void *)src, acc, c, (int)even, 1);
+    if (nbytes & 1) {
+        uint16_t v = src[nbytes - 1];
+        if (v)
+            acc[nbytes / 2] ^= gf_exp[gf_log[v] + gf_log[c]];
+    }
+    return 1;
+}
+
 void fti_gf_mul_acc(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c)
 {
     gf_init();
-    if (c == 0)
+    if (c == 0 || mul_acc_gf(acc, src, nbytes, c))
         return;
     uint32_t lc = gf_log[c];
     size_t nw = nbytes / 2;
