@@ -258,6 +258,7 @@ static void fti_free(fti *f)
 {
     if (!f)
         return;
+    fti_check_stop(f);
     for (guint i = 0; f->ranks && i < f->ranks->len; i++)
         fti_rank_clear(&g_array_index(f->ranks, fti_rank, i));
     for (guint i = 0; f->ckpts && i < f->ckpts->len; i++)
@@ -469,11 +470,14 @@ static int fti_open(hpc_container *c, GError **err)
         goto out;
     c->priv = f;
     f = NULL;
-    if (((fti *)c->priv)->total_bytes <= FTI_VERIFY_AT_OPEN) {
-        fti *p = c->priv;
-        for (guint i = 0; i < p->vars->len; i++)
-            fti_var_verify(c, &g_array_index(p->vars, fti_var, i));
+    rc = fti_check_start(c);
+    if (rc != HPC_OK) {
+        f = c->priv;
+        c->priv = NULL;
+        goto out;
     }
+    if (((fti *)c->priv)->total_bytes <= FTI_VERIFY_AT_OPEN)
+        fti_check_all(c);
 out:
     fti_walk_clear(&w);
     if (rc != HPC_OK) {

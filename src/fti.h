@@ -79,7 +79,8 @@ typedef struct fti_var {
     uint32_t rank;            /* index into ranks */
     uint64_t size;
     uint32_t first, n;        /* chunks[first .. first+n), sorted by dptr */
-    gint state;               /* FTI_V_*, set once by the first verification */
+    gint state;               /* FTI_V_*, set by the first verification */
+    gint busy;                /* a thread is checking it (fti_check.c) */
     uint64_t bad_fptr;        /* file offset of the first bad chunk */
 } fti_var;
 
@@ -140,6 +141,7 @@ typedef struct fti {
     GPtrArray *warnings;      /* char * */
     GHashTable *srcs;         /* path -> hpc_source *, each file opened once */
     GArray *lost;             /* fti_lost */
+    struct fti_checker *checker;   /* MD5 check threads, once open */
     char *config, *topology;  /* files found (config: or -o fticonfig), or NULL */
     int cfg_group, cfg_node, cfg_head;   /* [basic] of config.fti, -1 if absent */
     uint64_t total_bytes;
@@ -263,8 +265,17 @@ int fti_topo_group(const fti_topo *t, int32_t r, int32_t *mem, uint32_t *gpos);
 
 /* ---- fti_check.c ----------------------------------------------------------- */
 
-/** Check every chunk MD5 of v once; FTI_V_OK, FTI_V_BAD or an hpc_err. */
+/** Check every chunk MD5 of v once (waiting if another thread is at it)
+ *  and hand the next variables to the check threads; FTI_V_OK, FTI_V_BAD
+ *  or an hpc_err.  A source that changed makes the state unknown again. */
 int fti_var_verify(hpc_container *c, fti_var *v);
+
+/** Start / stop the check threads (c->priv must be set). */
+int fti_check_start(hpc_container *c);
+void fti_check_stop(fti *f);
+
+/** Check every variable, in parallel, and wait. */
+void fti_check_all(hpc_container *c);
 
 /* ---- fti_recover.c --------------------------------------------------------- */
 

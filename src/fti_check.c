@@ -1,48 +1,84 @@
 /* fti_check.c - chunk MD5 checks: every chunk of a variable against its
  * record, once per variable (the result is kept in the variable's state).
- * See docs/fti.md, "Integrity". */
+ *
+ * Checks run in parallel: a read of a variable checks it in the reading
+ * thread and hands the next variables to a pool of worker threads, so that
+ * a reader going through the variables in order finds them checked; a read
+ * waits only for the check of its own variable, never for another's.  A
+ * variable is claimed (busy) by one thread at a time; others wait for its
+ * result on a condition.  See docs/fti.md, "Integrity".
+ */
 #include "fti.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-int fti_var_verify(hpc_container *c, fti_var *v)
+typedef struct fti_checker {
+    hpc_container *c;
+    GThreadPool *pool;
+    unsigned nthreads;
+    GMutex mu;
+    GCond done;               /* a variable's check finished */
+} fti_checker;
+
+/* Whether a source the variable's bytes come from changed since mount. */
+static int rank_changed(const fti_rank *rk)
 {
-    int st = g_atomic_int_get(&v->state);
-    if (st != FTI_V_UNKNOWN)
-        return st;
+    if (rk->src)
+        return hpc_source_changed(rk->src);
+    for (unsigned k = 0; rk->rs && k < rk->rs->npieces; k++)
+        if (hpc_source_changed(rk->rs->pieces[k].src))
+            return 1;
+    return 0;
+}
+
+/* MD5 of chunk ch into dig. */
+static int chunk_md5(hpc_container *c, const fti_rank *rk, const fti_chunk *ch, char *buf,
+                     size_t blen, uint8_t dig[16])
+{
+    GChecksum *h = g_checksum_new(G_CHECKSUM_MD5);
+    int rc = HPC_OK;
+    for (uint64_t done = 0; done < ch->len && rc == HPC_OK;) {
+        size_t n = (size_t)MIN((uint64_t)blen, ch->len - done);
+        /* own files: straight from the file, as zero-copy reads bypass the
+         * cache anyway; rebuilt ranks: decoded once into the cache */
+        rc = rk->src ? hpc_source_pread(rk->src, buf, n, ch->fptr + done)
+                     : fti_rank_read(c, rk, buf, n, ch->fptr + done);
+        g_checksum_update(h, (const guchar *)buf, n);
+        done += n;
+    }
+    gsize dl = 16;
+    g_checksum_get_digest(h, dig, &dl);
+    g_checksum_free(h);
+    return rc;
+}
+
+/* Check v now (the caller has claimed it); FTI_V_OK, FTI_V_BAD or an
+ * hpc_err, in which case the state stays unknown (tried again later). */
+static int verify_now(hpc_container *c, fti_var *v)
+{
     fti *f = c->priv;
     const fti_rank *rk = &g_array_index(f->ranks, fti_rank, v->rank);
     const fti_chunk *ch = &g_array_index(f->chunks, fti_chunk, v->first);
     size_t blen = (size_t)MIN((uint64_t)FTI_RS_SLICE, MAX(v->size, 1));
     char *buf = g_malloc(blen);
-    GChecksum *h = g_checksum_new(G_CHECKSUM_MD5);
     int rc = HPC_OK;
     uint64_t bad = UINT64_MAX;
     for (uint32_t i = 0; i < v->n && rc == HPC_OK && bad == UINT64_MAX; i++) {
-        g_checksum_reset(h);
-        for (uint64_t done = 0; done < ch[i].len && rc == HPC_OK;) {
-            size_t n = (size_t)MIN((uint64_t)blen, ch[i].len - done);
-            /* own files: straight from the file, as zero-copy reads bypass
-             * the cache anyway; rebuilt ranks: decoded once into the cache */
-            rc = rk->src ? hpc_source_pread(rk->src, buf, n, ch[i].fptr + done)
-                         : fti_rank_read(c, rk, buf, n, ch[i].fptr + done);
-            g_checksum_update(h, (const guchar *)buf, n);
-            done += n;
-        }
         uint8_t dig[16];
-        gsize dl = sizeof dig;
-        g_checksum_get_digest(h, dig, &dl);
+        rc = chunk_md5(c, rk, &ch[i], buf, blen, dig);
         if (rc == HPC_OK && memcmp(dig, ch[i].md5, 16) != 0)
             bad = ch[i].fptr;
     }
-    g_checksum_free(h);
     g_free(buf);
+    if (rc == HPC_OK && rank_changed(rk))
+        rc = HPC_E_CHANGED;  /* a verdict on bytes that are no longer there */
     if (rc != HPC_OK)
-        return rc;           /* I/O trouble: try again next time */
+        return rc;
     v->bad_fptr = bad;
-    st = bad == UINT64_MAX ? FTI_V_OK : FTI_V_BAD;
-    if (g_atomic_int_compare_and_exchange(&v->state, FTI_V_UNKNOWN, st) && st == FTI_V_BAD) {
+    int st = bad == UINT64_MAX ? FTI_V_OK : FTI_V_BAD;
+    g_atomic_int_set(&v->state, st);
+    if (st == FTI_V_BAD) {
         hpc_log("%s: checkpoint %d rank %d variable %d: MD5 of the chunk at offset %" PRIu64
                 " does not match its record: reads fail with EIO (-o nocheck serves them)",
                 rk->path, rk->ckpt, rk->rank, v->id, bad);
@@ -51,3 +87,101 @@ int fti_var_verify(hpc_container *c, fti_var *v)
     return st;
 }
 
+/* Give up the claim on v and wake the threads waiting for it. */
+static void release(fti_checker *k, fti_var *v)
+{
+    g_mutex_lock(&k->mu);
+    g_atomic_int_set(&v->busy, 0);
+    g_cond_broadcast(&k->done);
+    g_mutex_unlock(&k->mu);
+}
+
+static void worker(gpointer data, gpointer user)
+{
+    fti_checker *k = user;
+    fti_var *v = data;
+    verify_now(k->c, v);
+    release(k, v);
+}
+
+/* Hand v to the pool unless it is checked or claimed already. */
+static void submit(fti_checker *k, fti_var *v)
+{
+    if (g_atomic_int_get(&v->state) == FTI_V_UNKNOWN &&
+        g_atomic_int_compare_and_exchange(&v->busy, 0, 1))
+        g_thread_pool_push(k->pool, v, NULL);
+}
+
+int fti_check_start(hpc_container *c)
+{
+    fti *f = c->priv;
+    fti_checker *k = g_new0(fti_checker, 1);
+    k->c = c;
+    k->nthreads = CLAMP(g_get_num_processors(), 1, 8);
+    g_mutex_init(&k->mu);
+    g_cond_init(&k->done);
+    k->pool = g_thread_pool_new(worker, k, (gint)k->nthreads, FALSE, NULL);
+    if (!k->pool) {
+        g_free(k);
+        return HPC_E_NOMEM;
+    }
+    f->checker = k;
+    return HPC_OK;
+}
+
+void fti_check_stop(fti *f)
+{
+    fti_checker *k = f->checker;
+    if (!k)
+        return;
+    g_thread_pool_free(k->pool, TRUE, TRUE);   /* queued checks dropped */
+    g_mutex_clear(&k->mu);
+    g_cond_clear(&k->done);
+    g_free(k);
+    f->checker = NULL;
+}
+
+void fti_check_all(hpc_container *c)
+{
+    fti *f = c->priv;
+    fti_checker *k = f->checker;
+    for (guint i = 0; i < f->vars->len; i++)
+        submit(k, &g_array_index(f->vars, fti_var, i));
+    g_mutex_lock(&k->mu);
+    for (guint i = 0; i < f->vars->len; i++)
+        while (g_atomic_int_get(&g_array_index(f->vars, fti_var, i).busy))
+            g_cond_wait(&k->done, &k->mu);
+    g_mutex_unlock(&k->mu);
+}
+
+int fti_var_verify(hpc_container *c, fti_var *v)
+{
+    fti *f = c->priv;
+    fti_checker *k = f->checker;
+    const fti_rank *rk = &g_array_index(f->ranks, fti_rank, v->rank);
+    int st = g_atomic_int_get(&v->state);
+    if (st != FTI_V_UNKNOWN && rank_changed(rk))
+        g_atomic_int_set(&v->state, st = FTI_V_UNKNOWN);    /* source changed: recheck */
+    if (st != FTI_V_UNKNOWN)
+        return st;
+    /* the next variables, for a reader going through them in order */
+    guint i = (guint)(v - (fti_var *)(void *)f->vars->data);
+    for (guint j = i + 1; j < f->vars->len && j <= i + k->nthreads; j++)
+        submit(k, &g_array_index(f->vars, fti_var, j));
+    for (int tries = 0; tries < 2; tries++) {
+        if (g_atomic_int_compare_and_exchange(&v->busy, 0, 1)) {
+            st = verify_now(c, v);
+            release(k, v);
+            return st;
+        }
+        g_mutex_lock(&k->mu);
+        while (g_atomic_int_get(&v->busy))
+            g_cond_wait(&k->done, &k->mu);
+        g_mutex_unlock(&k->mu);
+        st = g_atomic_int_get(&v->state);
+        if (st != FTI_V_UNKNOWN)
+            return st;
+        /* the other thread's check failed (I/O): check it here */
+    }
+    return HPC_E_IO;
+}
