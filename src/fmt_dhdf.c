@@ -15,6 +15,9 @@
 #include "config.h"
 #include "hpc_formats.h"
 #include "fmt_dhdf.h"
+#include "dhdf_layout.h"
+#include "hpc_boxes.h"
+#include "hpc_sandbox.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -26,12 +29,13 @@
 #include <hdatainfo.h>
 #include <mfdatainfo.h>
 
-#define CLASS_FILEINFO "DHDF_FileInfo"
-#define CLASS_CHUNKS "Distributed_SDS_Chunk_Table"
-#define VD_FILEINFO "File_Info"
+#define CLASS_FILEINFO DHDF_CLASS_FILEINFO
+#define CLASS_CHUNKS DHDF_CLASS_CHUNKS
+#define VD_FILEINFO DHDF_VD_FILEINFO
 #define MAX_STR_W 4096           /* widest FileName/ChunkName field accepted */
 #define MAX_OPEN_FILES 16        /* AHFs kept open between reads (HDF4 allows 32) */
 #define MAX_ATTR_SHOWN 65536     /* bytes of an attribute rendered as xattr */
+#define DIRECT_READ_MIN (128u << 10)  /* reads this large skip the block cache */
 
 static GMutex hdf_lock;
 
@@ -43,6 +47,7 @@ typedef struct dhdf_file {
     int32 sd;                    /* SD id while open, else -1 */
     uint64_t last_use;
     uint64_t reads;              /* SDreaddata calls (tests) */
+    GPtrArray *selected;         /* dhdf_piece * whose SDS id is open in sd */
 } dhdf_file;
 
 typedef struct dhdf_piece {
@@ -51,9 +56,13 @@ typedef struct dhdf_piece {
     char *name;
     uint64_t rec_off;            /* its ChunkName in the MHF, for messages */
     int stream;                  /* compressed, not chunked: decoded whole */
+    int empty;                   /* no data written: served as its fill value */
+    unsigned char fill[8];       /* one element of fill value, native order */
     uint64_t nbytes;
     GBytes *whole;               /* the decoded piece (stream pieces), or NULL */
     uint64_t whole_use;
+    int32 sds;                   /* SDS id while selected, else FAIL */
+    hpc_ino ino;                 /* its node (pieces of distributed arrays) */
 } dhdf_piece;
 
 typedef struct dhdf_array {
@@ -135,19 +144,19 @@ int hpc_dhdf_decode_record(const unsigned char *rec, const hpc_dhdf_layout *l,
     memset(box, 0, sizeof *box);
     *fileid = get_i32(rec);
     if (*fileid < 1) {
-        *field = "DHDF_FileId";
+        *field = DHDF_FIELD_FILEID;
         g_snprintf(why, whylen, "%" PRId32 " cannot hold a piece (AHF ids are >= 1)", *fileid);
         return HPC_E_CORRUPT;
     }
     size_t n = copy_str(rec + 4, l->name_w, name, HPC_DHDF_MAX_NAME);
     if (n > HPC_DHDF_MAX_NAME || !name_ok(name)) {
-        *field = "ChunkName";
+        *field = DHDF_FIELD_CHUNKNAME;
         g_snprintf(why, whylen, "'%s' is not a valid piece name (1 to %d bytes, no '/', "
                    "not '.' or '..')", name, HPC_DHDF_MAX_NAME);
         return HPC_E_CORRUPT;
     }
     if (rank < 1 || rank > l->dims_order || rank > l->orig_order) {
-        *field = rank > l->dims_order ? "DimSizes" : "Origins";
+        *field = rank > l->dims_order ? DHDF_FIELD_DIMSIZES : DHDF_FIELD_ORIGINS;
         g_snprintf(why, whylen, "order %u/%u is less than the array's rank %u",
                    l->dims_order, l->orig_order, rank);
         return HPC_E_CORRUPT;
@@ -155,13 +164,13 @@ int hpc_dhdf_decode_record(const unsigned char *rec, const hpc_dhdf_layout *l,
     for (unsigned d = 0; d < rank; d++) {
         int32_t s = get_i32(pd + 4 * d), o = get_i32(po + 4 * d);
         if (s < 1 || (uint64_t)s > dims[d]) {
-            *field = "DimSizes";
+            *field = DHDF_FIELD_DIMSIZES;
             g_snprintf(why, whylen, "piece '%s': size %" PRId32 " in dimension %u "
                        "(the array has %" PRIu64 ")", name, s, d, dims[d]);
             return HPC_E_CORRUPT;
         }
         if (o < 0 || (uint64_t)o > dims[d] - (uint64_t)s) {
-            *field = "Origins";
+            *field = DHDF_FIELD_ORIGINS;
             g_snprintf(why, whylen, "piece '%s': origin %" PRId32 " + size %" PRId32
                        " in dimension %u exceeds the array's %" PRIu64,
                        name, o, s, d, dims[d]);
@@ -242,38 +251,16 @@ int hpc_dhdf_map_range(unsigned rank, const uint64_t *dims, const hpc_dhdf_box *
                        size_t n, uint64_t e0, uint64_t e1, hpc_dhdf_box_fn fn,
                        void *ctx)
 {
-    uint64_t stride[HPC_DHDF_MAX_RANK];
-    stride[rank - 1] = 1;
-    for (unsigned d = rank - 1; d > 0; d--)
-        stride[d - 1] = stride[d] * dims[d];
-    while (e0 < e1) {
-        uint64_t idx[HPC_DHDF_MAX_RANK], rest = e0;
-        for (unsigned d = 0; d < rank; d++) {
-            idx[d] = rest / stride[d];
-            rest %= stride[d];
-        }
-        /* the largest box starting at e0: dims before k fixed, a run in
-         * dim k, dims after k whole (they start at 0) */
-        unsigned k = 0;
-        for (;; k++) {
-            int aligned = 1;
-            for (unsigned j = k + 1; j < rank; j++)
-                aligned &= idx[j] == 0;
-            if (aligned && e1 - e0 >= stride[k])
-                break;
-        }
-        uint64_t m = MIN(dims[k] - idx[k], (e1 - e0) / stride[k]);
-        uint64_t lo[HPC_DHDF_MAX_RANK], hi[HPC_DHDF_MAX_RANK];
-        for (unsigned d = 0; d < rank; d++) {
-            lo[d] = d < k ? idx[d] : d == k ? idx[k] : 0;
-            hi[d] = d < k ? idx[d] + 1 : d == k ? idx[k] + m : dims[d];
-        }
+    hpc_box box[HPC_BOXES_MAX];
+    unsigned nb = hpc_boxes_split(rank, dims, e0, e1, box);
+    for (unsigned bi = 0; bi < nb; bi++) {
+        const uint64_t *lo = box[bi].start, *cnt = box[bi].count;
         for (size_t i = 0; i < n; i++) {
             uint64_t s[HPC_DHDF_MAX_RANK], e[HPC_DHDF_MAX_RANK];
             int empty = 0;
             for (unsigned d = 0; d < rank && !empty; d++) {
                 uint64_t a = MAX(lo[d], p[i].origin[d]);
-                uint64_t b = MIN(hi[d], p[i].origin[d] + p[i].size[d]);
+                uint64_t b = MIN(lo[d] + cnt[d], p[i].origin[d] + p[i].size[d]);
                 empty = a >= b;
                 s[d] = a;
                 e[d] = b - a;
@@ -284,7 +271,6 @@ int hpc_dhdf_map_range(unsigned rank, const uint64_t *dims, const hpc_dhdf_box *
                     return rc;
             }
         }
-        e0 += m * stride[k];
     }
     return 0;
 }
@@ -293,27 +279,7 @@ void hpc_dhdf_scatter(unsigned rank, const uint64_t *dims, size_t esize,
                       const uint64_t *start, const uint64_t *edge,
                       const void *src, void *dst, uint64_t e0)
 {
-    uint64_t stride[HPC_DHDF_MAX_RANK], idx[HPC_DHDF_MAX_RANK] = { 0 };
-    stride[rank - 1] = 1;
-    for (unsigned d = rank - 1; d > 0; d--)
-        stride[d - 1] = stride[d] * dims[d];
-    uint64_t rows = 1;
-    for (unsigned d = 0; d + 1 < rank; d++)
-        rows *= edge[d];
-    size_t row = (size_t)edge[rank - 1] * esize;
-    const char *s = src;
-    for (uint64_t r = 0; r < rows; r++) {
-        uint64_t lin = start[rank - 1];
-        for (unsigned d = 0; d + 1 < rank; d++)
-            lin += (start[d] + idx[d]) * stride[d];
-        memcpy((char *)dst + (lin - e0) * esize, s, row);
-        s += row;
-        for (int d = (int)rank - 2; d >= 0; d--) {   /* next row, C order */
-            if (++idx[d] < edge[d])
-                break;
-            idx[d] = 0;
-        }
-    }
+    hpc_boxes_scatter(rank, dims, esize, start, edge, src, dst, e0);
 }
 
 /* ---- number types ----------------------------------------------------- */
@@ -435,37 +401,37 @@ static int read_set_attrs(int32 sd, const char *path, uint64_t fsize, char **set
     offs[0] = offs[1] = 0;
     *setid = NULL;
     *fileid = -1;
-    int32 idx = SDfindattr(sd, "DHDF_SetId");
+    int32 idx = SDfindattr(sd, DHDF_ATTR_SETID);
     if (idx == FAIL)
         return HPC_OK;
     if (attr_read(sd, idx, fsize, name, &nt, &count, &v, &off) != HPC_OK)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "DHDF_SetId", off, "unreadable attribute");
+        return hpc_fail(err, HPC_E_CORRUPT, path, DHDF_ATTR_SETID, off, "unreadable attribute");
     int32 base = nt & DFNT_MASK;
-    if ((base != DFNT_CHAR8 && base != DFNT_UCHAR8) || count < 1 || count > 255) {
+    if ((base != DFNT_CHAR8 && base != DFNT_UCHAR8) || count < 1 || count > DHDF_SETID_MAX) {
         g_free(v);
-        return hpc_fail(err, HPC_E_CORRUPT, path, "DHDF_SetId", off,
+        return hpc_fail(err, HPC_E_CORRUPT, path, DHDF_ATTR_SETID, off,
                         "type %d count %d, expected a char8 string of 1 to 255 bytes",
                         (int)nt, (int)count);
     }
     *setid = render_attr(nt, v, count);
     offs[0] = off;
     g_free(v);
-    idx = SDfindattr(sd, "DHDF_FileId");
+    idx = SDfindattr(sd, DHDF_ATTR_FILEID);
     if (idx == FAIL)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "DHDF_FileId", 0,
+        return hpc_fail(err, HPC_E_CORRUPT, path, DHDF_ATTR_FILEID, 0,
                         "missing, but the file has a DHDF_SetId");
     if (attr_read(sd, idx, fsize, name, &nt, &count, &v, &off) != HPC_OK)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "DHDF_FileId", off, "unreadable attribute");
+        return hpc_fail(err, HPC_E_CORRUPT, path, DHDF_ATTR_FILEID, off, "unreadable attribute");
     if ((nt & DFNT_MASK) != DFNT_INT32 || count != 1) {
         g_free(v);
-        return hpc_fail(err, HPC_E_CORRUPT, path, "DHDF_FileId", off,
+        return hpc_fail(err, HPC_E_CORRUPT, path, DHDF_ATTR_FILEID, off,
                         "type %d count %d, expected one int32", (int)nt, (int)count);
     }
     memcpy(fileid, v, 4);
     offs[1] = off;
     g_free(v);
     if (*fileid < 0)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "DHDF_FileId", off, "%" PRId32 " is negative",
+        return hpc_fail(err, HPC_E_CORRUPT, path, DHDF_ATTR_FILEID, off, "%" PRId32 " is negative",
                         *fileid);
     return HPC_OK;
 }
@@ -566,9 +532,11 @@ static void finfo_free(GArray *a)
     g_array_free(a, TRUE);
 }
 
-static const char *const finfo_fields[] = { "DHDF_FileId", "FileName", "HostName" };
+static const char *const finfo_fields[] = { DHDF_FIELD_FILEID, DHDF_FIELD_FILENAME,
+                                             DHDF_FIELD_HOSTNAME };
 static const int finfo_int[] = { 1, 0, 0 };
-static const char *const chunk_fields[] = { "DHDF_FileId", "ChunkName", "DimSizes", "Origins" };
+static const char *const chunk_fields[] = { DHDF_FIELD_FILEID, DHDF_FIELD_CHUNKNAME,
+                                             DHDF_FIELD_DIMSIZES, DHDF_FIELD_ORIGINS };
 static const int chunk_int[] = { 1, 0, 1, 1 };
 
 /* Decode a File_Info table into finfo_rec; ids unique. */
@@ -663,16 +631,35 @@ static void ctable_free(gpointer p)
 
 /* ---- the container ---------------------------------------------------- */
 
+/* End access to the SDSs selected in file k, then close it.  hdf_lock held. */
+static void close_file(dhdf *d, uint32_t k)
+{
+    dhdf_file *f = &d->files[k];
+    if (f->sd == FAIL)
+        return;
+    for (guint i = 0; f->selected && i < f->selected->len; i++) {
+        dhdf_piece *p = g_ptr_array_index(f->selected, i);
+        SDendaccess(p->sds);
+        p->sds = FAIL;
+    }
+    if (f->selected)
+        g_ptr_array_set_size(f->selected, 0);
+    SDend(f->sd);
+    f->sd = FAIL;
+    d->nopen--;
+}
+
 static void dhdf_free(dhdf *d)
 {
     if (!d)
         return;
     g_mutex_lock(&hdf_lock);
     for (uint32_t i = 0; i < d->nfiles; i++)
-        if (d->files[i].sd != FAIL)
-            SDend(d->files[i].sd);
+        close_file(d, i);
     g_mutex_unlock(&hdf_lock);
     for (uint32_t i = 0; i < d->nfiles; i++) {
+        if (d->files[i].selected)
+            g_ptr_array_free(d->files[i].selected, TRUE);
         g_free(d->files[i].name);
         g_free(d->files[i].host);
         g_free(d->files[i].path);
@@ -704,23 +691,15 @@ static void dhdf_close(hpc_container *c)
     c->priv = NULL;
 }
 
+/* The magic bytes only: opening the file with libhdf4 here would run the
+ * library on an untrusted file outside the trial open (hpc_sandbox.h). */
 static int dhdf_probe(const char *path, const unsigned char *head, size_t len)
 {
     static const unsigned char magic[4] = { 0x0e, 0x03, 0x13, 0x01 };
+    (void)path;
     if (!head || len < 4 || memcmp(head, magic, 4) != 0)
         return 0;
-    /* plain HDF4 files are ours too (shown as arrays), but a DHDF_SetId
-     * makes it sure */
-    int score = 60;
-    g_mutex_lock(&hdf_lock);
-    int32 sd = SDstart(path, DFACC_READ);
-    if (sd != FAIL) {
-        if (SDfindattr(sd, "DHDF_SetId") != FAIL)
-            score = 100;
-        SDend(sd);
-    }
-    g_mutex_unlock(&hdf_lock);
-    return score;
+    return 90;
 }
 
 /* The SD id of file k, opening it (and closing the least recently used
@@ -737,16 +716,33 @@ static int32 file_sd(dhdf *d, uint32_t k)
             if (i != k && d->files[i].sd != FAIL &&
                 (lru == UINT32_MAX || d->files[i].last_use < d->files[lru].last_use))
                 lru = i;
-        if (lru != UINT32_MAX) {
-            SDend(d->files[lru].sd);
-            d->files[lru].sd = FAIL;
-            d->nopen--;
-        }
+        if (lru != UINT32_MAX)
+            close_file(d, lru);
     }
     f->sd = SDstart(f->path, DFACC_READ);
     if (f->sd != FAIL)
         d->nopen++;
     return f->sd;
+}
+
+/* The SDS id of piece pc, selected once and kept while its file stays
+ * open (SDselect and SDendaccess per read cost as much as a small read).
+ * hdf_lock held. */
+static int32 piece_sds(dhdf *d, dhdf_piece *pc)
+{
+    dhdf_file *f = &d->files[pc->file];
+    int32 sd = file_sd(d, pc->file);
+    if (sd == FAIL)
+        return FAIL;
+    if (pc->sds != FAIL)
+        return pc->sds;
+    pc->sds = SDselect(sd, pc->sds_index);
+    if (pc->sds != FAIL) {
+        if (!f->selected)
+            f->selected = g_ptr_array_new();
+        g_ptr_array_add(f->selected, pc);
+    }
+    return pc->sds;
 }
 
 /* Attributes of SD object id as user.attr.* xattrs of node ino. */
@@ -842,15 +838,33 @@ static int list_sds(int32 sd, const char *path, GArray **out, GError **err)
     return HPC_OK;
 }
 
-/* A compressed SDS that is not chunked is one deflate/RLE/... stream:
- * every partial SDreaddata decodes it from its start, so such pieces are
- * decoded whole once and kept (see piece_whole).  hdf_lock held. */
-static void piece_storage(int32 sd, dhdf_piece *p, uint32_t esize, unsigned rank,
+/* HDF4's own fill value for an SDS without _FillValue (what SDreaddata
+ * returns for elements never written), native order. */
+static void default_fill(int32 nt, unsigned char *out)
+{
+    switch (nt & DFNT_MASK) {
+    case DFNT_INT8: case DFNT_UINT8: { int8_t v = FILL_BYTE; memcpy(out, &v, 1); break; }
+    case DFNT_INT16: case DFNT_UINT16: { int16_t v = FILL_SHORT; memcpy(out, &v, 2); break; }
+    case DFNT_INT32: case DFNT_UINT32: { int32_t v = (int32_t)FILL_LONG; memcpy(out, &v, 4); break; }
+    case DFNT_FLOAT32: { float v = (float)FILL_FLOAT; memcpy(out, &v, 4); break; }
+    case DFNT_FLOAT64: { double v = FILL_DOUBLE; memcpy(out, &v, 8); break; }
+    default: memset(out, 0, 8); break;    /* char8, uchar8: FILL_CHAR */
+    }
+}
+
+/* How piece p (SDS p->sds_index of file sd) is stored: whether it holds any
+ * data, its fill value, and whether it is one compressed stream (a
+ * compressed SDS that is not chunked: every partial SDreaddata decodes it
+ * from its start, so such pieces are decoded whole once and kept, see
+ * piece_whole).  hdf_lock held. */
+static void piece_storage(int32 sd, dhdf_piece *p, int32 nt, uint32_t esize, unsigned rank,
                           const uint64_t *size)
 {
+    p->sds = FAIL;
     p->nbytes = esize;
     for (unsigned d = 0; d < rank; d++)
         p->nbytes *= size[d];
+    default_fill(nt, p->fill);
     int32 id = SDselect(sd, p->sds_index);
     if (id == FAIL)
         return;
@@ -858,17 +872,23 @@ static void piece_storage(int32 sd, dhdf_piece *p, uint32_t esize, unsigned rank
     comp_info ci;
     HDF_CHUNK_DEF cd;
     int32 flags = 0;
+    intn empty = 0;
+    unsigned char fv[16];
     if (SDgetcompinfo(id, &ct, &ci) == FAIL)
         ct = COMP_CODE_NONE;
     if (SDgetchunkinfo(id, &cd, &flags) == FAIL)
         flags = 0;
     p->stream = ct != COMP_CODE_NONE && !(flags & HDF_CHUNK);
+    p->empty = SDcheckempty(id, &empty) != FAIL && empty;
+    if (SDgetfillvalue(id, fv) != FAIL)
+        memcpy(p->fill, fv, esize);
     SDendaccess(id);
 }
 
 /* Check associated file k (listed in the MHF's File_Info) and resolve its
  * pieces.  hdf_lock held. */
-static int check_ahf(dhdf *d, uint32_t k, const finfo_rec *listed, const char *mhf, GError **err)
+static int check_ahf(dhdf *d, hpc_tree *tree, uint32_t k, const finfo_rec *listed,
+                     const char *mhf, GError **err)
 {
     dhdf_file *f = &d->files[k];
     hpc_source src = { .fd = -1 };
@@ -888,6 +908,7 @@ static int check_ahf(dhdf *d, uint32_t k, const finfo_rec *listed, const char *m
     if (!isdf)
         return hpc_fail(err, HPC_E_CORRUPT, f->path, "magic", 0,
                         "associated file %" PRId32 " of %s is not an HDF4 file", f->id, mhf);
+    hpc_sandbox_note(f->path);
     int32 sd = SDstart(f->path, DFACC_READ);
     if (sd == FAIL)
         return hpc_fail(err, HPC_E_CORRUPT, f->path, NULL, 0, "not a readable HDF4 file");
@@ -899,13 +920,13 @@ static int check_ahf(dhdf *d, uint32_t k, const finfo_rec *listed, const char *m
     if (rc != HPC_OK)
         goto out;
     if (!setid || strcmp(setid, d->setid) != 0) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, f->path, "DHDF_SetId", aoff[0],
+        rc = hpc_fail(err, HPC_E_CORRUPT, f->path, DHDF_ATTR_SETID, aoff[0],
                       "'%s' does not match the main file's '%s': the file belongs to another set",
                       setid ? setid : "(none)", d->setid);
         goto out;
     }
     if (fid != f->id) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, f->path, "DHDF_FileId", aoff[1],
+        rc = hpc_fail(err, HPC_E_CORRUPT, f->path, DHDF_ATTR_FILEID, aoff[1],
                       "%" PRId32 ", but %s lists the file as %" PRId32, fid, mhf, f->id);
         goto out;
     }
@@ -967,7 +988,14 @@ static int check_ahf(dhdf *d, uint32_t k, const finfo_rec *listed, const char *m
                 break;
             }
             p->sds_index = s->index;
-            piece_storage(sd, p, a->esize, a->rank, a->boxes[pi].size);
+            piece_storage(sd, p, a->nt, a->esize, a->rank, a->boxes[pi].size);
+            if (p->ino && s->nattrs > 0) {
+                int32 id = SDselect(sd, s->index);
+                if (id != FAIL) {
+                    attrs_to_xattrs(tree, p->ino, id, s->nattrs, f->size);
+                    SDendaccess(id);
+                }
+            }
         }
     }
 out:
@@ -1007,9 +1035,10 @@ static int load_pieces(hpc_container *c, dhdf *d, dhdf_array *a, ctable *ct, GEr
         int32_t fid;
         rc = hpc_dhdf_decode_record(t->buf + i * t->recsize, &a->layout, a->rank, a->dims, &fid,
                                     name, &a->boxes[i], &field, why, sizeof why);
-        unsigned fno = strcmp(field ? field : "", "DHDF_FileId") == 0 ? 0 :
-                       strcmp(field ? field : "", "ChunkName") == 0 ? 1 :
-                       strcmp(field ? field : "", "DimSizes") == 0 ? 2 : 3;
+        unsigned fno = 3;
+        for (unsigned k = 0; k < 3; k++)
+            if (strcmp(field ? field : "", chunk_fields[k]) == 0)
+                fno = k;
         if (rc != HPC_OK) {
             char *fn = g_strdup_printf("%s[%zu].%s", a->name, i, field);
             rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, vt_off(t, (int32)i, fno), "%s", why);
@@ -1017,6 +1046,7 @@ static int load_pieces(hpc_container *c, dhdf *d, dhdf_array *a, ctable *ct, GEr
             break;
         }
         a->pieces[i].name = g_strdup(name);
+        a->pieces[i].sds = FAIL;
         a->pieces[i].rec_off = vt_off(t, (int32)i, 1);
         a->pieces[i].file = UINT32_MAX;
         for (uint32_t k = 1; k < d->nfiles; k++)
@@ -1107,7 +1137,7 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
         }
         if (!a->distributed)
             continue;
-        char *dir = g_strdup_printf("%s.pieces", a->name);
+        char *dir = g_strdup_printf("%s" DHDF_PIECES_SUFFIX, a->name);
         hpc_ino dino;
         rc = hpc_tree_add(t, HPC_INO_ROOT, dir, HPC_MODE_DIR, 0, 0, &dino);
         if (rc != HPC_OK)
@@ -1133,15 +1163,7 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
             g_free(o);
             const dhdf_file *f = &d->files[p->file];
             hpc_tree_add_xattr(t, ino, "user.file", f->name, strlen(f->name));
-            int32 sd = file_sd(d, p->file);
-            int32 pid = sd == FAIL ? FAIL : SDselect(sd, p->sds_index);
-            if (pid != FAIL) {
-                char nm[H4_MAX_NC_NAME + 1];
-                int32 rk, dm[H4_MAX_VAR_DIMS], nt, na;
-                if (SDgetinfo(pid, nm, &rk, dm, &nt, &na) != FAIL)
-                    attrs_to_xattrs(t, ino, pid, na, f->size);
-                SDendaccess(pid);
-            }
+            p->ino = ino;        /* its attributes come with the check of its AHF */
         }
     }
     return HPC_OK;
@@ -1210,7 +1232,7 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
             memcpy(a->boxes[0].size, a->dims, sizeof a->dims);
             a->pieces[0] = (dhdf_piece){ .file = 0, .sds_index = s->index,
                                          .name = g_strdup(s->name) };
-            piece_storage(sd, &a->pieces[0], a->esize, a->rank, a->dims);
+            piece_storage(sd, &a->pieces[0], a->nt, a->esize, a->rank, a->dims);
         }
     }
     for (guint j = 0; rc == HPC_OK && tables && j < tables->len; j++) {
@@ -1251,6 +1273,7 @@ static int dhdf_open(hpc_container *c, GError **err)
     char ver[128] = "";   /* LIBVSTR_LEN (80) + 1 is enough */
     Hgetlibversion(&maj, &min, &rel, ver);
     d->libversion = g_strdup_printf("%u.%u.%u", maj, min, rel);
+    hpc_sandbox_note(c->path);
     sd = SDstart(c->path, DFACC_READ);
     if (sd == FAIL) {
         rc = hpc_fail(err, HPC_E_CORRUPT, c->path, NULL, 0, "not a readable HDF4 SD file");
@@ -1296,15 +1319,15 @@ static int dhdf_open(hpc_container *c, GError **err)
     if (!d->files[0].name)
         d->files[0].name = g_path_get_basename(c->path);
     rc = collect_arrays(c, d, sd, d->role == ROLE_MAIN ? tables : NULL, err);
+    if (rc == HPC_OK)
+        rc = build_tree(c, d, sd, err);
     for (uint32_t k = 1; rc == HPC_OK && k < d->nfiles; k++) {
         const finfo_rec *listed = NULL;
         for (guint i = 0; i < finfo->len; i++)
             if (g_array_index(finfo, finfo_rec, i).id == d->files[k].id)
                 listed = &g_array_index(finfo, finfo_rec, i);
-        rc = check_ahf(d, k, listed, c->path, err);
+        rc = check_ahf(d, c->tree, k, listed, c->path, err);
     }
-    if (rc == HPC_OK)
-        rc = build_tree(c, d, sd, err);
 out:
     if (sd != FAIL)
         SDend(sd);
@@ -1337,8 +1360,66 @@ typedef struct fill_ctx {
     uint64_t e0;
 } fill_ctx;
 
-/* The decoded bytes of stream piece pc (a new reference), decoding it if
- * it is not held; NULL when it is larger than the limit.  hdf_lock held. */
+/* n elements of esize bytes, each a copy of one element. */
+static void fill_pattern(void *buf, uint64_t n, const unsigned char *elem, uint32_t esize)
+{
+    size_t total = (size_t)n * esize, have = esize;
+    if (total == 0)
+        return;
+    memcpy(buf, elem, esize);
+    while (have < total) {           /* doubling copies */
+        size_t k = MIN(have, total - have);
+        memcpy((char *)buf + have, buf, k);
+        have += k;
+    }
+}
+
+/* SDreaddata of box (start, edge) of piece pc into buf (native order).
+ * buf is filled with the piece's fill value first, so that an element the
+ * library does not write is never left as it was.  hdf_lock held. */
+static int piece_read(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned rank,
+                      const uint64_t *start, const uint64_t *edge, void *buf)
+{
+    int32 st[HPC_DHDF_MAX_RANK], ed[HPC_DHDF_MAX_RANK];
+    fill_pattern(buf, hpc_box_elements(rank, edge), pc->fill, esize);
+    if (pc->empty)
+        return HPC_OK;
+    for (unsigned k = 0; k < rank; k++) {
+        st[k] = (int32)start[k];
+        ed[k] = (int32)edge[k];
+    }
+    int32 id = piece_sds(d, pc);
+    d->files[pc->file].reads++;
+    if (id == FAIL || SDreaddata(id, st, NULL, ed, buf) == FAIL) {
+        hpc_log("%s: SDS '%s': SDreaddata failed", d->files[pc->file].path, pc->name);
+        return HPC_E_IO;
+    }
+    return HPC_OK;
+}
+
+/* Drop decoded stream pieces, least recently used first, until `need`
+ * more bytes fit.  hdf_lock held. */
+static void whole_make_room(dhdf *d, uint64_t need)
+{
+    while (d->whole_bytes + need > d->whole_max) {
+        dhdf_piece *lru = NULL;
+        for (uint32_t i = 0; i < d->narrays; i++)
+            for (size_t k = 0; k < d->arrays[i].npieces; k++) {
+                dhdf_piece *x = &d->arrays[i].pieces[k];
+                if (x->whole && (!lru || x->whole_use < lru->whole_use))
+                    lru = x;
+            }
+        if (!lru)
+            return;
+        d->whole_bytes -= lru->nbytes;
+        g_bytes_unref(lru->whole);
+        lru->whole = NULL;
+    }
+}
+
+/* The decoded bytes of stream piece pc (a new reference, little-endian),
+ * decoding it if it is not held; NULL when it is larger than the limit or
+ * cannot be read.  hdf_lock held. */
 static GBytes *piece_whole(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned rank,
                            const uint64_t *size)
 {
@@ -1348,112 +1429,89 @@ static GBytes *piece_whole(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned ran
     }
     if (pc->nbytes > d->whole_max)
         return NULL;
-    int32 sd = file_sd(d, pc->file);
-    int32 id = sd == FAIL ? FAIL : SDselect(sd, pc->sds_index);
-    int32 st[HPC_DHDF_MAX_RANK] = { 0 }, ed[HPC_DHDF_MAX_RANK];
-    for (unsigned k = 0; k < rank; k++)
-        ed[k] = (int32)size[k];
+    uint64_t st[HPC_DHDF_MAX_RANK] = { 0 };
     void *buf = g_malloc(pc->nbytes);
-    int ok = id != FAIL && SDreaddata(id, st, NULL, ed, buf) != FAIL;
-    d->files[pc->file].reads++;
-    if (id != FAIL)
-        SDendaccess(id);
-    if (!ok) {
+    if (piece_read(d, pc, esize, rank, st, size, buf) != HPC_OK) {
         g_free(buf);
         return NULL;
     }
     native_to_le(buf, pc->nbytes / esize, esize);
-    /* make room: drop the least recently used decoded pieces */
-    while (d->whole_bytes + pc->nbytes > d->whole_max) {
-        dhdf_piece *lru = NULL;
-        for (uint32_t i = 0; i < d->narrays; i++)
-            for (size_t k = 0; k < d->arrays[i].npieces; k++) {
-                dhdf_piece *x = &d->arrays[i].pieces[k];
-                if (x->whole && (!lru || x->whole_use < lru->whole_use))
-                    lru = x;
-            }
-        if (!lru)
-            break;
-        d->whole_bytes -= lru->nbytes;
-        g_bytes_unref(lru->whole);
-        lru->whole = NULL;
-    }
+    whole_make_room(d, pc->nbytes);
     pc->whole = g_bytes_new_take(buf, pc->nbytes);
     pc->whole_use = ++d->clock;
     d->whole_bytes += pc->nbytes;
     return g_bytes_ref(pc->whole);
 }
 
-/* Copy the box (start, edge) out of a whole C-order array of `size`. */
-static void gather(unsigned rank, const uint64_t *size, size_t esize, const uint64_t *start,
-                   const uint64_t *edge, const unsigned char *src, unsigned char *dst)
+/* Whether the box with sizes edge is one run of elements in C order of an
+ * array of dims: sizes 1 before some dimension, whole dimensions after it. */
+static int box_contiguous(unsigned rank, const uint64_t *dims, const uint64_t *edge)
 {
-    /* the box of the array is the box of a same-shaped "array" at e0 = 0:
-     * walk its rows and copy each out */
-    uint64_t stride[HPC_DHDF_MAX_RANK], idx[HPC_DHDF_MAX_RANK] = { 0 }, rows = 1;
-    stride[rank - 1] = 1;
-    for (unsigned d = rank - 1; d > 0; d--)
-        stride[d - 1] = stride[d] * size[d];
-    for (unsigned d = 0; d + 1 < rank; d++)
-        rows *= edge[d];
-    size_t row = (size_t)edge[rank - 1] * esize;
-    for (uint64_t r = 0; r < rows; r++) {
-        uint64_t lin = start[rank - 1];
-        for (unsigned d = 0; d + 1 < rank; d++)
-            lin += (start[d] + idx[d]) * stride[d];
-        memcpy(dst, src + lin * esize, row);
-        dst += row;
-        for (int d = (int)rank - 2; d >= 0; d--) {
-            if (++idx[d] < edge[d])
-                break;
-            idx[d] = 0;
-        }
-    }
+    unsigned j = 0;
+    while (j + 1 < rank && edge[j] == 1)
+        j++;
+    for (unsigned d = j + 1; d < rank; d++)
+        if (edge[d] != dims[d])
+            return 0;
+    return 1;
 }
 
-/* One box of one piece: SDreaddata(start - origin, edge) into place. */
+/* One box of one piece: read (start - origin, edge) into place: straight
+ * into the destination when the box is contiguous there, else packed and
+ * scattered. */
 static int fill_box(void *p, size_t pi, const uint64_t *start, const uint64_t *edge)
 {
     fill_ctx *f = p;
     dhdf_piece *pc = &f->pieces[pi];
-    uint64_t st64[HPC_DHDF_MAX_RANK];
-    int32 st[HPC_DHDF_MAX_RANK], ed[HPC_DHDF_MAX_RANK];
-    uint64_t n = 1;
+    uint32_t es = f->a->esize;
+    uint64_t st[HPC_DHDF_MAX_RANK], n = hpc_box_elements(f->rank, edge);
+    uint64_t lin = 0;
     for (unsigned d = 0; d < f->rank; d++) {
-        st64[d] = start[d] - f->boxes[pi].origin[d];
-        st[d] = (int32)st64[d];
-        ed[d] = (int32)edge[d];
-        n *= edge[d];
+        st[d] = start[d] - f->boxes[pi].origin[d];
+        lin = lin * f->dims[d] + start[d];
     }
-    void *tmp = g_malloc(n * f->a->esize);
-    int rc = HPC_OK, le = 0;
+    int direct = box_contiguous(f->rank, f->dims, edge);
+    unsigned char *out = direct ? (unsigned char *)f->dst + (lin - f->e0) * es
+                                : g_malloc(n * es);
+    int rc = HPC_OK;
     g_mutex_lock(&hdf_lock);
-    GBytes *whole = pc->stream ? piece_whole(f->d, pc, f->a->esize, f->rank,
-                                             f->boxes[pi].size) : NULL;
+    GBytes *whole = pc->stream ? piece_whole(f->d, pc, es, f->rank, f->boxes[pi].size) : NULL;
+    if (!whole)
+        rc = piece_read(f->d, pc, es, f->rank, st, edge, out);
+    g_mutex_unlock(&hdf_lock);
     if (whole) {
-        g_mutex_unlock(&hdf_lock);
-        gather(f->rank, f->boxes[pi].size, f->a->esize, st64, edge,
-               g_bytes_get_data(whole, NULL), tmp);
+        hpc_boxes_gather(f->rank, f->boxes[pi].size, es, st, edge,
+                         g_bytes_get_data(whole, NULL), out);
         g_bytes_unref(whole);
-        le = 1;
-    } else {
-        int32 sd = file_sd(f->d, pc->file);
-        int32 id = sd == FAIL ? FAIL : SDselect(sd, pc->sds_index);
-        if (id == FAIL || SDreaddata(id, st, NULL, ed, tmp) == FAIL) {
-            hpc_log("%s: SDS '%s': SDreaddata failed", f->d->files[pc->file].path, pc->name);
-            rc = HPC_E_IO;
-        }
-        f->d->files[pc->file].reads++;
-        if (id != FAIL)
-            SDendaccess(id);
-        g_mutex_unlock(&hdf_lock);
+    } else if (rc == HPC_OK) {
+        native_to_le(out, n, es);
     }
-    if (rc == HPC_OK) {
-        if (!le)
-            native_to_le(tmp, n, f->a->esize);
-        hpc_dhdf_scatter(f->rank, f->dims, f->a->esize, start, edge, tmp, f->dst, f->e0);
+    if (rc == HPC_OK && !direct)
+        hpc_boxes_scatter(f->rank, f->dims, es, start, edge, out, f->dst, f->e0);
+    if (!direct)
+        g_free(out);
+    return rc;
+}
+
+/* Bytes [off, off+n) of the view into dst.  Elements cut by either end are
+ * assembled whole in a bounce buffer (block sizes need not be multiples of
+ * the element size). */
+static int fill_range(fill_ctx *f, void *dst, uint64_t off, size_t n)
+{
+    uint32_t es = f->a->esize;
+    uint64_t e0 = off / es, e1 = (off + n + es - 1) / es;
+    int aligned = off % es == 0 && n % es == 0;
+    void *buf = aligned ? dst : g_malloc((size_t)(e1 - e0) * es);
+    if (f->zero)
+        memset(buf, 0, (size_t)(e1 - e0) * es);
+    f->dst = buf;
+    f->e0 = e0;
+    int rc = hpc_dhdf_map_range(f->rank, f->dims, f->boxes, f->npieces, e0, e1, fill_box, f);
+    if (!aligned) {
+        if (rc == HPC_OK)
+            memcpy(dst, (char *)buf + (off - e0 * es), n);
+        g_free(buf);
     }
-    g_free(tmp);
     return rc;
 }
 
@@ -1464,14 +1522,8 @@ static int fill_block(void *p, uint64_t block, void *buf, size_t *len)
     if (off >= f->nbytes)
         return HPC_E_CORRUPT;
     size_t n = (size_t)MIN((uint64_t)f->bs, f->nbytes - off);
-    uint32_t es = f->a->esize;
-    if (f->zero)
-        memset(buf, 0, n);
-    f->dst = buf;
-    f->e0 = off / es;
     *len = n;
-    return hpc_dhdf_map_range(f->rank, f->dims, f->boxes, f->npieces, off / es,
-                              (off + n) / es, fill_box, f);
+    return fill_range(f, buf, off, n);
 }
 
 static int dhdf_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
@@ -1506,9 +1558,7 @@ static int dhdf_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint6
         f.boxes = &whole;
         f.pieces = &a->pieces[pi - 1];
         f.npieces = 1;
-        f.nbytes = a->esize;
-        for (unsigned dd = 0; dd < a->rank; dd++)
-            f.nbytes *= whole.size[dd];
+        f.nbytes = a->esize * hpc_box_elements(a->rank, whole.size);
         space = a->piece_space[pi - 1];
     }
     if (off >= f.nbytes)
@@ -1516,7 +1566,13 @@ static int dhdf_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint6
     len = (size_t)MIN((uint64_t)len, f.nbytes - off);
     hpc_cache *cache = hpc_container_cache(c);
     f.bs = hpc_cache_block_size(cache);
-    rc = hpc_cache_read(cache, space, buf, len, off, fill_block, &f);
+    /* large reads (sequential readers, the kernel's read-ahead) go straight
+     * into the caller's buffer: the kernel's page cache keeps them, and a
+     * copy through the block cache would cost as much as the read */
+    if (len >= DIRECT_READ_MIN && len >= f.bs)
+        rc = fill_range(&f, buf, off, len);
+    else
+        rc = hpc_cache_read(cache, space, buf, len, off, fill_block, &f);
     if (rc == HPC_OK)
         *nread = len;
     return rc;
@@ -1601,6 +1657,7 @@ static int dhdf_info(hpc_container *c, GString *o)
 
 const hpc_format hpc_format_dhdf = {
     .name = "dhdf",
+    .sandbox_lib = "libhdf4",
     .probe = dhdf_probe,
     .open = dhdf_open,
     .close = dhdf_close,
