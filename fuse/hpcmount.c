@@ -593,6 +593,8 @@ static const struct fuse_opt hm_opt_spec[] = {
     FUSE_OPT_KEY("nocheck", KEY_HPC),
     FUSE_OPT_KEY("allowholes", KEY_HPC),
     FUSE_OPT_KEY("salvage", KEY_HPC),
+    FUSE_OPT_KEY("h5cache=", KEY_HPC),
+    FUSE_OPT_KEY("h5handles=", KEY_HPC),
     { "log=%s", offsetof(hm_args, log), 0 },
     { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
     { "zerocopy_min_kb=%u", offsetof(hm_args, zerocopy_min_kb), 0 },
@@ -641,6 +643,9 @@ static void usage(const char *prog)
            "    -o nocheck             serve data whose checksums fail\n"
            "    -o allowholes          serve holes of distributed arrays as zeros\n"
            "    -o salvage             serve files of writers killed before close\n"
+           "    -o h5cache=SIZE        HDF5: chunk caches of open datasets in all\n"
+           "                           (default 256M)\n"
+           "    -o h5handles=N         HDF5: datasets open at once (default 256)\n"
            "    -o log=FILE            append read errors to FILE\n"
            "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n"
            "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
