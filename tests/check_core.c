@@ -1,6 +1,7 @@
 /* check_core.c - unit tests of the block cache, the tree, rank names and
  * error messages. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
