@@ -56,7 +56,6 @@ typedef struct dhdf_piece {
     char *name;
     uint64_t rec_off;            /* its ChunkName in the MHF, for messages */
     int stream;                  /* compressed, not chunked: decoded whole */
-    int empty;                   /* no data written: served as its fill value */
     unsigned char fill[8];       /* one element of fill value, native order */
     uint64_t nbytes;
     GBytes *whole;               /* the decoded piece (stream pieces), or NULL */
@@ -852,8 +851,8 @@ static void default_fill(int32 nt, unsigned char *out)
     }
 }
 
-/* How piece p (SDS p->sds_index of file sd) is stored: whether it holds any
- * data, its fill value, and whether it is one compressed stream (a
+/* How piece p (SDS p->sds_index of file sd) is stored: its fill value
+ * (_FillValue, else HDF4's default), and whether it is one compressed stream (a
  * compressed SDS that is not chunked: every partial SDreaddata decodes it
  * from its start, so such pieces are decoded whole once and kept, see
  * piece_whole).  hdf_lock held. */
@@ -872,14 +871,12 @@ static void piece_storage(int32 sd, dhdf_piece *p, int32 nt, uint32_t esize, uns
     comp_info ci;
     HDF_CHUNK_DEF cd;
     int32 flags = 0;
-    intn empty = 0;
     unsigned char fv[16];
     if (SDgetcompinfo(id, &ct, &ci) == FAIL)
         ct = COMP_CODE_NONE;
     if (SDgetchunkinfo(id, &cd, &flags) == FAIL)
         flags = 0;
     p->stream = ct != COMP_CODE_NONE && !(flags & HDF_CHUNK);
-    p->empty = SDcheckempty(id, &empty) != FAIL && empty;
     if (SDgetfillvalue(id, fv) != FAIL)
         memcpy(p->fill, fv, esize);
     SDendaccess(id);
@@ -1375,15 +1372,16 @@ static void fill_pattern(void *buf, uint64_t n, const unsigned char *elem, uint3
 }
 
 /* SDreaddata of box (start, edge) of piece pc into buf (native order).
- * buf is filled with the piece's fill value first, so that an element the
- * library does not write is never left as it was.  hdf_lock held. */
+ * buf is set to the piece's fill value first, so that an element the
+ * library does not write (an SDS with no data written: hdp's "No data
+ * written") is never left as it was.  Where the library writes fill values
+ * itself, its own win (a chunked SDS keeps the fill value it had when it
+ * was made chunked).  hdf_lock held. */
 static int piece_read(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned rank,
                       const uint64_t *start, const uint64_t *edge, void *buf)
 {
     int32 st[HPC_DHDF_MAX_RANK], ed[HPC_DHDF_MAX_RANK];
     fill_pattern(buf, hpc_box_elements(rank, edge), pc->fill, esize);
-    if (pc->empty)
-        return HPC_OK;
     for (unsigned k = 0; k < rank; k++) {
         st[k] = (int32)start[k];
         ed[k] = (int32)edge[k];
