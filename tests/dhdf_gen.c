@@ -12,7 +12,9 @@
  * per HDF4 number type, big- and little-endian storage), and the broken
  * sets missing, foreign, fileid, overlap, holes, exceed, shape, noname,
  * notable (see the comments of each below); many (40 AHFs); big (64 MiB, for the
- * benchmark); plain (an HDF4 file that is no DHDF set).
+ * benchmark); plain (an HDF4 file that is no DHDF set); unwritten (a plain
+ * HDF4 file of SDSs with no or partial data: its .expect files are what
+ * SDreaddata returns for them, the library being the oracle there).
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -380,6 +382,76 @@ static void tile(array *a, const int *t, int nahf)
     a->chunk_table = 1;
 }
 
+/* DIR/main.hdf: SDSs never (or partly) written, with and without
+ * _FillValue, contiguous, compressed and chunked; then DIR/<name>.expect
+ * from SDreaddata of each, into a buffer set to 0xa5 first (bytes the
+ * library left alone would show). */
+static void write_unwritten(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.hdf", dir);
+    int32 sd = SDstart(path, DFACC_CREATE), d2[2] = { 4, 5 }, d1[1] = { 7 }, d6[2] = { 6, 6 };
+    if (sd == FAIL)
+        die("SDstart unwritten");
+    int32 id = SDcreate(sd, "nofill", DFNT_INT32, 2, d2);
+    SDendaccess(id);
+    float ff = -7.5f;
+    id = SDcreate(sd, "fill", DFNT_FLOAT32, 2, d2);
+    SDsetfillvalue(id, &ff);
+    SDendaccess(id);
+    int16 fs = 99, v[2] = { 5, 6 };
+    int32 st[2] = { 1, 1 }, ed[2] = { 1, 2 };
+    id = SDcreate(sd, "part", DFNT_INT16, 2, d2);
+    SDsetfillvalue(id, &fs);
+    if (SDwritedata(id, st, NULL, ed, v) == FAIL)
+        die("SDwritedata part");
+    SDendaccess(id);
+    comp_info ci;
+    ci.deflate.level = 6;
+    id = SDcreate(sd, "zip", DFNT_INT32, 1, d1);
+    SDsetcompress(id, COMP_CODE_DEFLATE, &ci);
+    SDendaccess(id);
+    HDF_CHUNK_DEF cd;
+    memset(&cd, 0, sizeof cd);
+    cd.chunk_lengths[0] = cd.chunk_lengths[1] = 2;
+    int32 fc = 5;
+    id = SDcreate(sd, "chunked", DFNT_INT32, 2, d6);
+    SDsetchunk(id, cd, HDF_CHUNK);
+    SDsetfillvalue(id, &fc);
+    SDendaccess(id);
+    id = SDcreate(sd, "bytes", DFNT_UINT8, 1, d1);
+    SDendaccess(id);
+    id = SDcreate(sd, "doubles", DFNT_FLOAT64, 1, d1);
+    SDendaccess(id);
+    SDend(sd);
+
+    sd = SDstart(path, DFACC_READ);
+    int32 nds, na;
+    if (sd == FAIL || SDfileinfo(sd, &nds, &na) == FAIL)
+        die("SDstart unwritten (read)");
+    for (int32 i = 0; i < nds; i++) {
+        char name[H4_MAX_NC_NAME + 1];
+        int32 rank, dims[H4_MAX_VAR_DIMS], nt, nat, start[H4_MAX_VAR_DIMS] = { 0 };
+        id = SDselect(sd, i);
+        SDgetinfo(id, name, &rank, dims, &nt, &nat);
+        int es = esize(nt);
+        size_t n = 1;
+        for (int32 d = 0; d < rank; d++)
+            n *= (size_t)dims[d];
+        unsigned char *buf = malloc(n * (size_t)es);
+        memset(buf, 0xa5, n * (size_t)es);
+        if (SDreaddata(id, start, NULL, dims, buf) == FAIL)
+            die("SDreaddata unwritten");
+        for (size_t k = 0; k < n; k++)
+            to_le(buf + k * (size_t)es, es);
+        snprintf(path, sizeof path, "%s/%s.expect", dir, name);
+        write_file(path, buf, n * (size_t)es);
+        free(buf);
+        SDendaccess(id);
+    }
+    SDend(sd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -459,6 +531,9 @@ int main(int argc, char **argv)
         array *a = &s.a[s.narrays++];
         *a = (array){ .name = "field", .nt = DFNT_FLOAT32, .rank = 2, .dims = { 4096, 4096 } };
         tile(a, (int[]){ 4, 4 }, s.nahf);
+    } else if (strcmp(c, "unwritten") == 0) {
+        write_unwritten(s.dir);
+        return 0;
     } else if (strcmp(c, "plain") == 0) {
         /* an HDF4 file without DHDF attributes: DIR/main.hdf with one SDS */
         char path[4096];

@@ -1,0 +1,70 @@
+#!/bin/sh
+# crashers.sh - files on which libhdf5 or libhdf4 crash or hang
+# (tests/data/crashers/README): hpcmount and hpcdump must refuse each with
+# one line naming the file (the member of a set when the library was
+# opening one), exit non-zero, within a few seconds, with nothing mounted.
+# The libraries run on these files only in the disposable child of the
+# trial open (src/hpc_sandbox.c).
+. "$(dirname "$0")/lib.sh"
+need_fuse
+
+CR="$DATA/crashers"
+# crashes inside the libraries are expected here: sanitizer builds report
+# them (in the trial's child) somewhere the final check does not look
+mkdir -p "$TMP/expected"
+export ASAN_OPTIONS="log_path=$TMP/expected/asan:${ASAN_OPTIONS#log_path=*:}"
+export UBSAN_OPTIONS="log_path=$TMP/expected/ubsan:print_stacktrace=1"
+
+# refused NAME PATTERN MAXSECONDS TOOL ARGS...: TOOL fails with exactly one
+# line on stderr matching PATTERN, within MAXSECONDS, nothing mounted
+refused() {
+    local name=$1 pat=$2 max=$3; shift 3
+    local t0 t1 rc lines
+    t0=$(date +%s.%N)
+    timeout 60 "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    t1=$(date +%s.%N)
+    lines=$(wc -l <"$TMP/err")
+    check "$name: exit status non-zero (got $rc), not killed by a signal" test "$rc" -ne 0 -a "$rc" -lt 124
+    expect_eq "$name: one line on stderr" 1 "$lines"
+    check "$name: the line says why ($(head -c 160 "$TMP/err"))" grep -qE "$pat" "$TMP/err"
+    check "$name: refused within $max s ($($PY -c "print('%.1f' % ($t1 - $t0))") s)" \
+        $PY -c "import sys; sys.exit(not ($t1 - $t0) < $max)"
+    check "$name: nothing mounted" sh -c "! grep -q ' $TMP/m ' /proc/self/mounts"
+}
+
+# the HDF5 file needs the HDF5 reader (configure --without-hdf5 leaves it out)
+H5=0
+"$HPCDUMP" --version | grep -q '^formats:.* hdf5' && H5=1
+
+mkdir -p "$TMP/m"
+for tool in hpcmount hpcdump; do
+    if [ $tool = hpcmount ]; then set -- "$HPCMOUNT" X "$TMP/m"; else set -- "$HPCDUMP" ls X; fi
+    [ $H5 = 1 ] && refused "$tool segv_userblock.h5" \
+        "segv_userblock\.h5: libhdf5 (crashed \(signal 11|ended the process).*not mounted" 20 \
+        $(echo "$@" | sed "s#X#$CR/segv_userblock.h5#")
+    refused "$tool dhdf_abort/mhf.hdf" "dhdf_abort/mhf\.hdf: " 20 \
+        $(echo "$@" | sed "s#X#$CR/dhdf_abort/mhf.hdf#")
+    # the hang: the default limit (5 s) ends it; the line names the member
+    refused "$tool dhdf_hang/main.hdf" \
+        "dhdf_hang/main\.hdf: libhdf4 took more than 5 s .*member .*dhdf_hang/ahf2\.hdf" 20 \
+        $(echo "$@" | sed "s#X#$CR/dhdf_hang/main.hdf#")
+done
+refused "hpcmount -o open_timeout=1 on the hang" "took more than 1 s" 8 \
+    "$HPCMOUNT" -o open_timeout=1 "$CR/dhdf_hang/main.hdf" "$TMP/m"
+refused "bad -o open_timeout" "open_timeout" 5 "$HPCDUMP" -o open_timeout=soon ls "$CR/dhdf_hang/main.hdf"
+
+# what the trial open saves hpcmount from: the same file without it kills
+# the process (SIGSEGV inside libhdf5; a sanitizer build's report exits 1)
+if [ $H5 = 1 ]; then
+    "$HPCDUMP" -o open_timeout=0 ls "$CR/segv_userblock.h5" >/dev/null 2>&1
+    rc=$?
+    check "without the trial open libhdf5 takes the process down (exit $rc)" \
+        test "$rc" -ge 128 -o -n "$(ls "$TMP"/expected/asan* 2>/dev/null)"
+fi
+
+# files that open fine still mount (the trial open lets them through)
+check "a good HDF4 set still mounts" mount_container "$DATA/dhdf/mhf.hdf" "$TMP/good"
+check "and reads" test "$(stat -c %s "$TMP/good/sds1")" = 400000
+
+finish
