@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "hpc_bytes.h"
 #include "hpc_cache.h"
 #include "hpc_container.h"
 #include "hpc_tree.h"
@@ -243,6 +244,36 @@ START_TEST(source_changes)
 }
 END_TEST
 
+/* Byte-order loads and checked arithmetic. */
+START_TEST(bytes_helpers)
+{
+    const unsigned char b[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    ck_assert_uint_eq(hpc_le16(b), 0x0201);
+    ck_assert_uint_eq(hpc_be16(b), 0x0102);
+    ck_assert_uint_eq(hpc_le32(b + 1), 0x05040302u);
+    ck_assert_uint_eq(hpc_be32(b), 0x01020304u);
+    ck_assert_uint_eq(hpc_le64(b), 0x0807060504030201ull);
+    ck_assert_uint_eq(hpc_be64(b), 0x0102030405060708ull);
+    ck_assert_uint_eq(hpc_load_uint(b, 4, TRUE), 0x01020304u);
+    ck_assert_uint_eq(hpc_load_uint(b, 3, TRUE), 0);
+    unsigned char o[8];
+    hpc_put_le64(o, 0x0807060504030201ull);
+    ck_assert(memcmp(o, b, 8) == 0);
+    uint64_t r = 7;
+    ck_assert(!hpc_add_u64(UINT64_MAX, 1, &r));
+    ck_assert_uint_eq(r, 7);
+    ck_assert(hpc_add_u64(UINT64_MAX - 1, 1, &r) && r == UINT64_MAX);
+    ck_assert(!hpc_mul_u64(1ull << 32, 1ull << 32, &r));
+    ck_assert(hpc_muladd_u64(1000, 8, 16, &r) && r == 8016);
+    ck_assert(!hpc_muladd_u64(1ull << 63, 1, 1ull << 63, &r));
+    size_t z;
+    ck_assert(!hpc_mul_size(SIZE_MAX / 2 + 1, 2, &z));
+    ck_assert(!hpc_i64_to_u64(-1, &r));
+    ck_assert(hpc_range_inside(10, 0, 10));
+    ck_assert(!hpc_range_inside(5, UINT64_MAX, 10));
+}
+END_TEST
+
 /* ---- rank names ------------------------------------------------------- */
 
 START_TEST(rankname_default_and_custom)
@@ -417,6 +448,7 @@ int main(void)
     tcase_add_test(tc, cache_concurrent);
     tcase_add_test(tc, cache_source_file);
     tcase_add_test(tc, source_changes);
+    tcase_add_test(tc, bytes_helpers);
     tcase_add_test(tc, rankname_default_and_custom);
     tcase_add_test(tc, rankname_rejects);
     tcase_add_test(tc, options_parse);
