@@ -208,6 +208,16 @@ static void die(int rank, const char *what, GError *e)
     fprintf(stderr, "hpcwrite: rank %d: %s%s%s\n", rank, what, e ? ": " : "", e ? e->message : "");
 }
 
+/* A command-line error, kept in why: once all ranks have checked their
+ * arguments, the lowest rank that found one prints it (one line per
+ * error, not one per rank). */
+static void arg_fail(GString *why, int rank, const char *what, GError *e)
+{
+    if (!why->len)
+        g_string_printf(why, "hpcwrite: rank %d: %s%s%s", rank, what, e ? ": " : "",
+                        e ? e->message : "");
+}
+
 /* Write the whole stream of this rank: plain mode. */
 static int write_stream(hpc_sion_file *sf, int posix_fd, int rank, uint64_t bytes,
                         uint64_t wsize, uint64_t chunk, int records, uint64_t abort_after,
@@ -456,6 +466,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(comm, &size);
 
     opts o = { .nfiles = 1, .fsblksize = -1, .ranks_per_file = 1, .cols = 256, .frames = 1 };
+    gboolean help = FALSE, version = FALSE;
+    GString *why = g_string_new(NULL);
     GOptionEntry entries[] = {
         { "format", 0, 0, G_OPTION_ARG_STRING, &o.format, "sion, gsd, dhdf, or posix (one file OUT.%06d per rank)", "F" },
         { "particles", 0, 0, G_OPTION_ARG_STRING, &o.particles, "gsd: particles per rank: one number or one per rank", "N[,...]" },
@@ -475,19 +487,40 @@ int main(int argc, char **argv)
         { "sync", 0, 0, G_OPTION_ARG_NONE, &o.sync, "fsync before closing", NULL },
         { "abort-at", 0, 0, G_OPTION_ARG_STRING, &o.abort_at, "MPI_Abort at open, close, or after SIZE bytes per rank (tests)", "WHEN" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no bandwidth report", NULL },
+        { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "this help", NULL },
+        { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "the version and the formats built in", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     GOptionContext *ctx = g_option_context_new("OUT - write a SION file set, a GSD trajectory or a distributed HDF set with MPI");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    /* --help by hand: GLib's would exit() without MPI_Finalize, on every rank */
+    g_option_context_set_help_enabled(ctx, FALSE);
+    g_option_context_set_description(ctx, "Exit status: 0 written, 1 an open, write or close failed, "
+                                           "2 bad command line (as hpcmount and hpcdump).");
     GError *e = NULL;
     uint64_t bytes = 0, chunk = 0, wsize = 1024 * 1024, abort_after = UINT64_MAX, particles = 0;
     int posix = 0;
     if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
-        die(rank, "bad arguments", e);
+        arg_fail(why, rank, "bad arguments", e);
         status = 2;
+    } else if (help || version) {
+        if (rank == 0 && help) {
+            char *h = g_option_context_get_help(ctx, TRUE, NULL);
+            fputs(h, stdout);
+            g_free(h);
+        } else if (rank == 0) {
+            printf("hpcwrite %s\nformats: sion gsd posix%s\n", PACKAGE_VERSION,
+#ifdef HAVE_HDF4
+                   " dhdf"
+#else
+                   " (not built: dhdf)"
+#endif
+                   );
+        }
+        goto out;
     } else if (argc != 2 || !o.format || (strcmp(o.format, "gsd") == 0 ? !o.particles : !o.bytes)) {
-        die(rank, "usage: hpcwrite --format sion|dhdf|posix --bytes-per-rank SIZE [options] OUT, "
-            "or hpcwrite --format gsd --particles N --frames F [options] OUT", NULL);
+        arg_fail(why, rank, "usage: hpcwrite --format sion|dhdf|posix --bytes-per-rank SIZE [options] OUT, "
+                 "or hpcwrite --format gsd --particles N --frames F [options] OUT", NULL);
         status = 2;
     } else if (strcmp(o.format, "sion") != 0 && strcmp(o.format, "posix") != 0 &&
                strcmp(o.format, "gsd") != 0
@@ -495,37 +528,40 @@ int main(int argc, char **argv)
                && strcmp(o.format, "dhdf") != 0
 #endif
                ) {
-        fprintf(stderr, "hpcwrite: rank %d: unknown --format '%s' (sion, gsd, posix%s)\n", rank,
-                o.format,
+        char *m = g_strdup_printf("unknown --format '%s' (sion, gsd, posix%s)", o.format,
 #ifdef HAVE_HDF4
-                ", dhdf"
+                                  ", dhdf"
 #else
-                ""
+                                  ""
 #endif
-                );
+                                  );
+        arg_fail(why, rank, m, NULL);
+        g_free(m);
         status = 2;
     } else if ((o.bytes && list_value("bytes-per-rank", o.bytes, rank, size, &bytes, &e) != 0) ||
                (o.particles && list_value("particles", o.particles, rank, size, &particles, &e) != 0) ||
                (o.chunk && list_value("chunk", o.chunk, rank, size, &chunk, &e) != 0) ||
                (o.wsize && list_value("write-size", o.wsize, rank, size, &wsize, &e) != 0)) {
-        die(rank, "bad arguments", e);
+        arg_fail(why, rank, "bad arguments", e);
         status = 2;
     } else if (wsize == 0 || (o.kv_keys > 0) != (o.kv_records > 0) || o.kv_keys < 0 ||
                o.kv_keys > 15 || o.kv_records < 0) {
-        die(rank, "--write-size must be > 0; --kv-keys 1..15 and --kv-records go together", NULL);
+        arg_fail(why, rank, "--write-size must be > 0; --kv-keys 1..15 and --kv-records go together", NULL);
         status = 2;
     } else if (o.abort_at && strcmp(o.abort_at, "open") != 0 && strcmp(o.abort_at, "close") != 0 &&
                parse_size(o.abort_at, &abort_after) != 0) {
-        die(rank, "--abort-at takes open, close or a size", NULL);
+        arg_fail(why, rank, "--abort-at takes open, close or a size", NULL);
         status = 2;
     }
     /* arguments may be bad on some ranks only (per-rank lists): stop all */
     int any = 0;
     MPI_Allreduce(&status, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any && !status) {
-        fprintf(stderr, "hpcwrite: rank %d: stopping: another rank rejected its arguments\n", rank);
+    int first = status ? rank : size, lowest = size;
+    MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm);
+    if (status && rank == lowest)
+        fprintf(stderr, "%s\n", why->str);
+    if (any && !status)
         status = any;
-    }
     if (status != 0)
         goto out;
     if (strcmp(o.format, "gsd") == 0) {
@@ -611,6 +647,7 @@ int main(int argc, char **argv)
                t3 > t0 ? (double)total / (t3 - t0) / 1048576.0 : 0.0);
 out:
     g_clear_error(&e);
+    g_string_free(why, TRUE);
     g_option_context_free(ctx);
     g_free(o.format);
     g_free(o.bytes);

@@ -51,3 +51,15 @@ fails() {
         "$(grep -c '^hpcwrite: rank [0-9]*: ' "$name.out")"
     check "$name: says why ($pat)" grep -q -- "$pat" "$name.out"
 }
+
+# fails_once NAME NP PATTERN ARGS...: a bad command line: hpcwrite exits 2
+# (not by timeout) and one rank, not every one, printed the error
+fails_once() {
+    local name=$1 np=$2 pat=$3; shift 3
+    mpi "$np" "$@" > "$name.out" 2>&1
+    local rc=$?
+    check "$name: exits 2, no hang (rc $rc)" test "$rc" -eq 2
+    expect_eq "$name: one error line for the $np ranks" 1 \
+        "$(grep -c '^hpcwrite: rank [0-9]*: ' "$name.out")"
+    check "$name: says why ($pat)" grep -q -- "$pat" "$name.out"
+}

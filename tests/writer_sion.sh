@@ -57,13 +57,13 @@ roundtrip records5 5 7777 --chunk 2500 --write-size 1000 --records --fsblksize 5
 roundtrip nochunk6 6 5000,0,5000,0,5000,5000 --chunk 4096,0,4096,0,4096,4096
 roundtrip fsdefault7 7 3000 --nfiles 7
 
-# ---- 3. errors: on every rank, no hang --------------------------------------
+# ---- 3. errors: on every rank (a bad command line: once), no hang ---------
 fails too_many_files 4 "need 1 to 4 files" --format sion --bytes-per-rank 10 --nfiles 5 e1.sion
-fails short_list 3 "has 2 values for 3 ranks" --format sion --bytes-per-rank 1,2 e2.sion
-fails bad_value_one_rank 4 "'x' is not a size" --format sion --bytes-per-rank 1,2,x,4 e3.sion
+fails_once short_list 3 "has 2 values for 3 ranks" --format sion --bytes-per-rank 1,2 e2.sion
+fails_once bad_value_one_rank 4 "'x' is not a size" --format sion --bytes-per-rank 1,2,x,4 e3.sion
 fails no_directory 3 "cannot create" --format sion --bytes-per-rank 10 --fsblksize 4096 "$TMP/nodir/e4.sion"
 fails no_directory_fs 2 "file system block size" --format sion --bytes-per-rank 10 "$TMP/nodir/e4.sion"
-fails unknown_format 2 "unknown --format" --format tar --bytes-per-rank 10 e5.sion
+fails_once unknown_format 2 "unknown --format" --format tar --bytes-per-rank 10 e5.sion
 # parameters that must agree but differ between ranks (MPMD: other arguments)
 timeout 120 mpirun --oversubscribe -np 1 "$HPCWRITE" --format sion --bytes-per-rank 10 \
     --fsblksize 512 e7.sion : -np 2 "$HPCWRITE" --format sion --bytes-per-rank 10 \
