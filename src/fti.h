@@ -26,6 +26,7 @@
 #define FTI_WALK_MAX 200000       /* directory entries looked at */
 #define FTI_PROBE_MAX 4000
 #define FTI_RS_SLICE (1u << 20)
+#define FTI_RS_BLOCK (512u << 10)  /* cache block size when a rank is rebuilt */
 /* Below this many variable bytes, every MD5 is checked at mount so that
  * .info can list damaged variables before anything is read. */
 #define FTI_VERIFY_AT_OPEN (64ull << 20)

@@ -15,25 +15,42 @@ static int piece_read(const fti_rsjob *job, const fti_piece *p, uint8_t *buf, ui
 {
     if (p->parity)
         return hpc_source_pread(p->src, buf, (size_t)(b - a), a);
-    memset(buf, 0, (size_t)(b - a));
-    if (a < p->fs) {
-        int rc = hpc_source_pread(p->src, buf, (size_t)(MIN(b, p->fs) - a), a);
+    uint64_t have = a < p->fs ? MIN(b, p->fs) - a : 0;
+    if (have) {
+        int rc = hpc_source_pread(p->src, buf, (size_t)have, a);
         if (rc != HPC_OK)
             return rc;
     }
+    memset(buf + have, 0, (size_t)(b - a - have));
     uint64_t tail = job->max_fs - 8;
     for (uint64_t x = MAX(a, tail); x < b; x++)
         buf[x - a] = (uint8_t)(p->fs >> (8 * (x - tail)));
     return HPC_OK;
 }
 
+/* Per-thread scratch of rs_decode: the accumulator and one piece's bytes,
+ * both 64-byte aligned (gf-complete wants them aligned alike), kept for
+ * the thread's life instead of fresh pages on every call. */
+#define RS_SCRATCH (FTI_RS_SLICE + 64)
+static GPrivate rs_scratch = G_PRIVATE_INIT(g_free);
+
+static uint8_t *scratch(void)
+{
+    uint8_t *p = g_private_get(&rs_scratch);
+    if (!p) {
+        p = g_malloc(2 * RS_SCRATCH + 64);
+        g_private_set(&rs_scratch, p);
+    }
+    return (uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+}
+
 /* Rebuild bytes [off, off+len) of the lost file (off+len <= maxFs). */
 int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off)
 {
-    uint8_t *o = out;
+    uint8_t *o = out, *mem = scratch();
     size_t slice = (size_t)MIN((uint64_t)FTI_RS_SLICE, (uint64_t)len + 2) & ~(size_t)1;
-    uint16_t *acc = g_malloc(slice + 2);
-    uint8_t *tmp = g_malloc(slice + 2);
+    uint16_t *acc = (uint16_t *)(void *)mem;
+    uint8_t *tmp = mem + RS_SCRATCH;
     int rc = HPC_OK;
     while (len > 0 && rc == HPC_OK) {
         uint64_t a = off & ~(uint64_t)1;
@@ -62,8 +79,6 @@ int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off)
         off += take;
         len -= take;
     }
-    g_free(acc);
-    g_free(tmp);
     return rc;
 }
 
