@@ -1,7 +1,7 @@
 # tests/writer_lib.sh - helpers of the writer tests (sourced after lib.sh).
 HPCWRITE="$top_builddir/mpi/hpcwrite"
 META="$top_srcdir/tests/writer_meta.py"
-WDATA="$DATA/writer"
+WDATA="$DATA"    # the SIONlib fixtures the writer must reproduce, byte for byte
 [ -x "$HPCWRITE" ] || { echo "SKIP: hpcwrite not built (no MPI)"; exit 77; }
 command -v mpirun >/dev/null || { echo "SKIP: mpirun missing"; exit 77; }
 # OpenMPI refuses root and more ranks than cores unless told

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/fuzz/run.sh NAME [SECONDS] - build tests/fuzz/fuzz_NAME.c with clang's
 # libFuzzer, ASan and UBSan against the core library and every reader, then
-# fuzz it for SECONDS (default 30) from the seed corpus tests/fuzz/corpus/NAME.
+# fuzz it for SECONDS (default 30) from the seed corpus tests/fuzz/corpus/NAME
+# and the fixtures tests/fuzz/seeds.txt names.
 # Leaks inside third-party libraries are suppressed by tests/lsan.supp; any
 # other leak, crash or undefined behaviour fails the run.
 # Exit 0 when no crash was found, 77 when clang/libFuzzer is missing.
@@ -42,7 +43,13 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=unde
     fi
     cat "$out/build.log"; exit 1
 fi
-cp "$top/tests/fuzz/corpus/$name"/* "$out/corpus/" 2>/dev/null || true
+find "$top/tests/fuzz/corpus/$name" -type f ! -name README -exec cp {} "$out/corpus/" \; 2>/dev/null || true
+# fixtures of tests/data that seed this harness too (tests/fuzz/seeds.txt)
+globs=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$here/seeds.txt")
+for g in $globs; do
+    # shellcheck disable=SC2086
+    for f in "$top"/tests/data/$g; do [ -f "$f" ] && cp "$f" "$out/corpus/"; done
+done
 status=0
 LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
 "$out/fuzz_$name" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
