@@ -1,0 +1,132 @@
+#!/bin/bash
+# bench/hdf5_scale.sh [BUILDDIR] - HDF5 at scale, one run side by side:
+#
+#   (a) NDSETS (100000) small datasets in NGROUPS (100) groups (h5py, half of
+#       them chunked, one attribute each): time of hpcmount (returns once
+#       mounted; with the default trial open and with -o open_timeout=0),
+#       `find` over the fresh mount vs `h5ls -r` of the file, the daemon's
+#       RSS after the find and after reading NREAD (10000) datasets;
+#   (b) a GZ_MB (1024) MiB float64 dataset, chunks of 64 x 1024, shuffle +
+#       gzip 1, read sequentially (dd bs=1M) through a fresh mount vs one
+#       H5Dread of the whole dataset into memory (bench/hdf5_h5dread.c);
+#   (c) 4 datasets of GZ4_MB (256) MiB each like (b), read by 4 concurrent
+#       dd through one fresh mount vs 4 concurrent h5py processes reading
+#       one dataset each (ds[()]).
+# Files are written once into WORK (/var/tmp/hpcbench-h5scale) and are warm
+# in the page cache; best of RUNS (3) for each figure, sides alternating.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
+build=${1:-$top}
+HPCMOUNT=$build/fuse/hpcmount
+NDSETS=${NDSETS:-100000}; NGROUPS=${NGROUPS:-100}; NREAD=${NREAD:-10000}
+GZ_MB=${GZ_MB:-1024}; GZ4_MB=${GZ4_MB:-256}; RUNS=${RUNS:-3}
+WORK=${WORK:-/var/tmp/hpcbench-h5scale}
+PY=/usr/bin/python3
+M=$WORK/mnt
+mkdir -p "$M"
+cleanup() { fusermount3 -u "$M" 2>/dev/null || true; }
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+secs() { echo "$2 - $1" | bc -l; }
+best() { sort -g | head -1; }
+daemon_pid() { pgrep -n -f "hpcmount.* $1 $M\$"; }
+rss_mib() { awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$1/status"; }
+
+many=$WORK/many-$NDSETS.h5
+if [ ! -s "$many" ]; then
+    echo "# generating $many"
+    $PY - "$many" "$NDSETS" "$NGROUPS" <<'PY'
+import sys, h5py, numpy as np
+path, n, ng = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = np.arange(10, dtype="<f4")
+with h5py.File(path + ".tmp", "w") as f:
+    for g in range(ng):
+        grp = f.create_group("g%03d" % g)
+        for i in range(n // ng):
+            d = grp.create_dataset("d%06d" % i, data=data, chunks=(5,) if i % 2 else None)
+            d.attrs["k"] = i
+import os; os.rename(path + ".tmp", path)
+PY
+fi
+gz=$WORK/gz-$GZ_MB-$GZ4_MB.h5
+if [ ! -s "$gz" ]; then
+    echo "# generating $gz"
+    $PY - "$gz" "$GZ_MB" "$GZ4_MB" <<'PY'
+import sys, h5py, numpy as np
+path, mb, mb4 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+cols, slab = 1024, 8192
+rng = np.random.default_rng(1)
+x = np.arange(cols) / cols
+def fill(ds, rows):
+    for r in range(0, rows, slab):
+        n = min(slab, rows - r)
+        t = (np.arange(r, r + n) / rows)[:, None]
+        # a smooth field plus noise on a 1/1024 grid: compressible like real data
+        ds[r:r + n] = np.round((np.sin(6.3 * x + 3 * t) * 40 + rng.normal(0, 0.5, (n, cols))) * 1024) / 1024
+with h5py.File(path + ".tmp", "w") as f:
+    for name, size in [("gz", mb)] + [("r%d" % i, mb4) for i in range(4)]:
+        rows = size * 1024 * 1024 // 8 // cols
+        fill(f.create_dataset(name, (rows, cols), "<f8", chunks=(64, cols), compression="gzip",
+                              compression_opts=1, shuffle=True), rows)
+import os; os.rename(path + ".tmp", path)
+PY
+fi
+cc -O2 $(pkg-config --cflags hdf5) "$here/hdf5_h5dread.c" -o "$WORK/h5dread" $(pkg-config --libs hdf5)
+cat "$many" "$gz" > /dev/null
+
+# ---- (a) the tree ----------------------------------------------------------
+: > "$WORK/a.mount"; : > "$WORK/a.mount0"; : > "$WORK/a.find"; : > "$WORK/a.h5ls"
+: > "$WORK/a.rss"; : > "$WORK/a.rss2"
+for i in $(seq "$RUNS"); do
+    t0=$(now); "$HPCMOUNT" "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount"
+    fusermount3 -u "$M"
+    t0=$(now); "$HPCMOUNT" -o open_timeout=0 "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount0"
+    pid=$(daemon_pid "$many")
+    t0=$(now); find "$M" > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.find"
+    rss_mib "$pid" >> "$WORK/a.rss"
+    find "$M" -type f | head -n "$NREAD" | xargs cat > /dev/null
+    rss_mib "$pid" >> "$WORK/a.rss2"
+    fusermount3 -u "$M"
+    t0=$(now); h5ls -r "$many" > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.h5ls"
+done
+
+# ---- (b) one reader ----------------------------------------------------------
+: > "$WORK/b.mount"; : > "$WORK/b.ref"
+for i in $(seq "$RUNS"); do
+    "$HPCMOUNT" "$gz" "$M"
+    t0=$(now); dd if="$M/gz" of=/dev/null bs=1M 2>/dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/b.mount"
+    fusermount3 -u "$M"
+    t0=$(now); "$WORK/h5dread" "$gz" /gz > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/b.ref"
+done
+
+# ---- (c) four readers ------------------------------------------------------------
+: > "$WORK/c.mount"; : > "$WORK/c.ref"
+for i in $(seq "$RUNS"); do
+    "$HPCMOUNT" "$gz" "$M"
+    t0=$(now)
+    for k in 0 1 2 3; do dd if="$M/r$k" of=/dev/null bs=1M 2>/dev/null & done
+    wait; t1=$(now); secs "$t0" "$t1" >> "$WORK/c.mount"
+    fusermount3 -u "$M"
+    t0=$(now)
+    for k in 0 1 2 3; do $PY -c "import sys, h5py; h5py.File(sys.argv[1])[sys.argv[2]][()]" "$gz" "r$k" & done
+    wait; t1=$(now); secs "$t0" "$t1" >> "$WORK/c.ref"
+done
+
+v() { best < "$WORK/$1"; }
+ratio() { echo "$1 / $2" | bc -l; }
+printf "%-66s %10s\n" "HDF5 at scale, best of $RUNS" "result"
+printf "%-66s %10.2f\n" "(a) hpcmount of $NDSETS datasets in $NGROUPS groups, s (default trial open)" "$(v a.mount)"
+printf "%-66s %10.2f\n" "(a) hpcmount, -o open_timeout=0 (no trial open), s" "$(v a.mount0)"
+printf "%-66s %10.2f\n" "(a) find over the fresh mount, s" "$(v a.find)"
+printf "%-66s %10.2f\n" "(a) h5ls -r of the file, s" "$(v a.h5ls)"
+printf "%-66s %10.2f\n" "(a) ratio find / h5ls -r (goal <= 0.5)" "$(ratio "$(v a.find)" "$(v a.h5ls)")"
+printf "%-66s %10s\n" "(a) daemon RSS after the find, MiB (largest of runs)" "$(sort -g "$WORK/a.rss" | tail -1)"
+printf "%-66s %10s\n" "(a) daemon RSS after reading $NREAD datasets, MiB (largest)" "$(sort -g "$WORK/a.rss2" | tail -1)"
+printf "%-66s %10.2f\n" "(b) $GZ_MB MiB gzip+shuffle: hpcmount, dd bs=1M, s" "$(v b.mount)"
+printf "%-66s %10.2f\n" "(b) one H5Dread of the whole dataset, s" "$(v b.ref)"
+printf "%-66s %10.2f\n" "(b) ratio H5Dread / hpcmount (goal >= 1.8)" "$(ratio "$(v b.ref)" "$(v b.mount)")"
+printf "%-66s %10.2f\n" "(c) 4 x $GZ4_MB MiB: 4 dd through one mount, s" "$(v c.mount)"
+printf "%-66s %10.2f\n" "(c) 4 h5py processes, ds[()] each, s" "$(v c.ref)"
+printf "%-66s %10.2f\n" "(c) ratio h5py / hpcmount (goal >= 1.3)" "$(ratio "$(v c.ref)" "$(v c.mount)")"
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
