@@ -177,7 +177,7 @@ static char *culprit(const hpc_container *c, const trial_page *page)
 {
     if (!page->member[0] || strcmp(page->member, c->path) == 0)
         return g_strdup("");
-    return g_strdup_printf(" (while opening its member %s)", page->member);
+    return g_strdup_printf(", at its member %s", page->member);
 }
 
 static int refuse(hpc_container *c, const trial_page *page, int ended, int status,
@@ -188,7 +188,7 @@ static int refuse(hpc_container *c, const trial_page *page, int ended, int statu
     int rc;
     if (!ended)
         rc = hpc_fail(err, HPC_E_CORRUPT, c->path, NULL, 0,
-                      "%s took more than %g s to open it%s (damaged file?); not mounted "
+                      "%s took more than %g s to open it%s; damaged file? not mounted "
                       "(-o open_timeout=SECONDS allows more)", lib, secs, who);
     else if (WIFSIGNALED(status))
         rc = hpc_fail(err, HPC_E_CORRUPT, c->path, NULL, 0,

@@ -26,9 +26,9 @@
 /** Seconds the trial open (open and bounded walk) may take by default. */
 #define HPC_SANDBOX_TIMEOUT 5.0
 /** The walk accepts the file after this many nodes without error... */
-#define HPC_SANDBOX_WALK_NODES 2000
+#define HPC_SANDBOX_WALK_NODES 1000
 /** ...or after this many seconds of walking without error. */
-#define HPC_SANDBOX_WALK_SECONDS 0.5
+#define HPC_SANDBOX_WALK_SECONDS 0.15
 
 /**
  * Trial-open container c (source, options and format set, not opened) in
