@@ -9,7 +9,7 @@ pkgs="autoconf automake libtool pkg-config make gcc libfuse3-dev fuse3 libglib2.
 pkgs="$pkgs libgf-complete-dev libssl-dev"
 # HDF5 reader tests: memcheck run, filter plugins users meet
 pkgs="$pkgs valgrind hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf"
-[ "${1:-}" = --bench ] && pkgs="$pkgs fio squashfuse squashfs-tools"
+[ "${1:-}" = --bench ] && pkgs="$pkgs fio squashfuse squashfs-tools python3-mpi4py"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
