@@ -20,6 +20,8 @@ typedef struct fti_checker {
     unsigned nthreads;
     GMutex mu;
     GCond done;               /* a variable's check finished */
+    gint stop;                /* closing: running checks give up */
+    gint last;                /* index of the variable a read checked last */
 } fti_checker;
 
 /* Whether a source the variable's bytes come from changed since mount. */
@@ -46,6 +48,8 @@ static int chunk_md5(hpc_container *c, const fti_rank *rk, const fti_chunk *ch, 
          * cache anyway; rebuilt ranks: decoded once into the cache */
         rc = rk->src ? hpc_source_pread(rk->src, buf, n, ch->fptr + done)
                      : fti_rank_read(c, rk, buf, n, ch->fptr + done);
+        if (rc == HPC_OK && g_atomic_int_get(&((fti *)c->priv)->checker->stop))
+            rc = HPC_E_IO;     /* closing: no verdict */
         if (rc == HPC_OK && EVP_DigestUpdate(h, buf, n) != 1)
             rc = HPC_E_NOMEM;
         done += n;
@@ -121,6 +125,7 @@ int fti_check_start(hpc_container *c)
     fti_checker *k = g_new0(fti_checker, 1);
     k->c = c;
     k->nthreads = CLAMP(g_get_num_processors(), 1, 8);
+    k->last = -2;
     g_mutex_init(&k->mu);
     g_cond_init(&k->done);
     k->pool = g_thread_pool_new(worker, k, (gint)k->nthreads, FALSE, NULL);
@@ -137,6 +142,7 @@ void fti_check_stop(fti *f)
     fti_checker *k = f->checker;
     if (!k)
         return;
+    g_atomic_int_set(&k->stop, 1);
     g_thread_pool_free(k->pool, TRUE, TRUE);   /* queued checks dropped */
     g_mutex_clear(&k->mu);
     g_cond_clear(&k->done);
@@ -167,9 +173,13 @@ int fti_var_verify(hpc_container *c, fti_var *v)
         g_atomic_int_set(&v->state, st = FTI_V_UNKNOWN);    /* source changed: recheck */
     if (st != FTI_V_UNKNOWN)
         return st;
-    /* the next variables, for a reader going through them in order */
+    /* a reader going through a rank's variables in order (this one follows
+     * the last one checked for a read): check the next ones meanwhile */
     guint i = (guint)(v - (fti_var *)(void *)f->vars->data);
-    for (guint j = i + 1; j < f->vars->len && j <= i + k->nthreads; j++)
+    int in_order = g_atomic_int_get(&k->last) + 1 == (gint)i;
+    g_atomic_int_set(&k->last, (gint)i);
+    for (guint j = i + 1; in_order && j < f->vars->len && j <= i + k->nthreads &&
+                          g_array_index(f->vars, fti_var, j).rank == v->rank; j++)
         submit(k, &g_array_index(f->vars, fti_var, j));
     for (int tries = 0; tries < 2; tries++) {
         if (g_atomic_int_compare_and_exchange(&v->busy, 0, 1)) {
