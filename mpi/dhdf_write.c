@@ -19,8 +19,10 @@
 
 #include <mfhdf.h>
 
-#define STRW 255                /* string field width the convention asks for */
-#define MAXRANK 32
+#include "dhdf_layout.h"
+
+#define STRW DHDF_STR_WIDTH     /* string field width the convention asks for */
+#define MAXRANK DHDF_MAX_RANK
 #define NAMEMAX 64              /* HDF4's VSNAMELENMAX: N is a vdata name too */
 
 typedef struct dhdf_piece {     /* one chunk table record, as gathered */
@@ -79,8 +81,8 @@ static int valid_nt(int32_t nt)
 /* File attributes of every file of the set. */
 static int set_attrs(int32 sd, const char *setid, int32 fileid)
 {
-    if (SDsetattr(sd, "DHDF_SetId", DFNT_CHAR8, (int32)strlen(setid), setid) == FAIL ||
-        SDsetattr(sd, "DHDF_FileId", DFNT_INT32, 1, &fileid) == FAIL)
+    if (SDsetattr(sd, DHDF_ATTR_SETID, DFNT_CHAR8, (int32)strlen(setid), setid) == FAIL ||
+        SDsetattr(sd, DHDF_ATTR_FILEID, DFNT_INT32, 1, &fileid) == FAIL)
         return -1;
     return 0;
 }
@@ -99,12 +101,12 @@ static int write_file_info(const char *path, int n, const int32_t *ids, char **n
     if (Vstart(f) == FAIL)
         goto out;
     vs = VSattach(f, -1, "w");
-    if (vs == FAIL || VSsetname(vs, "File_Info") == FAIL ||
-        VSsetclass(vs, "DHDF_FileInfo") == FAIL ||
-        VSfdefine(vs, "DHDF_FileId", DFNT_INT32, 1) == FAIL ||
-        VSfdefine(vs, "FileName", DFNT_CHAR8, STRW) == FAIL ||
-        VSfdefine(vs, "HostName", DFNT_CHAR8, STRW) == FAIL ||
-        VSsetfields(vs, "DHDF_FileId,FileName,HostName") == FAIL)
+    if (vs == FAIL || VSsetname(vs, DHDF_VD_FILEINFO) == FAIL ||
+        VSsetclass(vs, DHDF_CLASS_FILEINFO) == FAIL ||
+        VSfdefine(vs, DHDF_FIELD_FILEID, DFNT_INT32, 1) == FAIL ||
+        VSfdefine(vs, DHDF_FIELD_FILENAME, DFNT_CHAR8, STRW) == FAIL ||
+        VSfdefine(vs, DHDF_FIELD_HOSTNAME, DFNT_CHAR8, STRW) == FAIL ||
+        VSsetfields(vs, DHDF_FIELD_FILEID "," DHDF_FIELD_FILENAME "," DHDF_FIELD_HOSTNAME) == FAIL)
         goto out;
     for (int i = 0; i < n; i++) {
         unsigned char *r = buf + rl * (size_t)i;
@@ -396,12 +398,13 @@ static int write_mhf(hpc_dhdf_file *f, GError **err)
             memcpy(r + 4 + STRW + 4 * MAXRANK, a->pieces[p].origin, 4 * MAXRANK);
         }
         if (vs == FAIL || VSsetname(vs, a->d.name) == FAIL ||
-            VSsetclass(vs, "Distributed_SDS_Chunk_Table") == FAIL ||
-            VSfdefine(vs, "DHDF_FileId", DFNT_INT32, 1) == FAIL ||
-            VSfdefine(vs, "ChunkName", DFNT_CHAR8, STRW) == FAIL ||
-            VSfdefine(vs, "DimSizes", DFNT_INT32, MAXRANK) == FAIL ||
-            VSfdefine(vs, "Origins", DFNT_INT32, MAXRANK) == FAIL ||
-            VSsetfields(vs, "DHDF_FileId,ChunkName,DimSizes,Origins") == FAIL ||
+            VSsetclass(vs, DHDF_CLASS_CHUNKS) == FAIL ||
+            VSfdefine(vs, DHDF_FIELD_FILEID, DFNT_INT32, 1) == FAIL ||
+            VSfdefine(vs, DHDF_FIELD_CHUNKNAME, DFNT_CHAR8, STRW) == FAIL ||
+            VSfdefine(vs, DHDF_FIELD_DIMSIZES, DFNT_INT32, MAXRANK) == FAIL ||
+            VSfdefine(vs, DHDF_FIELD_ORIGINS, DFNT_INT32, MAXRANK) == FAIL ||
+            VSsetfields(vs, DHDF_FIELD_FILEID "," DHDF_FIELD_CHUNKNAME "," DHDF_FIELD_DIMSIZES
+                                "," DHDF_FIELD_ORIGINS) == FAIL ||
             (a->npieces > 0 && VSwrite(vs, buf, a->npieces, FULL_INTERLACE) != a->npieces))
             rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write the chunk table of %s", f->mhf,
                       a->d.name);
