@@ -1912,6 +1912,16 @@ static void dtype_of(uint8_t type, char *dtype, size_t len)
                type_dtype[type]);
 }
 
+/* user.shape as gsd.fl.read_chunk shapes the chunk: (N,) when M is 1, else
+ * (N, M); a series prepends the frame count. */
+static void shape_of(char *buf, size_t size, const char *prefix, uint64_t N, uint32_t M)
+{
+    if (M == 1)
+        g_snprintf(buf, size, "%s%" PRIu64, prefix, N);
+    else
+        g_snprintf(buf, size, "%s%" PRIu64 ",%" PRIu32, prefix, N, M);
+}
+
 static int series_xattrs(hpc_container *c, const gsd_state *s, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
 {
     const gsd_series *x;
@@ -1927,7 +1937,9 @@ static int series_xattrs(hpc_container *c, const gsd_state *s, hpc_ino ino, hpc_
         g_snprintf(shape, sizeof shape, "%" PRIu64, x->count);
         g_strlcpy(dtype, "<u8", sizeof dtype);
     } else {
-        g_snprintf(shape, sizeof shape, "%" PRIu64 ",%" PRIu64 ",%" PRIu32, x->count, x->N, x->M);
+        char frames_dim[24];
+        g_snprintf(frames_dim, sizeof frames_dim, "%" PRIu64 ",", x->count);
+        shape_of(shape, sizeof shape, frames_dim, x->N, x->M);
         dtype_of(x->type, dtype, sizeof dtype);
     }
     if (fn(ctx, "user.shape", shape, strlen(shape)) == 0)
@@ -1950,7 +1962,7 @@ static int gsd_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
     } else if ((rc = decode_ino(s, ino, &f, &n)) == HPC_OK && is_file_node(s, n) &&
                (rc = node_present(c, s, f, n, &e, &lent)) == HPC_OK && !lent) {
         char shape[48], dtype[8];
-        g_snprintf(shape, sizeof shape, "%" PRIu64 ",%" PRIu32, e.N, e.M);
+        shape_of(shape, sizeof shape, "", e.N, e.M);
         dtype_of(e.type, dtype, sizeof dtype);
         if (fn(ctx, "user.shape", shape, strlen(shape)) == 0)
             fn(ctx, "user.dtype", dtype, strlen(dtype));

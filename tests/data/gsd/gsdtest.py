@@ -47,11 +47,12 @@ def manifest(path):
         if not on or len(w) != 10 or not w[0].isdigit():
             continue
         _, frame, name, _, typ, n, m, _, nbytes, sha = w
-        print("frames/%06d/%s %s %s,%s %s %s" % (int(frame), name, sha, n, m, dtype_of(typ), nbytes))
+        shape = n if m == "1" else "%s,%s" % (n, m)     # as gsd.fl shapes the chunk
+        print("frames/%06d/%s %s %s %s %s" % (int(frame), name, sha, shape, dtype_of(typ), nbytes))
 
 
 def manifest_shapes(path):
-    """(frame, name) -> (N, M) of FILE's chunks in MANIFEST.txt."""
+    """(frame, name) -> shape (gsd.fl's: (N,) when M is 1) of FILE's chunks in MANIFEST.txt."""
     want = os.path.basename(path)
     out = {}
     on = False
@@ -61,7 +62,8 @@ def manifest_shapes(path):
             continue
         w = line.split("\t")
         if on and len(w) == 10 and w[0].isdigit():
-            out[(int(w[1]), w[2])] = (int(w[5]), int(w[6]))
+            n, m = int(w[5]), int(w[6])
+            out[(int(w[1]), w[2])] = (n,) if m == 1 else (n, m)   # as gsd.fl shapes it
     return out
 
 
@@ -87,15 +89,13 @@ def verify(root, path, step=1, xattrs=True):
             data = f.read_chunk(frame, n)
             p = os.path.join(fdir, n)
             got = open(p, "rb").read()
-            rows = data.shape[0]
-            cols = data.shape[1] if data.ndim > 1 else 1
             if xattrs:
                 shape = os.getxattr(p, "user.shape").decode()
                 dtype = os.getxattr(p, "user.dtype").decode()
             else:   # an extracted tree has no xattrs
-                shape, dtype = "%d,%d" % (rows, cols), data.dtype.str
+                shape, dtype = ",".join(str(x) for x in data.shape), data.dtype.str
             ok = got == data.tobytes() and dtype == data.dtype.str
-            ok = ok and shape == "%d,%d" % (rows, cols)
+            ok = ok and shape == ",".join(str(x) for x in data.shape)   # gsd.fl's shape
             arr = numpy.fromfile(p, dtype=dtype).reshape([int(x) for x in shape.split(",")])
             ok = ok and numpy.array_equal(arr.reshape(data.shape), data)
             if not ok:
@@ -224,9 +224,7 @@ def series(root, path, xattrs=True):
                 bad += 1
             continue
         want = numpy.stack(chunks)
-        rows = chunks[0].shape[0]
-        cols = chunks[0].shape[1] if chunks[0].ndim > 1 else 1
-        shape, dtype = "%d,%d,%d" % (len(frames), rows, cols), chunks[0].dtype.str
+        shape, dtype = ",".join(str(x) for x in want.shape), chunks[0].dtype.str
         fshape, fdtype = str(len(frames)), "<u8"
         if xattrs and os.path.isfile(p):
             shape, dtype = os.getxattr(p, "user.shape").decode(), os.getxattr(p, "user.dtype").decode()
@@ -235,7 +233,7 @@ def series(root, path, xattrs=True):
         try:
             got = numpy.fromfile(p, dtype=dtype).reshape([int(x) for x in shape.split(",")])
             fr = numpy.fromfile(p + ".frames", dtype=fdtype).reshape(int(fshape))
-            ok = (got.shape == (len(frames), rows, cols) and got.dtype == want.dtype and
+            ok = (got.shape == want.shape and got.dtype == want.dtype and
                   numpy.array_equal(got.reshape(want.shape), want, equal_nan=want.dtype.kind == "f")
                   and open(p, "rb").read() == want.tobytes() and list(fr) == frames)
         except (OSError, ValueError) as e:
