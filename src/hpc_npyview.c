@@ -160,9 +160,12 @@ int hpc_npyview_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_s
         if (rc == HPC_OK && view_stat(c, st))
             return HPC_OK;
     }
+    /* An array's raw name is not listed but still resolves, to the same
+     * .npy bytes: symlinks that readers write to raw names (GSD frames
+     * lending frame 0's chunks, HDF5 soft links) keep working. */
     int rc = hpc_raw_lookup(c, parent, name, st);
-    if (rc == HPC_OK && view_stat(c, st))
-        return HPC_E_NOENT;      /* an array answers to NAME.npy only */
+    if (rc == HPC_OK)
+        view_stat(c, st);
     return rc;
 }
 

@@ -3,7 +3,7 @@
  * With opts.npy, every regular file that holds an array (it has user.dtype
  * and user.shape, and its size is what they say) is shown as NAME.npy: the
  * NPY header numpy writes (hpc_npy.h) followed by exactly the raw bytes.
- * The raw name is not shown.  The core's public calls dispatch here when
+ * The raw name is not listed (it still resolves, for symlinks).  The core's public calls dispatch here when
  * the option is on; the view asks the core's raw calls below it.
  */
 #ifndef HPC_NPYVIEW_H
@@ -19,7 +19,8 @@ int hpc_raw_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
 int hpc_raw_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                 hpc_extent *ext, unsigned max, unsigned *n);
 
-/** Lookup NAME.npy as the array NAME (an array's raw name is not found). */
+/** Lookup NAME.npy as the array NAME; the raw name, not listed, resolves
+ *  to the same node (symlinks to raw names keep working). */
 int hpc_npyview_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
 /** getattr: arrays are larger by their header. */
 int hpc_npyview_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);

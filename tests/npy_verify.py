@@ -111,12 +111,30 @@ def raw_files(source, npy, raw):
 
 
 def no_raw_names(npy, raw):
+    """Arrays are listed as NAME.npy only; the raw name still resolves to
+    the same .npy bytes (symlinks written to raw names keep working)."""
     for dirpath, _, files in os.walk(raw):
         for name in files:
+            rel = os.path.relpath(os.path.join(dirpath, name), raw)
+            p = os.path.join(npy, rel)
+            if os.path.exists(p + ".npy"):
+                listed = name in os.listdir(os.path.dirname(p))
+                with open(p, "rb") as a, open(p + ".npy", "rb") as b:
+                    same = a.read() == b.read()
+                report(not listed and same, "%s listed only as .npy, raw name an alias" % rel)
+
+
+def links(npy, raw):
+    """Every symlink that resolves without the view resolves with it (GSD
+    frames lending frame 0's chunks, HDF5 soft links)."""
+    for dirpath, dirs, files in os.walk(npy):
+        for name in files + dirs:
             p = os.path.join(dirpath, name)
-            rel = os.path.relpath(p, raw)
-            if os.path.exists(os.path.join(npy, rel + ".npy")):
-                report(not os.path.exists(os.path.join(npy, rel)), "%s hidden behind .npy" % rel)
+            if os.path.islink(p) and os.path.exists(os.path.join(raw, os.path.relpath(p, npy))):
+                ok = os.path.exists(p)
+                if ok and os.path.isfile(p):
+                    np.load(p)
+                report(ok, "%s: link resolves" % os.path.relpath(p, npy))
 
 
 def main():
@@ -124,6 +142,7 @@ def main():
     npy, raw = os.path.abspath(npy), os.path.abspath(raw)
     {"hdf5": hdf5, "gsd": gsd, "raw": raw_files}[kind](source, npy, raw)
     no_raw_names(npy, raw)
+    links(npy, raw)
     return 1 if fails else 0
 
 
