@@ -593,6 +593,7 @@ static const struct fuse_opt hm_opt_spec[] = {
     FUSE_OPT_KEY("nocheck", KEY_HPC),
     FUSE_OPT_KEY("allowholes", KEY_HPC),
     FUSE_OPT_KEY("salvage", KEY_HPC),
+    FUSE_OPT_KEY("open_timeout=", KEY_HPC),
     FUSE_OPT_KEY("h5cache=", KEY_HPC),
     FUSE_OPT_KEY("h5handles=", KEY_HPC),
     { "log=%s", offsetof(hm_args, log), 0 },
@@ -643,6 +644,8 @@ static void usage(const char *prog)
            "    -o nocheck             serve data whose checksums fail\n"
            "    -o allowholes          serve holes of distributed arrays as zeros\n"
            "    -o salvage             serve files of writers killed before close\n"
+           "    -o open_timeout=SECS   limit of the trial open of HDF5/HDF4 files in a\n"
+           "                           child process (default 5, 0: no trial open)\n"
            "    -o h5cache=SIZE        HDF5: chunk caches of open datasets in all\n"
            "                           (default 256M)\n"
            "    -o h5handles=N         HDF5: datasets open at once (default 256)\n"

@@ -5,6 +5,7 @@
  * xattr lookup by name, and path resolution for hpcdump.
  */
 #include "hpc_container.h"
+#include "hpc_sandbox.h"
 #include "hpc_tree.h"
 
 #include <errno.h>
@@ -127,6 +128,8 @@ int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
         opts->allowholes = 1;
     } else if (IS("salvage")) {
         opts->salvage = 1;
+    } else if (IS("open_timeout")) {
+        return hpc_sandbox_parse_timeout(v, &opts->open_timeout, err);
     } else if (IS("h5handles")) {
         if (parse_size(v, &n) != 0 || n < 1 || n > 1000000)
             return hpc_fail(err, HPC_E_INVAL, "h5handles", NULL, 0,
@@ -242,7 +245,9 @@ int hpc_container_open(const char *source, const hpc_options *opts,
             goto out;
         }
     }
-    rc = c->format->open(c, err);
+    rc = hpc_sandbox_trial_open(c, err);   /* third-party libraries: a child first */
+    if (rc == HPC_OK)
+        rc = c->format->open(c, err);
     if (rc != HPC_OK) {
         if (err && !*err)
             hpc_fail(err, rc, source, NULL, 0, "%s reader: %s", c->format->name, hpc_strerror(rc));
