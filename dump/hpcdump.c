@@ -510,9 +510,9 @@ static char *commands_help(void)
     GString *s = g_string_new("Commands:\n");
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
         g_string_append_printf(s, "  %s\n", commands[i].usage);
-    g_string_append(s, "\nOPTS (comma-separated, -o may repeat) as for hpcmount: cache_size, blocksize,\n"
-                       "format, rankname, nocheck, allowholes, salvage.\n"
-                       "Exit status: 0 done, 1 the container or a read failed, 2 bad command line.");
+    g_string_append(s, "\nOPTS (comma-separated, -o may repeat), as for hpcmount:\n");
+    hpc_options_help(s);
+    g_string_append(s, "Exit status: 0 done, 1 the container or a read failed, 2 bad command line.");
     return g_string_free(s, FALSE);
 }
 

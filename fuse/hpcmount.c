@@ -585,17 +585,8 @@ typedef struct hm_args {
 
 enum { KEY_HPC, KEY_HELP, KEY_VERSION };
 
-static const struct fuse_opt hm_opt_spec[] = {
-    FUSE_OPT_KEY("cache_size=", KEY_HPC),
-    FUSE_OPT_KEY("blocksize=", KEY_HPC),
-    FUSE_OPT_KEY("format=", KEY_HPC),
-    FUSE_OPT_KEY("rankname=", KEY_HPC),
-    FUSE_OPT_KEY("nocheck", KEY_HPC),
-    FUSE_OPT_KEY("allowholes", KEY_HPC),
-    FUSE_OPT_KEY("salvage", KEY_HPC),
-    FUSE_OPT_KEY("open_timeout=", KEY_HPC),
-    FUSE_OPT_KEY("h5cache=", KEY_HPC),
-    FUSE_OPT_KEY("h5handles=", KEY_HPC),
+/* The daemon's own options; the container's come from hpc_option_defs. */
+static const struct fuse_opt hm_own_opts[] = {
     { "log=%s", offsetof(hm_args, log), 0 },
     { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
     { "zerocopy_min_kb=%u", offsetof(hm_args, zerocopy_min_kb), 0 },
@@ -605,6 +596,24 @@ static const struct fuse_opt hm_opt_spec[] = {
     FUSE_OPT_KEY("--version", KEY_VERSION),
     FUSE_OPT_END
 };
+
+/* fuse_opt's list: one KEY_HPC entry per row of the options table ("name="
+ * for options with a value), then hm_own_opts.  names keeps the strings. */
+static struct fuse_opt *build_opt_spec(GPtrArray *names)
+{
+    size_t n = 0, own = G_N_ELEMENTS(hm_own_opts);
+    while (hpc_option_defs[n].name)
+        n++;
+    struct fuse_opt *spec = g_new0(struct fuse_opt, n + own);
+    for (size_t i = 0; i < n; i++) {
+        const hpc_option_def *d = &hpc_option_defs[i];
+        char *t = g_strconcat(d->name, d->value ? "=" : "", NULL);
+        g_ptr_array_add(names, t);
+        spec[i] = (struct fuse_opt)FUSE_OPT_KEY(t, KEY_HPC);
+    }
+    memcpy(spec + n, hm_own_opts, sizeof hm_own_opts);
+    return spec;
+}
 
 static int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
@@ -634,26 +643,17 @@ static int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *o
 
 static void usage(const char *prog)
 {
+    GString *opts = g_string_new(NULL);
+    hpc_options_help(opts);
     printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
            "Mount an HPC container (SIONlib, FTI, GSD, HDF5, distributed HDF) read-only.\n\n"
-           "hpcmount options:\n"
-           "    -o cache_size=SIZE     block cache size (default 64M)\n"
-           "    -o blocksize=SIZE      cache block size (default: the container's)\n"
-           "    -o format=NAME         force a format instead of detecting it\n"
-           "    -o rankname=FORMAT     printf name of per-rank files (default rank-%%06d)\n"
-           "    -o nocheck             serve data whose checksums fail\n"
-           "    -o allowholes          serve holes of distributed arrays as zeros\n"
-           "    -o salvage             serve files of writers killed before close\n"
-           "    -o open_timeout=SECS   limit of the trial open of HDF5/HDF4 files in a\n"
-           "                           child process (default 5, 0: no trial open)\n"
-           "    -o h5cache=SIZE        HDF5: chunk caches of open datasets in all\n"
-           "                           (default 256M)\n"
-           "    -o h5handles=N         HDF5: datasets open at once (default 256)\n"
+           "hpcmount options:\n%s"
            "    -o log=FILE            append read errors to FILE\n"
            "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n"
            "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
            "                           are spliced around the cache (default 128, 0: never)\n\n",
-           prog);
+           prog, opts->str);
+    g_string_free(opts, TRUE);
 }
 
 static FILE *log_file;
@@ -776,8 +776,10 @@ int main(int argc, char *argv[])
     hm_args a = { .read_ahead_kb = 1024, .zerocopy_min_kb = ZEROCOPY_MIN >> 10 };
     int ret = 1;
 
+    GPtrArray *spec_names = g_ptr_array_new_with_free_func(g_free);
+    struct fuse_opt *spec = build_opt_spec(spec_names);
     hpc_options_init(&a.opts);
-    if (fuse_opt_parse(&args, &a, hm_opt_spec, hm_opt_proc) != 0)
+    if (fuse_opt_parse(&args, &a, spec, hm_opt_proc) != 0)
         goto out;
     if (a.help) {
         usage(argv[0]);
@@ -862,6 +864,8 @@ int main(int argc, char *argv[])
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);
 out:
+    g_free(spec);
+    g_ptr_array_free(spec_names, TRUE);
     if (se)
         fuse_session_destroy(se);
     hpc_container_close(c);

@@ -5,7 +5,6 @@
  * xattr lookup by name, and path resolution for hpcdump.
  */
 #include "hpc_container.h"
-#include "hpc_sandbox.h"
 #include "hpc_tree.h"
 
 #include <errno.h>
@@ -47,105 +46,7 @@ void hpc_log(const char *fmt, ...)
 
 /* ---- options and formats ---------------------------------------------- */
 
-void hpc_options_init(hpc_options *opts)
-{
-    memset(opts, 0, sizeof *opts);
-    opts->cache_size = DEFAULT_CACHE_SIZE;
-}
-
-void hpc_options_clear(hpc_options *opts)
-{
-    g_free(opts->format);
-    g_free(opts->rankname);
-    g_free(opts->fticonfig);
-    opts->format = opts->rankname = opts->fticonfig = NULL;
-}
-
-/* Parse "64M" style sizes. */
-static int parse_size(const char *v, uint64_t *out)
-{
-    char *end;
-    if (!v || !g_ascii_isdigit(*v))
-        return -1;
-    errno = 0;
-    guint64 n = g_ascii_strtoull(v, &end, 10);
-    if (errno == ERANGE)
-        return -1;           /* more than 2^64-1: refused, not clamped */
-    int shift = 0;
-    switch (g_ascii_toupper(*end)) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'B')
-        end += *end == 'i' ? (end[1] == 'B' ? 2 : 1) : 1;
-    if (*end != '\0' || n > (G_MAXUINT64 >> shift))
-        return -1;
-    *out = n << shift;
-    return 0;
-}
-
-int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
-{
-    const char *eq = strchr(arg, '=');
-    size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-    const char *v = eq ? eq + 1 : NULL;
-    uint64_t n;
-#define IS(name) (nlen == strlen(name) && strncmp(arg, name, nlen) == 0)
-    if (IS("cache_size")) {
-        uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-        if (parse_size(v, &n) != 0 || n < 4096 || (ram > 0 && n > ram))
-            return hpc_fail(err, HPC_E_INVAL, "cache_size", NULL, 0,
-                            "'%s' is not a size from 4K to this machine's memory (%" G_GUINT64_FORMAT
-                            "M), e.g. 64M", v ? v : "", (guint64)(ram >> 20));
-        opts->cache_size = n;
-    } else if (IS("blocksize")) {
-        if (parse_size(v, &n) != 0 || n < 512 || n > (64u << 20))
-            return hpc_fail(err, HPC_E_INVAL, "blocksize", NULL, 0,
-                            "'%s' is not a block size from 512 bytes to 64M", v ? v : "");
-        opts->blocksize = (uint32_t)n;
-    } else if (IS("format")) {
-        if (!v || !hpc_format_by_name(v))
-            return hpc_fail(err, HPC_E_INVAL, "format", NULL, 0, "unknown format '%s'", v ? v : "");
-        g_free(opts->format);
-        opts->format = g_strdup(v);
-    } else if (IS("rankname")) {
-        hpc_rankname rn;
-        int rc = hpc_rankname_compile(v ? v : "", &rn, err);
-        if (rc != HPC_OK)
-            return rc;
-        g_free(opts->rankname);
-        opts->rankname = g_strdup(v);
-    } else if (IS("fticonfig")) {
-        if (!v || !*v)
-            return hpc_fail(err, HPC_E_INVAL, "fticonfig", NULL, 0, "needs the path of a config.fti");
-        g_free(opts->fticonfig);
-        opts->fticonfig = g_strdup(v);
-    } else if (IS("nocheck")) {
-        opts->nocheck = 1;
-    } else if (IS("allowholes")) {
-        opts->allowholes = 1;
-    } else if (IS("salvage")) {
-        opts->salvage = 1;
-    } else if (IS("open_timeout")) {
-        return hpc_sandbox_parse_timeout(v, &opts->open_timeout, err);
-    } else if (IS("h5handles")) {
-        if (parse_size(v, &n) != 0 || n < 1 || n > 1000000)
-            return hpc_fail(err, HPC_E_INVAL, "h5handles", NULL, 0,
-                            "'%s' is not a number of handles from 1 to 1000000", v ? v : "");
-        opts->h5_handles = (uint32_t)n;
-    } else if (IS("h5cache")) {
-        if (parse_size(v, &n) != 0 || n < (1u << 20))
-            return hpc_fail(err, HPC_E_INVAL, "h5cache", NULL, 0,
-                            "'%s' is not a size of at least 1M", v ? v : "");
-        opts->h5_cache = n;
-    } else {
-        return HPC_E_NOENT;
-    }
-#undef IS
-    return HPC_OK;
-}
+/* Options: hpc_options.c (one table). */
 
 const hpc_format *hpc_format_by_name(const char *name)
 {
@@ -209,10 +110,7 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     g_mutex_init(&c->lock);
     c->path = g_strdup(source);
     c->sources = g_ptr_array_new();
-    c->opts = *opts;
-    c->opts.format = g_strdup(opts->format);
-    c->opts.rankname = g_strdup(opts->rankname);
-    c->opts.fticonfig = g_strdup(opts->fticonfig);
+    hpc_options_copy(&c->opts, opts);
     if (c->opts.cache_size == 0)
         c->opts.cache_size = DEFAULT_CACHE_SIZE;
 
@@ -245,9 +143,7 @@ int hpc_container_open(const char *source, const hpc_options *opts,
             goto out;
         }
     }
-    rc = hpc_sandbox_trial_open(c, err);   /* third-party libraries: a child first */
-    if (rc == HPC_OK)
-        rc = c->format->open(c, err);
+    rc = c->format->open(c, err);
     if (rc != HPC_OK) {
         if (err && !*err)
             hpc_fail(err, rc, source, NULL, 0, "%s reader: %s", c->format->name, hpc_strerror(rc));
