@@ -36,6 +36,7 @@
 #define MAX_OPEN_FILES 16        /* AHFs kept open between reads (HDF4 allows 32) */
 #define MAX_ATTR_SHOWN 65536     /* bytes of an attribute rendered as xattr */
 #define DIRECT_READ_MIN (128u << 10)  /* reads this large skip the block cache */
+#define MAX_WATCHED_FILES 256    /* sets up to this many files: all watched for changes */
 
 static GMutex hdf_lock;
 
@@ -884,24 +885,34 @@ static void piece_storage(int32 sd, dhdf_piece *p, int32 nt, uint32_t esize, uns
 
 /* Check associated file k (listed in the MHF's File_Info) and resolve its
  * pieces.  hdf_lock held. */
-static int check_ahf(dhdf *d, hpc_tree *tree, uint32_t k, const finfo_rec *listed,
-                     const char *mhf, GError **err)
+static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *listed,
+                     GError **err)
 {
+    const char *mhf = c->path;
+    hpc_tree *tree = c->tree;
     dhdf_file *f = &d->files[k];
-    hpc_source src = { .fd = -1 };
+    hpc_source tmp = { .fd = -1 }, *src = &tmp;
     GError *e = NULL;
-    if (hpc_source_open(f->path, &src, &e) != HPC_OK) {
+    /* a source of the container is watched for changes by the core (reads
+     * fail once it changed); that costs a descriptor per file */
+    int watched = d->nfiles <= MAX_WATCHED_FILES;
+    if (watched)
+        src = hpc_container_add_source(c, f->path, &e);
+    else if (hpc_source_open(f->path, &tmp, &e) != HPC_OK)
+        src = NULL;
+    if (!src) {
         int rc = hpc_fail(err, HPC_E_CORRUPT, mhf, "File_Info.FileName", listed->off,
                           "associated file %" PRId32 " '%s' is missing: %s", f->id, f->name,
                           e->message);
         g_error_free(e);
         return rc;
     }
-    f->size = src.size;
+    f->size = src->size;
     unsigned char head[4] = { 0 };
-    int isdf = src.size >= 4 && hpc_source_pread(&src, head, 4, 0) == HPC_OK &&
+    int isdf = src->size >= 4 && hpc_source_pread(src, head, 4, 0) == HPC_OK &&
                memcmp(head, "\x0e\x03\x13\x01", 4) == 0;
-    hpc_source_close(&src);
+    if (!watched)
+        hpc_source_close(&tmp);
     if (!isdf)
         return hpc_fail(err, HPC_E_CORRUPT, f->path, "magic", 0,
                         "associated file %" PRId32 " of %s is not an HDF4 file", f->id, mhf);
@@ -1323,7 +1334,7 @@ static int dhdf_open(hpc_container *c, GError **err)
         for (guint i = 0; i < finfo->len; i++)
             if (g_array_index(finfo, finfo_rec, i).id == d->files[k].id)
                 listed = &g_array_index(finfo, finfo_rec, i);
-        rc = check_ahf(d, c->tree, k, listed, c->path, err);
+        rc = check_ahf(c, d, k, listed, err);
     }
 out:
     if (sd != FAIL)

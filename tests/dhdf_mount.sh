@@ -131,4 +131,16 @@ expect_eq "its piece is a plain array with the piece's bytes" \
     "$(sha "$M/sds1.pieces/sds1_chunk0")" "$(sha "$MA/sds1_chunk0")"
 check ".info says it is an associated file" grep -q '^role: associated file mounted alone' "$MA/.info"
 
+# an associated file that changes under the mount: reads fail (EIO), never
+# old metadata with new bytes; .info says which file changed
+S="$TMP/changing"
+"$GEN" "$S" tile2d
+MC="$TMP/m_changing"
+check "mount a set whose AHF will change" mount_container "$S/main.hdf" "$MC"
+expect_eq "before the change: the array byte-exact" "$(sha "$S/temp.expect")" "$(sha "$MC/temp")"
+truncate -s 3000 "$S/ahf2.hdf"
+sleep 1.2
+check "after ahf2.hdf was truncated: reading the array fails" sh -c "! cat '$MC/temp' '$MC'/temp.pieces/* >/dev/null 2>&1"
+check ".info names the changed file" grep -q "ahf2.hdf changed since mount" "$MC/.info"
+
 finish
