@@ -12,6 +12,9 @@
 #       file moved away), with and without MD5, against the same rank read
 #       from its own file through the mount
 #   (e) mount time of the whole checkpoint
+#   (f) CPU seconds (user + system, all threads) that the daemon spends on
+#       (b), (c), (d1) and (d2), against md5sum's for the same files: on a
+#       machine loaded by other work, wall times mostly measure the load
 #
 # Environment: RANKS (64), VARS (4), VAR_MIB (16), GROUP (4), RUNS (3),
 # WORK (a temp dir under /var/tmp, removed at the end unless KEEP=1).
@@ -72,6 +75,26 @@ d=$(for i in $(seq "$RUNS"); do mount_run "" "$M/ckpt-1/rank-000001"; done | bes
 row "(d1) rank 1 rebuilt from its RS group (G=$GROUP), MD5 checked" "$d" "$(mbs "$rbytes" "$d")"
 e=$(for i in $(seq "$RUNS"); do mount_run "-o nocheck" "$M/ckpt-1/rank-000001"; done | best)
 row "(d2) rank 1 rebuilt from its RS group, -o nocheck" "$e" "$(mbs "$rbytes" "$e")"
+# cpu_run OPTS PATH: CPU seconds of a foreground daemon reading PATH
+cpu_run() {
+    "$HPCMOUNT" -f $1 "$ck" "$M" & local pid=$! i=0
+    while ! grep -q " $M fuse" /proc/self/mounts && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    readall "$2" > /dev/null
+    local t; t=$(awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' /proc/$pid/stat)
+    fusermount3 -u "$M"; wait $pid
+    echo "$t"
+}
+cpurow() { printf "%-58s %9s s %8s MiB/cpu-s\n" "$1" "$(echo "$2" | cut -c1-6)" "$(mbs "$3" "$2")"; }
+f1=$(for i in $(seq "$RUNS"); do cpu_run "-o nocheck" "$M/ckpt-1/rank-000001"; done | best)
+cpurow "(f d2) CPU: rank 1 rebuilt, -o nocheck" "$f1" "$rbytes"
+f2=$(for i in $(seq "$RUNS"); do cpu_run "" "$M/ckpt-1/rank-000001"; done | best)
+cpurow "(f d1) CPU: rank 1 rebuilt, MD5 checked" "$f2" "$rbytes"
 mv "$WORK/Rank1.away" "$rank1"
+f3=$(for i in $(seq "$RUNS"); do cpu_run "" "$M"; done | best)
+cpurow "(f b) CPU: all variables, MD5 checked" "$f3" "$vbytes"
+f4=$(for i in $(seq "$RUNS"); do cpu_run "-o nocheck" "$M"; done | best)
+cpurow "(f c) CPU: all variables, -o nocheck" "$f4" "$vbytes"
+f5=$(for i in $(seq "$RUNS"); do /usr/bin/time -f "%U %S" md5sum $(find "$ck" -name 'Ckpt1-Rank*.fti') 2>&1 >/dev/null | awk '{ print $1 + $2 }'; done | best)
+cpurow "(f a2) CPU: md5sum of all Rank files" "$f5" "$total"
 mt=$(for i in $(seq "$RUNS"); do a0=$(date +%s.%N); "$HPCMOUNT" "$ck" "$M"; a1=$(date +%s.%N); fusermount3 -u "$M"; echo "$a1 - $a0" | bc -l; done | best)
 row "(e) mount time, $RANKS ranks" "$mt" "-"

@@ -59,15 +59,21 @@ int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off)
             rc = HPC_E_CORRUPT;
             break;
         }
-        size_t nb = (size_t)(b - a);
-        memset(acc, 0, (nb + 1) / 2 * sizeof *acc);
+        size_t nb = (size_t)(b - a), take = (size_t)MIN((uint64_t)len, b - off);
+        /* a whole even slice into an aligned buffer (a cache block) is
+         * decoded in place, saving a copy */
+        int direct = G_BYTE_ORDER == G_LITTLE_ENDIAN && off == a && take == nb && !(nb & 1) &&
+                     (uintptr_t)o % 64 == 0;
+        uint16_t *dst = direct ? (uint16_t *)(void *)o : acc;
+        memset(dst, 0, (nb + 1) / 2 * sizeof *dst);
         for (unsigned k = 0; k < job->npieces && rc == HPC_OK; k++) {
             rc = piece_read(job, &job->pieces[k], tmp, a, b);
             if (rc == HPC_OK)
-                fti_gf_mul_acc(acc, tmp, nb, job->pieces[k].coef);
+                fti_gf_mul_acc(dst, tmp, nb, job->pieces[k].coef);
         }
-        size_t take = (size_t)MIN((uint64_t)len, b - off);
-        if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {     /* words are little-endian */
+        if (direct) {
+            /* already in place */
+        } else if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {     /* words are little-endian */
             memcpy(o, (const uint8_t *)acc + (off - a), take);
         } else {
             for (size_t i = 0; i < take; i++) {
