@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hpc_container.h"
+#include "hpc_mount.h"
 #include "hpc_formats.h"
 
 #define COPY_CHUNK (1u << 20)
@@ -34,7 +34,7 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 typedef struct dump {
-    hpc_container *c;
+    hpc_mount *c;
     const char *source;
     struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
     int lng, rec;
@@ -43,14 +43,14 @@ typedef struct dump {
 /* ---- helpers ------------------------------------------------------------ */
 
 /* Copy file st to fd; returns 0 or an hpc_err (reported here, once). */
-static int copy_out(hpc_container *c, const hpc_stat *st, int fd, const char *what)
+static int copy_out(hpc_mount *c, const hpc_stat *st, int fd, const char *what)
 {
     char *buf = g_malloc(COPY_CHUNK);
     uint64_t off = 0;
     int rc = HPC_OK;
     for (;;) {
         size_t n = 0;
-        rc = hpc_container_read(c, st->ino, buf, COPY_CHUNK, off, &n);
+        rc = hpc_mount_read(c, st->ino, buf, COPY_CHUNK, off, &n);
         if (rc != HPC_OK) {
             fprintf(stderr, "hpcdump: %s: read at %llu: %s\n", what,
                     (unsigned long long)off, hpc_strerror(rc));
@@ -104,11 +104,11 @@ static void entry_clear(void *p)
 
 /* The entries of directory dir, sorted by name as `LC_ALL=C ls` sorts them,
  * with their full attributes. */
-static int list_entries(hpc_container *c, const hpc_stat *dir, const char *path, GArray **out)
+static int list_entries(hpc_mount *c, const hpc_stat *dir, const char *path, GArray **out)
 {
     GArray *a = g_array_new(FALSE, FALSE, sizeof(entry));
     g_array_set_clear_func(a, entry_clear);
-    int rc = hpc_container_readdir(c, dir->ino, 0, collect, a);
+    int rc = hpc_mount_readdir(c, dir->ino, 0, collect, a);
     if (rc != HPC_OK) {
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc));
         g_array_free(a, TRUE);
@@ -116,7 +116,7 @@ static int list_entries(hpc_container *c, const hpc_stat *dir, const char *path,
     }
     for (guint i = 0; i < a->len; i++) {
         entry *e = &g_array_index(a, entry, i);
-        hpc_container_getattr(c, e->st.ino, &e->st);   /* .info's size, for one */
+        hpc_mount_getattr(c, e->st.ino, &e->st);   /* .info's size, for one */
     }
     g_array_sort(a, entry_cmp);
     *out = a;
@@ -189,7 +189,7 @@ static void long_line(const dump *d, const ls_widths *w, const hpc_stat *st, con
     printf("%s %*u %-*s %-*s %*llu %s %s", m, w->nlink, st->nlink, w->user, user, w->group,
            group, w->size, (unsigned long long)st->size, when, name);
     char *target = NULL;
-    if (S_ISLNK(st->mode) && hpc_container_readlink(d->c, st->ino, &target) == HPC_OK)
+    if (S_ISLNK(st->mode) && hpc_mount_readlink(d->c, st->ino, &target) == HPC_OK)
         printf(" -> %s", target);
     g_free(target);
     printf("\n");
@@ -256,16 +256,16 @@ static int cmd_ls(dump *d, const hpc_stat *st, const char *path)
 
 /* Follow symlinks from *path (the link's target taken relative to its
  * directory, as the kernel does on the mount) to a non-link node. */
-static int follow(hpc_container *c, char **path, hpc_stat *st)
+static int follow(hpc_mount *c, char **path, hpc_stat *st)
 {
     for (int hops = 0;; hops++) {
-        int rc = hpc_container_resolve(c, *path, st);
+        int rc = hpc_mount_resolve(c, *path, st);
         if (rc != HPC_OK || !S_ISLNK(st->mode))
             return rc;
         if (hops == MAX_LINKS)
             return HPC_E_INVAL;
         char *target = NULL;
-        rc = hpc_container_readlink(c, st->ino, &target);
+        rc = hpc_mount_readlink(c, st->ino, &target);
         if (rc != HPC_OK)
             return rc;
         char *dir = g_path_get_dirname(*path);
@@ -330,10 +330,10 @@ static int name_cmp(const void *a, const void *b)
 
 /* getfattr -d -m - for one node: "# file: PATH", name="value" lines, a
  * blank line; nothing for a node without attributes. */
-static int show_xattrs(hpc_container *c, const hpc_stat *st, const char *path)
+static int show_xattrs(hpc_mount *c, const hpc_stat *st, const char *path)
 {
     GString *names = g_string_new(NULL);
-    int rc = hpc_container_listxattr(c, st->ino, names);
+    int rc = hpc_mount_listxattr(c, st->ino, names);
     GPtrArray *sorted = g_ptr_array_new();
     for (const char *x = names->str; rc == HPC_OK && x < names->str + names->len; x += strlen(x) + 1)
         g_ptr_array_add(sorted, (gpointer)x);
@@ -344,7 +344,7 @@ static int show_xattrs(hpc_container *c, const hpc_stat *st, const char *path)
         const char *name = g_ptr_array_index(sorted, i);
         void *v = NULL;
         size_t len = 0;
-        rc = hpc_container_getxattr(c, st->ino, name, &v, &len);
+        rc = hpc_mount_getxattr(c, st->ino, name, &v, &len);
         if (rc == HPC_OK) {
             printf("%s=", name);
             print_value(v, len);
@@ -382,7 +382,7 @@ static int xattr_tree(dump *d, const hpc_stat *st, const char *path)
 /* ---- extract ------------------------------------------------------------ */
 
 typedef struct xattr_copy {
-    hpc_container *c;
+    hpc_mount *c;
     hpc_ino ino;
     const char *dest;
     int rc;
@@ -391,16 +391,16 @@ typedef struct xattr_copy {
 /* Copy the node's extended attributes to host file dest (not following a
  * symlink; Linux keeps no user.* attributes on links, which is no loss:
  * the readers put none there). */
-static int copy_xattrs(hpc_container *c, const hpc_stat *st, const char *dest)
+static int copy_xattrs(hpc_mount *c, const hpc_stat *st, const char *dest)
 {
     if (S_ISLNK(st->mode))
         return HPC_OK;
     GString *names = g_string_new(NULL);
-    int rc = hpc_container_listxattr(c, st->ino, names);
+    int rc = hpc_mount_listxattr(c, st->ino, names);
     for (const char *x = names->str; rc == HPC_OK && x < names->str + names->len; x += strlen(x) + 1) {
         void *v = NULL;
         size_t len = 0;
-        rc = hpc_container_getxattr(c, st->ino, x, &v, &len);
+        rc = hpc_mount_getxattr(c, st->ino, x, &v, &len);
         if (rc == HPC_OK && lsetxattr(dest, x, v, len, 0) != 0) {
             fprintf(stderr, "hpcdump: %s: cannot set %s: %s\n", dest, x, g_strerror(errno));
             rc = HPC_E_IO;
@@ -422,16 +422,16 @@ static int copy_mtime(const hpc_stat *st, const char *dest)
     return HPC_OK;
 }
 
-static int extract_tree(hpc_container *c, const hpc_stat *dir, const char *dest);
+static int extract_tree(hpc_mount *c, const hpc_stat *dir, const char *dest);
 
-static int extract_node(hpc_container *c, const hpc_stat *st, const char *p)
+static int extract_node(hpc_mount *c, const hpc_stat *st, const char *p)
 {
     int rc = HPC_OK;
     if (S_ISDIR(st->mode))
         return extract_tree(c, st, p);
     if (S_ISLNK(st->mode)) {
         char *target = NULL;
-        rc = hpc_container_readlink(c, st->ino, &target);
+        rc = hpc_mount_readlink(c, st->ino, &target);
         if (rc == HPC_OK && symlink(target, p) != 0 && errno != EEXIST) {
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
             rc = HPC_E_IO;
@@ -458,7 +458,7 @@ static int extract_node(hpc_container *c, const hpc_stat *st, const char *p)
 
 /* Recreate the tree below dir at host path dest: directories, files,
  * symlinks, their user.* attributes and modification times. */
-static int extract_tree(hpc_container *c, const hpc_stat *dir, const char *dest)
+static int extract_tree(hpc_mount *c, const hpc_stat *dir, const char *dest)
 {
     if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "hpcdump: %s: %s\n", dest, g_strerror(errno));
@@ -561,13 +561,13 @@ static int run(dump *d, const command *cmd, char **args)
     const char *name = cmd->name;
     hpc_stat st;
     if (strcmp(name, "extract") == 0) {
-        hpc_container_getattr(d->c, HPC_INO_ROOT, &st);
+        hpc_mount_getattr(d->c, HPC_INO_ROOT, &st);
         return extract_tree(d->c, &st, args[0]) == HPC_OK ? EXIT_OK : EXIT_FAIL;
     }
     if (strcmp(name, "cat") == 0)
         return cmd_cat(d, args[0]) == HPC_OK ? EXIT_OK : EXIT_FAIL;
     const char *path = strcmp(name, "info") == 0 ? "/.info" : args[0] ? args[0] : "/";
-    int rc = hpc_container_resolve(d->c, path, &st);
+    int rc = hpc_mount_resolve(d->c, path, &st);
     if (rc != HPC_OK) {
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc));
         return EXIT_FAIL;
@@ -631,7 +631,7 @@ int main(int argc, char *argv[])
     d.lng = lng;
     d.rec = rec;
     ret = EXIT_FAIL;
-    if (stat(d.source, &d.src_st) != 0 || hpc_container_open(d.source, &opts, &d.c, &err) != HPC_OK) {
+    if (stat(d.source, &d.src_st) != 0 || hpc_mount_open(d.source, &opts, &d.c, &err) != HPC_OK) {
         if (err)
             fprintf(stderr, "hpcdump: %s\n", err->message);
         else
@@ -641,7 +641,7 @@ int main(int argc, char *argv[])
     char *args[2] = { nargs > 0 ? argv[3] : NULL, NULL };
     ret = run(&d, cmd, args);
 out:
-    hpc_container_close(d.c);
+    hpc_mount_close(d.c);
     hpc_options_clear(&opts);
     g_clear_error(&err);
     g_strfreev(sets);

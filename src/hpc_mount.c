@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define SLOT_SHIFT 40
@@ -879,6 +880,67 @@ void hpc_mount_unmap(hpc_mount *m, hpc_ino ino)
         slot_release(m, s, HPC_OK);
 }
 
+/* The open container of slot sn, held by a map (no acquire), or NULL. */
+static hpc_container *held_container(hpc_mount *m, uint32_t sn, slot **out)
+{
+    g_mutex_lock(&m->lock);
+    slot *s = slot_get(m, sn);
+    hpc_container *c = s ? s->c : NULL;
+    g_mutex_unlock(&m->lock);
+    *out = s;
+    return c;
+}
+
+int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext, unsigned n)
+{
+    uint32_t sn;
+    hpc_ino inner;
+    slot *s;
+    if (m->single)
+        return hpc_container_extents_unchanged(m->single, ext, n);
+    if (decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
+        return HPC_OK;
+    hpc_container *c = held_container(m, sn, &s);
+    int rc = c ? hpc_container_extents_unchanged(c, ext, n) : HPC_OK;
+    if (rc == HPC_E_CHANGED) {
+        g_mutex_lock(&m->lock);
+        s->stale = 1;
+        g_mutex_unlock(&m->lock);
+    }
+    return rc;
+}
+
+int hpc_mount_sources_unchanged(hpc_mount *m, hpc_ino ino)
+{
+    uint32_t sn;
+    hpc_ino inner;
+    if (m->single)
+        return hpc_container_sources_unchanged(m->single);
+    if (decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
+        return HPC_OK;
+    slot *s;
+    hpc_container *c;
+    int rc = slot_acquire(m, sn, &s, &c);
+    if (rc == HPC_OK)
+        rc = slot_release(m, s, c ? hpc_container_sources_unchanged(c) : HPC_OK);
+    return rc;
+}
+
+void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize)
+{
+    *bytes = 0;
+    *bsize = 65536;
+    if (m->single) {
+        for (guint i = 0; i < m->single->sources->len; i++)
+            *bytes += ((hpc_source *)g_ptr_array_index(m->single->sources, i))->size;
+        *bsize = hpc_cache_block_size(hpc_container_cache(m->single));
+        return;
+    }
+    struct statvfs sv;
+    if (statvfs(m->root, &sv) == 0)
+        *bytes = (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
+}
+
 /* ---- extended attributes, paths, kernel hints --------------------------- */
 
 int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value, size_t *len)
@@ -939,25 +1001,30 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
 {
     hpc_container *c = m->single;
     uint32_t sn;
-    hpc_ino inner;
+    hpc_ino inner = 0;
+    memset(meta, 0, sizeof *meta);
     meta->timeout = DIR_TIMEOUT;
     meta->uid = m->uid;
     meta->gid = m->gid;
     meta->blksize = 65536;
-    if (!c && decode(m, ino, &sn, &inner) == HPC_OK && sn != 0) {
-        g_mutex_lock(&m->lock);
-        slot *s = slot_get(m, sn);
-        if (s && s->c) {
-            meta->uid = s->c->uid;
-            meta->gid = s->c->gid;
-        }
-        g_mutex_unlock(&m->lock);
+    if (c) {
+        meta->timeout = c->live ? DIR_TIMEOUT : SINGLE_STATIC_TIMEOUT;
+        meta->direct_io = ino == HPC_INO_INFO;  /* regenerated when things change */
+        meta->keep_cache = !meta->direct_io;   /* the bytes never change */
+        meta->uid = c->uid;
+        meta->gid = c->gid;
+        meta->blksize = hpc_cache_block_size(hpc_container_cache(c));
         return;
     }
-    if (!c)
+    /* a run directory: files and containers may change, .info texts do */
+    if (decode(m, ino, &sn, &inner) != HPC_OK)
         return;
-    meta->timeout = c->live ? DIR_TIMEOUT : SINGLE_STATIC_TIMEOUT;
-    meta->uid = c->uid;
-    meta->gid = c->gid;
-    meta->blksize = hpc_cache_block_size(hpc_container_cache(c));
+    meta->direct_io = inner == HPC_INO_INFO;
+    g_mutex_lock(&m->lock);
+    slot *s = sn ? slot_get(m, sn) : NULL;
+    if (s && s->c) {
+        meta->uid = s->c->uid;
+        meta->gid = s->c->gid;
+    }
+    g_mutex_unlock(&m->lock);
 }

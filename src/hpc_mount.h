@@ -47,6 +47,14 @@ int hpc_mount_map(hpc_mount *m, hpc_ino ino, uint64_t off, uint64_t len,
                   hpc_extent *ext, unsigned max, unsigned *n);
 /** The extents of a successful hpc_mount_map are no longer used. */
 void hpc_mount_unmap(hpc_mount *m, hpc_ino ino);
+/** After reading the extents of hpc_mount_map: HPC_OK when none of their
+ *  sources changed, else HPC_E_CHANGED (see hpc_container_extents_unchanged). */
+int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext, unsigned n);
+/** HPC_OK when no source of the container holding ino changed. */
+int hpc_mount_sources_unchanged(hpc_mount *m, hpc_ino ino);
+/** For statfs: the bytes of the sources (a run directory: of the files
+ *  under it as statvfs tells) and the block size to report. */
+void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize);
 int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value, size_t *len);
 int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out);
 int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st);
@@ -55,6 +63,8 @@ int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st);
  *  its owner and the block size to report. */
 typedef struct hpc_node_meta {
     double timeout;
+    int keep_cache;              /* file pages may outlive an open */
+    int direct_io;               /* text regenerated on every read (.info) */
     uint32_t uid, gid, blksize;
 } hpc_node_meta;
 void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta);
