@@ -5,23 +5,25 @@
 
 #include <stdint.h>
 
+#include "hpc_boxes.h"
+
 /* libhdf5's H5S_MAX_RANK */
-#define HPC_HDF5_MAX_RANK 32
+#define HPC_HDF5_MAX_RANK HPC_BOXES_MAX_RANK
 
 /** One box of an array of rank r: start[0..r-1] and count[0..r-1]. */
-typedef struct hpc_hdf5_box {
-    uint64_t start[HPC_HDF5_MAX_RANK];
-    uint64_t count[HPC_HDF5_MAX_RANK];
-} hpc_hdf5_box;
+typedef hpc_box hpc_hdf5_box;
 
 /**
  * Split the elements [e0, e1) (C-order linear indices) of an array of
  * `rank` (1..HPC_HDF5_MAX_RANK) dimensions `dims` into boxes, in increasing
- * linear order, at most 2*rank-1 of them.  box must hold 2*rank-1 entries.
- * Returns the number of boxes (0 when e0 >= e1).  The caller guarantees
- * e1 <= the product of dims and that no dimension is 0.
+ * linear order, at most 2*rank-1 of them (hpc_boxes_split, shared with the
+ * distributed HDF reader).  box must hold 2*rank-1 entries.  Returns the
+ * number of boxes (0 when e0 >= e1).
  */
-unsigned hpc_hdf5_boxes(int rank, const uint64_t *dims, uint64_t e0, uint64_t e1,
-                        hpc_hdf5_box *box);
+static inline unsigned hpc_hdf5_boxes(int rank, const uint64_t *dims, uint64_t e0,
+                                      uint64_t e1, hpc_hdf5_box *box)
+{
+    return rank < 1 ? 0 : hpc_boxes_split((unsigned)rank, dims, e0, e1, box);
+}
 
 #endif
