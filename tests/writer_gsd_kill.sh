@@ -1,9 +1,11 @@
 #!/bin/sh
 # tests/writer_gsd_kill.sh - GSD files of jobs killed (MPI_Abort) after the
 # open, in the middle of a frame, after a frame's data, after its names,
-# after its index entries with and without a moved index, and before the
-# close: the frames ended before the kill are read by gsd.fl, gsd.hoomd and
-# hpcmount as written, and the file can be appended to.
+# after its index entries with and without a moved index: the frames ended
+# before the kill are read by gsd.fl, gsd.hoomd and hpcmount as written,
+# and the file can be appended to.  Also: a file of
+# another layer to append to, a missing directory and missing arguments
+# fail on every rank without a hang.
 . "${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib.sh"
 . "$top_srcdir/tests/writer_lib.sh"
 . "$top_srcdir/tests/writer_gsd_lib.sh"
@@ -23,7 +25,6 @@ killed k_open 2 100,100x5 0 --particles 100 --frames 5 --abort-at open
 killed k_mid 2 100,100x5 2 --particles 100 --frames 5 --abort-at 6500
 check "k_mid: the cut frame's position stays as unused bytes" \
     test "$(stat -c %s k_mid.gsd)" -ge $((5376 + 2 * (2800 + 2400 + 1200)))
-killed k_close 3 100,100,100x5 5 --particles 100 --frames 5 --abort-at close
 # the library's test hook: rank 0 aborts at a step of a frame's end
 export HPC_GSD_TEST_ABORT=data:2
 killed k_data 3 10,20,30x5 2 --particles 10,20,30 --frames 5
@@ -44,5 +45,11 @@ check "k_grow: the new index was written at the end" \
 # a killed job's file can be appended to: the new frames follow the old
 mpi 2 --format gsd -q --particles 5 --frames 2 --append k_mid.gsd &&
     verify k_mid_app k_mid.gsd 100,100x2 5,5x2a
+
+# errors of hpcwrite --format gsd: on every rank, no hang
+fails g_v1 2 "layer 1.0 cannot be appended to" --format gsd --particles 1 --append \
+    "$DATA/gsd/v1_format.gsd"
+fails g_nodir 3 "cannot create" --format gsd --particles 1 "$TMP/nodir/x.gsd"
+fails_once g_no_particles 2 "usage" --format gsd --frames 2 x.gsd
 
 finish

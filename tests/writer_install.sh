@@ -41,6 +41,10 @@ case "$(pc --cflags)" in
     *) pass "pkg-config points outside the source tree" ;;
 esac
 
+# a library built with --enable-sanitizers needs their runtime to link
+nm "$(pc --variable=libdir)/libhpcwrite.a" 2>/dev/null | grep -q ' U __asan_init' &&
+    CC="$CC -fsanitize=address,undefined"
+
 # the header alone, then the example from the docs (between its markers)
 printf '#include <hpc_write.h>\n' > header.c
 check "hpc_write.h compiles on its own" \
