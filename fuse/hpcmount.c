@@ -40,7 +40,7 @@ static uint64_t zerocopy_min = ZEROCOPY_MIN;
 
 static double timeout_of(const hpc_container *c)
 {
-    return c->live ? LIVE_TIMEOUT : STATIC_TIMEOUT;
+    return hpc_container_is_live(c) ? LIVE_TIMEOUT : STATIC_TIMEOUT;
 }
 
 static void stat_to_fuse(hpc_container *c, const hpc_stat *h, struct stat *st)
@@ -51,9 +51,11 @@ static void stat_to_fuse(hpc_container *c, const hpc_stat *h, struct stat *st)
     st->st_nlink = h->nlink;
     st->st_size = (off_t)h->size;
     st->st_blocks = (blkcnt_t)((h->size + 511) / 512);
-    st->st_blksize = (blksize_t)hpc_cache_block_size(hpc_container_cache(c));
-    st->st_uid = c->uid;
-    st->st_gid = c->gid;
+    st->st_blksize = (blksize_t)hpc_container_block_size(c);
+    uint32_t uid, gid;
+    hpc_container_owner(c, &uid, &gid);
+    st->st_uid = uid;
+    st->st_gid = gid;
     st->st_mtime = st->st_ctime = st->st_atime = (time_t)h->mtime;
 }
 
@@ -97,7 +99,7 @@ static void hm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     hpc_stat h;
     struct fuse_entry_param e;
     int rc = hpc_container_lookup(c, parent, name, &h);
-    if (rc == HPC_E_NOENT && !c->live) {
+    if (rc == HPC_E_NOENT && !hpc_container_is_live(c)) {
         memset(&e, 0, sizeof e);      /* negative entry: cached by the kernel */
         e.entry_timeout = STATIC_TIMEOUT;
         fuse_reply_entry(req, &e);
@@ -390,11 +392,9 @@ static void hm_statfs(fuse_req_t req, fuse_ino_t ino)
     (void)ino;
     hpc_container *c = fuse_req_userdata(req);
     struct statvfs sv;
-    uint64_t bytes = 0;
+    uint64_t bytes = hpc_container_source_bytes(c);
     memset(&sv, 0, sizeof sv);
-    for (guint i = 0; i < c->sources->len; i++)
-        bytes += ((hpc_source *)g_ptr_array_index(c->sources, i))->size;
-    sv.f_bsize = sv.f_frsize = hpc_cache_block_size(hpc_container_cache(c));
+    sv.f_bsize = sv.f_frsize = hpc_container_block_size(c);
     sv.f_blocks = bytes / sv.f_bsize + 1;
     sv.f_namemax = 255;
     sv.f_flag = ST_RDONLY;

@@ -630,3 +630,29 @@ int hpc_container_listxattr(hpc_container *c, hpc_ino ino, GString *out)
     int rc = xattrs_of(c, ino, &f);
     return rc < 0 ? rc : HPC_OK;
 }
+
+/* ---- accessors for front ends ----------------------------------------- */
+
+int hpc_container_is_live(const hpc_container *c)
+{
+    return c->live;
+}
+
+void hpc_container_owner(const hpc_container *c, uint32_t *uid, uint32_t *gid)
+{
+    *uid = c->uid;
+    *gid = c->gid;
+}
+
+uint64_t hpc_container_source_bytes(const hpc_container *c)
+{
+    uint64_t bytes = 0;
+    for (guint i = 0; i < c->sources->len; i++)
+        bytes += ((const hpc_source *)g_ptr_array_index(c->sources, i))->size;
+    return bytes;
+}
+
+uint32_t hpc_container_block_size(hpc_container *c)
+{
+    return hpc_cache_block_size(hpc_container_cache(c));
+}

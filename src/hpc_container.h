@@ -222,6 +222,17 @@ int hpc_container_getxattr(hpc_container *c, hpc_ino ino, const char *name,
                            void **value, size_t *len);
 /** NUL-separated xattr names into out. */
 int hpc_container_listxattr(hpc_container *c, hpc_ino ino, GString *out);
+/* Accessors for front ends, instead of reading the container's fields. */
+/** Whether the container may still grow (GSD): short kernel timeouts, no
+ *  negative entries. */
+int hpc_container_is_live(const hpc_container *c);
+/** Owner of SOURCE: the uid and gid of every node. */
+void hpc_container_owner(const hpc_container *c, uint32_t *uid, uint32_t *gid);
+/** Bytes of all source files as of open (statfs). */
+uint64_t hpc_container_source_bytes(const hpc_container *c);
+/** Block size of the cache, for st_blksize and statfs. */
+uint32_t hpc_container_block_size(hpc_container *c);
+
 /** Resolve a '/'-separated path from the root. */
 int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st);
 
