@@ -16,16 +16,30 @@ mkdir -p "$out/corpus"
 # build, as configure would choose them
 printf '#define PACKAGE_VERSION "fuzz"\n' > "$out/config.h"
 sources="" cflags="" libs=""
+# the FTI reader: Reed-Solomon arithmetic (gf-complete), MD5 (libcrypto)
+libs="$libs -lgf_complete -lcrypto"
+have_hdf5=no have_hdf4=no
+if pkg-config --exists hdf5; then
+    have_hdf5=yes
+    cflags="$cflags $(pkg-config --cflags hdf5)"; libs="$libs $(pkg-config --libs hdf5)"
+    echo '#define HAVE_HDF5 1' >> "$out/config.h"
+    # the reader inflates chunks itself: libdeflate when present, else zlib
+    if pkg-config --exists libdeflate; then
+        cflags="$cflags $(pkg-config --cflags libdeflate)"; libs="$libs $(pkg-config --libs libdeflate)"
+        echo '#define HAVE_LIBDEFLATE 1' >> "$out/config.h"
+    else
+        libs="$libs -lz"
+    fi
+fi
+if [ -f /usr/include/hdf/mfhdf.h ]; then
+    have_hdf4=yes
+    cflags="$cflags -I/usr/include/hdf"; libs="$libs -lmfhdf -ldf"
+    echo '#define HAVE_HDF4 1' >> "$out/config.h"
+fi
 for f in "$top"/src/*.c; do
-    base=$(basename "$f" .c)
-    case $base in
-    hpcdump) continue;;
-    fmt_hdf5) pkg-config --exists hdf5 || continue
-              cflags="$cflags $(pkg-config --cflags hdf5)"; libs="$libs $(pkg-config --libs hdf5)"
-              echo '#define HAVE_HDF5 1' >> "$out/config.h";;
-    fmt_dhdf) [ -f /usr/include/hdf/mfhdf.h ] || continue
-              cflags="$cflags -I/usr/include/hdf"; libs="$libs -lmfhdf -ldf"
-              echo '#define HAVE_HDF4 1' >> "$out/config.h";;
+    case $(basename "$f" .c) in
+    fmt_hdf5|hdf5_*) [ "$have_hdf5" = yes ] || continue;;
+    fmt_dhdf|dhdf_*) [ "$have_hdf4" = yes ] || continue;;
     esac
     sources="$sources $f"
 done
