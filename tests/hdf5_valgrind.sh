@@ -1,17 +1,20 @@
 #!/bin/sh
 # hdf5_valgrind.sh - the HDF5 reader under valgrind memcheck: a daemon in the
-# foreground serves basic.h5 and values.h5 (every element type, filters,
-# conversions); every dataset, xattr and .info is read.  Any invalid read or
+# foreground serves capi.h5 and values.h5 (written by tests/hdf5_gen: padded
+# big-endian compounds, arrays, enums, opaque, compact, external raw data,
+# variable-length data, n-bit, scale-offset, strings, long doubles); every
+# dataset, xattr and .info is read.  Any invalid read or
 # write, any use of uninitialised bytes (e.g. served to a reader) and any
 # definite leak fails the test; leaks inside libhdf5 itself are suppressed
-# (tests/hdf5_valgrind.supp), never ours.
+# (tests/hdf5_valgrind.supp), never ours.  The trial open in a child process
+# is off (open_timeout=0): under valgrind on a loaded machine it can take
+# longer than its time limit.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 need_fuse
-"$PY" -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
 command -v valgrind > /dev/null || { echo "SKIP: valgrind missing"; exit 77; }
 
 G="$TMP/h5"
-check "h5py generator" "$PY" "$top_srcdir/tests/hdf5_gen.py" "$G"
+mkdir -p "$G"
 check "C API generator" "$top_builddir/tests/hdf5_gen" "$G"
 
 # memcheck FILE: serve FILE under valgrind, read everything, unmount
@@ -23,12 +26,12 @@ memcheck() {
     valgrind --tool=memcheck --error-exitcode=99 --track-origins=no --leak-check=full \
         --show-leak-kinds=definite --errors-for-leak-kinds=definite --child-silent-after-fork=yes \
         --suppressions="$top_srcdir/tests/hdf5_valgrind.supp" --log-file="$log" \
-        "$HPCMOUNT" -f "$1" "$mnt" &
+        "$HPCMOUNT" -f -o open_timeout=0 "$1" "$mnt" &
     vpid=$!
     i=0
     while ! is_mounted "$mnt" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
     if ! is_mounted "$mnt"; then
-        fail "$name: mounted under valgrind"; kill "$vpid"; wait "$vpid"; return
+        fail "$name: mounted under valgrind"; kill "$vpid" 2>/dev/null; wait "$vpid"; return
     fi
     MOUNTS="$MOUNTS $mnt"
     find "$mnt" -type f -exec cat {} + > /dev/null 2>&1
@@ -53,7 +56,7 @@ PY
     check "$name: ERROR SUMMARY: 0 errors" grep -q "ERROR SUMMARY: 0 errors" "$log"
     grep -q "ERROR SUMMARY: 0 errors" "$log" || sed -n '/Invalid\|uninitialised\|definitely lost/,+20p' "$log" | head -60
 }
-memcheck "$G/basic.h5"
+memcheck "$G/capi.h5"
 memcheck "$G/values.h5"
 
 finish
