@@ -65,8 +65,8 @@ static void entry_of(hpc_container *c, const hpc_stat *h, struct fuse_entry_para
     e->ino = h->ino;
     e->generation = 1;
     e->attr_timeout = e->entry_timeout = timeout_of(c);
-    if (h->ino == HPC_INO_INFO)
-        e->attr_timeout = 0;    /* changes with the sources; from readdirplus: not built yet */
+    if (h->ino == HPC_INO_INFO || h->partial)
+        e->attr_timeout = 0;    /* .info changes with the sources; partial: ask getattr */
     stat_to_fuse(c, h, &e->attr);
 }
 
