@@ -11,7 +11,10 @@
 #       H5Dread of the whole dataset into memory (bench/hdf5_h5dread.c);
 #   (c) 4 datasets of GZ4_MB (256) MiB each like (b), read by 4 concurrent
 #       dd through one fresh mount vs 4 concurrent h5py processes reading
-#       one dataset each (ds[()]).
+#       one dataset each (ds[()]);
+#   (d) NBIG (10^6) datasets in 1000 groups (written with the C API,
+#       bench/hdf5_many.c): mount time, daemon RSS after the mount and
+#       after listing one group of 1000 with `ls -l`.
 # Files are written once into WORK (/var/tmp/hpcbench-h5scale) and are warm
 # in the page cache; best of RUNS (3) for each figure, sides alternating.
 set -eu
@@ -73,6 +76,13 @@ import os; os.rename(path + ".tmp", path)
 PY
 fi
 cc -O2 $(pkg-config --cflags hdf5) "$here/hdf5_h5dread.c" -o "$WORK/h5dread" $(pkg-config --libs hdf5)
+NBIG=${NBIG:-1000000}
+big=$WORK/many-c-$NBIG.h5
+if [ ! -s "$big" ]; then
+    echo "# generating $big"
+    cc -O2 $(pkg-config --cflags hdf5) "$here/hdf5_many.c" -o "$WORK/hdf5_many" $(pkg-config --libs hdf5)
+    "$WORK/hdf5_many" "$big.tmp" 1000 $((NBIG / 1000)) && mv "$big.tmp" "$big"
+fi
 cat "$many" "$gz" > /dev/null
 
 # ---- (a) the tree ----------------------------------------------------------
@@ -113,6 +123,20 @@ for i in $(seq "$RUNS"); do
     wait; t1=$(now); secs "$t0" "$t1" >> "$WORK/c.ref"
 done
 
+# ---- (d) 10^6 datasets -----------------------------------------------------------
+: > "$WORK/d.mount"; : > "$WORK/d.mount0"; : > "$WORK/d.rss"; : > "$WORK/d.rss2"
+cat "$big" > /dev/null
+for i in $(seq "$RUNS"); do
+    t0=$(now); "$HPCMOUNT" "$big" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/d.mount"
+    fusermount3 -u "$M"
+    t0=$(now); "$HPCMOUNT" -o open_timeout=0 "$big" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/d.mount0"
+    pid=$(daemon_pid "$big")
+    rss_mib "$pid" >> "$WORK/d.rss"
+    ls -l "$M/g0500" > /dev/null
+    rss_mib "$pid" >> "$WORK/d.rss2"
+    fusermount3 -u "$M"
+done
+
 v() { best < "$WORK/$1"; }
 ratio() { echo "$1 / $2" | bc -l; }
 printf "%-66s %10s\n" "HDF5 at scale, best of $RUNS" "result"
@@ -129,4 +153,8 @@ printf "%-66s %10.2f\n" "(b) ratio H5Dread / hpcmount (goal >= 1.8)" "$(ratio "$
 printf "%-66s %10.2f\n" "(c) 4 x $GZ4_MB MiB: 4 dd through one mount, s" "$(v c.mount)"
 printf "%-66s %10.2f\n" "(c) 4 h5py processes, ds[()] each, s" "$(v c.ref)"
 printf "%-66s %10.2f\n" "(c) ratio h5py / hpcmount (goal >= 1.3)" "$(ratio "$(v c.ref)" "$(v c.mount)")"
+printf "%-66s %10.2f\n" "(d) hpcmount of $NBIG datasets in 1000 groups, s (default)" "$(v d.mount)"
+printf "%-66s %10.2f\n" "(d) hpcmount, -o open_timeout=0, s" "$(v d.mount0)"
+printf "%-66s %10s\n" "(d) daemon RSS after the mount, MiB (largest)" "$(sort -g "$WORK/d.rss" | tail -1)"
+printf "%-66s %10s\n" "(d) daemon RSS after ls -l of a group of 1000, MiB (largest)" "$(sort -g "$WORK/d.rss2" | tail -1)"
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
