@@ -5,6 +5,7 @@
  * xattr lookup by name, and path resolution for hpcdump.
  */
 #include "hpc_container.h"
+#include "hpc_sandbox.h"
 #include "hpc_tree.h"
 
 #include <errno.h>
@@ -143,7 +144,9 @@ int hpc_container_open(const char *source, const hpc_options *opts,
             goto out;
         }
     }
-    rc = c->format->open(c, err);
+    rc = hpc_sandbox_trial_open(c, err);   /* third-party libraries: a child first */
+    if (rc == HPC_OK)
+        rc = c->format->open(c, err);
     if (rc != HPC_OK) {
         if (err && !*err)
             hpc_fail(err, rc, source, NULL, 0, "%s reader: %s", c->format->name, hpc_strerror(rc));

@@ -56,6 +56,7 @@ typedef struct hpc_options {
     int nocheck;           /* serve data whose checksums fail */
     int allowholes;        /* serve holes in distributed arrays as zeros */
     int salvage;           /* serve files of killed writers */
+    double open_timeout;   /* trial open limit, seconds; 0: default, < 0: none (hpc_sandbox.h) */
     uint32_t h5_handles;   /* HDF5: open dataset handles at most; 0: 256 */
     uint64_t h5_cache;     /* HDF5: bytes of their chunk caches; 0: 256 MiB */
     char *fticonfig;       /* FTI: the config.fti that gives the topology */
@@ -84,6 +85,10 @@ typedef struct hpc_tree hpc_tree;
 
 typedef struct hpc_format {
     const char *name;
+    /** The third-party library open() runs on the file (e.g. "libhdf5"), or
+     *  NULL: when set, the core trial-opens the file in a child process
+     *  first (hpc_sandbox.h). */
+    const char *sandbox_lib;
     /** Score 0..100 how surely `path` (head = its first len bytes; len 0 and
      *  head NULL for a directory) is of this format. */
     int (*probe)(const char *path, const unsigned char *head, size_t len);

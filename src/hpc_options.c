@@ -1,6 +1,7 @@
 /* hpc_options.c - the table of container options and its parser. */
 #include "hpc_options.h"
 #include "hpc_container.h"
+#include "hpc_sandbox.h"
 
 #include <errno.h>
 #include <string.h>
@@ -24,6 +25,11 @@ static int check_rankname(hpc_options *o, const char *v, GError **err)
     return hpc_rankname_compile(v, &rn, err);
 }
 
+static int set_open_timeout(hpc_options *o, const char *v, GError **err)
+{
+    return hpc_sandbox_parse_timeout(v, &o->open_timeout, err);
+}
+
 const hpc_option_def hpc_option_defs[] = {
     { "cache_size", "SIZE", "block cache size (default 64M)",
       HPC_OPT_SIZE, FIELD(cache_size), 4096, 0, NULL },
@@ -45,6 +51,9 @@ const hpc_option_def hpc_option_defs[] = {
       HPC_OPT_SIZE, FIELD(h5_cache), 1u << 20, 0, NULL },
     { "h5handles", "N", "HDF5: datasets open at once (default 256)",
       HPC_OPT_COUNT, FIELD(h5_handles), 1, 1000000, NULL },
+    { "open_timeout", "SECS", "limit of the trial open of HDF5/HDF4 files in a\n"
+                              "child process (default 5, 0: no trial open)",
+      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_open_timeout },
     { NULL, NULL, NULL, HPC_OPT_FLAG, 0, 0, 0, 0, NULL },
 };
 
