@@ -2,7 +2,7 @@
  * record, once per variable (the result is kept in the variable's state).
  *
  * Checks run in parallel: a read of a variable checks it in the reading
- * thread and hands the next variables to a pool of worker threads, so that
+ * thread and hands the next variables to worker threads, so that
  * a reader going through the variables in order finds them checked; a read
  * waits only for the check of its own variable, never for another's.  A
  * variable is claimed (busy) by one thread at a time; others wait for its
@@ -16,7 +16,8 @@
 
 typedef struct fti_checker {
     hpc_container *c;
-    GThreadPool *pool;
+    GAsyncQueue *queue;       /* fti_var * to check; &quit ends a thread */
+    GThread *threads[8];
     unsigned nthreads;
     GMutex mu;
     GCond done;               /* a variable's check finished */
@@ -103,20 +104,26 @@ static void release(fti_checker *k, fti_var *v)
     g_mutex_unlock(&k->mu);
 }
 
-static void worker(gpointer data, gpointer user)
+static char quit;            /* the queue item that ends a worker */
+
+static gpointer worker(gpointer user)
 {
     fti_checker *k = user;
-    fti_var *v = data;
-    verify_now(k->c, v);
-    release(k, v);
+    for (;;) {
+        gpointer item = g_async_queue_pop(k->queue);
+        if (item == &quit)
+            return NULL;
+        verify_now(k->c, item);
+        release(k, item);
+    }
 }
 
-/* Hand v to the pool unless it is checked or claimed already. */
+/* Hand v to the workers unless it is checked or claimed already. */
 static void submit(fti_checker *k, fti_var *v)
 {
     if (g_atomic_int_get(&v->state) == FTI_V_UNKNOWN &&
         g_atomic_int_compare_and_exchange(&v->busy, 0, 1))
-        g_thread_pool_push(k->pool, v, NULL);
+        g_async_queue_push(k->queue, v);
 }
 
 int fti_check_start(hpc_container *c)
@@ -124,26 +131,30 @@ int fti_check_start(hpc_container *c)
     fti *f = c->priv;
     fti_checker *k = g_new0(fti_checker, 1);
     k->c = c;
-    k->nthreads = CLAMP(g_get_num_processors(), 1, 8);
+    k->nthreads = CLAMP(g_get_num_processors(), 1, (gint)G_N_ELEMENTS(k->threads));
     k->last = -2;
     g_mutex_init(&k->mu);
     g_cond_init(&k->done);
-    k->pool = g_thread_pool_new(worker, k, (gint)k->nthreads, FALSE, NULL);
-    if (!k->pool) {
-        g_free(k);
-        return HPC_E_NOMEM;
-    }
+    k->queue = g_async_queue_new();
+    for (unsigned i = 0; i < k->nthreads; i++)
+        k->threads[i] = g_thread_new("fti-md5", worker, k);
     f->checker = k;
     return HPC_OK;
 }
 
+/* Own threads rather than a GThreadPool: they are joined here, so nothing
+ * of theirs outlives the container. */
 void fti_check_stop(fti *f)
 {
     fti_checker *k = f->checker;
     if (!k)
         return;
-    g_atomic_int_set(&k->stop, 1);
-    g_thread_pool_free(k->pool, TRUE, TRUE);   /* queued checks dropped */
+    g_atomic_int_set(&k->stop, 1);             /* running checks give up */
+    for (unsigned i = 0; i < k->nthreads; i++)
+        g_async_queue_push_front(k->queue, &quit);
+    for (unsigned i = 0; i < k->nthreads; i++)
+        g_thread_join(k->threads[i]);
+    g_async_queue_unref(k->queue);             /* checks still queued are dropped */
     g_mutex_clear(&k->mu);
     g_cond_clear(&k->done);
     g_free(k);

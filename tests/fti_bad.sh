@@ -71,13 +71,15 @@ expect_eq "-o nocheck: hpcdump serves the same bytes" "$got" \
     "$("$HPCDUMP" -o nocheck cat "$TMP/flip" ckpt-1/rank-000000/var-2 | sha256sum | cut -d' ' -f1)"
 
 # expect_mount_error DESCRIPTION SOURCE PATTERN: the mount fails, says PATTERN, mounts nothing
+# (options after PATTERN go to hpcmount)
 expect_mount_error() {
     mkdir -p "$M"
-    msg=$("$HPCMOUNT" "$2" "$M" 2>&1) && { fail "$1: mount succeeded"; unmount_container "$M"; return; }
-    if echo "$msg" | grep -q -- "$3" && ! is_mounted "$M" && [ "$(echo "$msg" | wc -l)" -eq 1 ]; then
-        pass "$1"
+    d=$1 src=$2 pat=$3; shift 3
+    msg=$("$HPCMOUNT" "$@" "$src" "$M" 2>&1) && { fail "$d: mount succeeded"; unmount_container "$M"; return; }
+    if echo "$msg" | grep -q -- "$pat" && ! is_mounted "$M" && [ "$(echo "$msg" | wc -l)" -eq 1 ]; then
+        pass "$d"
     else
-        fail "$1: got '$msg'"
+        fail "$d: got '$msg'"
     fi
 }
 
@@ -110,7 +112,8 @@ expect_mount_error "L1 directory with a truncated rank file" "$TMP/l1" "Ckpt2-Ra
 check "hpcdump: same message" sh -c "'$HPCDUMP' ls '$TMP/l1' 2>&1 | grep -q 'Ckpt2-Rank3.fti: field myHash'"
 expect_mount_error "not an FTI directory" "$TMP/x-no-such" "x-no-such"
 mkdir -p "$TMP/empty"
-expect_mount_error "a directory without FTI files" "$TMP/empty" "empty"
+# (without -o format an empty directory is an empty run directory)
+expect_mount_error "a directory without FTI files, -o format=fti" "$TMP/empty" "no Ckpt<N>-Rank<R>.fti" -o format=fti
 
 # ---- L2: an unusable Rank file is served from its partner copy
 copy ckpt3-L2 l2
