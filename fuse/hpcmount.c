@@ -27,7 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hpc_container.h"
+#include "hpc_mount.h"
+#include "hpc_formats.h"
 
 /* Reads at least this large skip the block cache when they map to source
  * extents: the kernel's page cache (keep_cache) already holds their pages.
@@ -38,36 +39,38 @@ static uint64_t zerocopy_min = ZEROCOPY_MIN;
 #define STATIC_TIMEOUT 86400.0   /* the data never change */
 #define LIVE_TIMEOUT 1.0         /* containers still being written */
 
-static double timeout_of(const hpc_container *c)
+static double timeout_of(hpc_mount *m, hpc_ino ino)
 {
-    return hpc_container_is_live(c) ? LIVE_TIMEOUT : STATIC_TIMEOUT;
+    hpc_node_meta meta;
+    hpc_mount_node_meta(m, ino, &meta);
+    return meta.timeout;
 }
 
-static void stat_to_fuse(hpc_container *c, const hpc_stat *h, struct stat *st)
+static void stat_to_fuse(hpc_mount *m, const hpc_stat *h, struct stat *st)
 {
+    hpc_node_meta meta;
+    hpc_mount_node_meta(m, h->ino, &meta);
     memset(st, 0, sizeof *st);
     st->st_ino = h->ino;
     st->st_mode = h->mode;
     st->st_nlink = h->nlink;
     st->st_size = (off_t)h->size;
     st->st_blocks = (blkcnt_t)((h->size + 511) / 512);
-    st->st_blksize = (blksize_t)hpc_container_block_size(c);
-    uint32_t uid, gid;
-    hpc_container_owner(c, &uid, &gid);
-    st->st_uid = uid;
-    st->st_gid = gid;
+    st->st_blksize = (blksize_t)meta.blksize;
+    st->st_uid = meta.uid;
+    st->st_gid = meta.gid;
     st->st_mtime = st->st_ctime = st->st_atime = (time_t)h->mtime;
 }
 
-static void entry_of(hpc_container *c, const hpc_stat *h, struct fuse_entry_param *e)
+static void entry_of(hpc_mount *m, const hpc_stat *h, struct fuse_entry_param *e)
 {
     memset(e, 0, sizeof *e);
     e->ino = h->ino;
     e->generation = 1;
-    e->attr_timeout = e->entry_timeout = timeout_of(c);
+    e->attr_timeout = e->entry_timeout = timeout_of(m, h->ino);
     if (h->ino == HPC_INO_INFO || h->partial)
         e->attr_timeout = 0;    /* .info changes with the sources; partial: ask getattr */
-    stat_to_fuse(c, h, &e->attr);
+    stat_to_fuse(m, h, &e->attr);
 }
 
 static void reply_err(fuse_req_t req, int rc)
@@ -95,11 +98,11 @@ static void hm_init(void *userdata, struct fuse_conn_info *conn)
 
 static void hm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-    hpc_container *c = fuse_req_userdata(req);
+    hpc_mount *m = fuse_req_userdata(req);
     hpc_stat h;
     struct fuse_entry_param e;
-    int rc = hpc_container_lookup(c, parent, name, &h);
-    if (rc == HPC_E_NOENT && !hpc_container_is_live(c)) {
+    int rc = hpc_mount_lookup(m, parent, name, &h);
+    if (rc == HPC_E_NOENT && timeout_of(m, parent) > LIVE_TIMEOUT) {
         memset(&e, 0, sizeof e);      /* negative entry: cached by the kernel */
         e.entry_timeout = STATIC_TIMEOUT;
         fuse_reply_entry(req, &e);
@@ -109,30 +112,30 @@ static void hm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         reply_err(req, rc);
         return;
     }
-    entry_of(c, &h, &e);
+    entry_of(m, &h, &e);
     fuse_reply_entry(req, &e);
 }
 
 static void hm_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)fi;
-    hpc_container *c = fuse_req_userdata(req);
+    hpc_mount *m = fuse_req_userdata(req);
     hpc_stat h;
     struct stat st;
-    int rc = hpc_container_getattr(c, ino, &h);
+    int rc = hpc_mount_getattr(m, ino, &h);
     if (rc != HPC_OK) {
         reply_err(req, rc);
         return;
     }
-    stat_to_fuse(c, &h, &st);
-    fuse_reply_attr(req, &st, ino == HPC_INO_INFO ? 0 : timeout_of(c));
+    stat_to_fuse(m, &h, &st);
+    fuse_reply_attr(req, &st, ino == HPC_INO_INFO ? 0 : timeout_of(m, ino));
 }
 
 static void hm_readlink(fuse_req_t req, fuse_ino_t ino)
 {
-    hpc_container *c = fuse_req_userdata(req);
+    hpc_mount *m = fuse_req_userdata(req);
     char *target = NULL;
-    int rc = hpc_container_readlink(c, ino, &target);
+    int rc = hpc_mount_readlink(m, ino, &target);
     if (rc != HPC_OK)
         reply_err(req, rc);
     else
@@ -142,9 +145,9 @@ static void hm_readlink(fuse_req_t req, fuse_ino_t ino)
 
 static void hm_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    hpc_container *c = fuse_req_userdata(req);
+    hpc_mount *m = fuse_req_userdata(req);
     hpc_stat h;
-    int rc = hpc_container_getattr(c, ino, &h);
+    int rc = hpc_mount_getattr(m, ino, &h);
     if (rc != HPC_OK)
         reply_err(req, rc);
     else if (!S_ISDIR(h.mode))
@@ -155,7 +158,7 @@ static void hm_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 typedef struct dir_fill {
     fuse_req_t req;
-    hpc_container *c;
+    hpc_mount *m;
     char *buf;
     size_t size, used;
     int plus;
@@ -167,7 +170,7 @@ static int dir_add(void *ctx, const char *name, const hpc_stat *h, uint64_t next
     size_t n;
     if (d->plus) {
         struct fuse_entry_param e;
-        entry_of(d->c, h, &e);
+        entry_of(d->m, h, &e);
         n = fuse_add_direntry_plus(d->req, d->buf + d->used, d->size - d->used, name, &e, (off_t)next);
     } else {
         struct stat st = { .st_ino = h->ino, .st_mode = h->mode };
@@ -181,9 +184,9 @@ static int dir_add(void *ctx, const char *name, const hpc_stat *h, uint64_t next
 
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, int plus)
 {
-    hpc_container *c = fuse_req_userdata(req);
-    dir_fill d = { req, c, g_malloc(size), size, 0, plus };
-    int rc = hpc_container_readdir(c, ino, (uint64_t)off, dir_add, &d);
+    hpc_mount *m = fuse_req_userdata(req);
+    dir_fill d = { req, m, g_malloc(size), size, 0, plus };
+    int rc = hpc_mount_readdir(m, ino, (uint64_t)off, dir_add, &d);
     if (rc != HPC_OK)
         reply_err(req, rc);
     else
@@ -207,13 +210,13 @@ static void hm_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    hpc_container *c = fuse_req_userdata(req);
+    hpc_mount *m = fuse_req_userdata(req);
     hpc_stat h;
     if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
         fuse_reply_err(req, EROFS);
         return;
     }
-    int rc = hpc_container_getattr(c, ino, &h);
+    int rc = hpc_mount_getattr(m, ino, &h);
     if (rc != HPC_OK) {
         reply_err(req, rc);
         return;
@@ -222,10 +225,10 @@ static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, EISDIR);
         return;
     }
-    if (ino == HPC_INO_INFO)
-        fi->direct_io = 1;      /* regenerated as the container grows or changes */
-    else
-        fi->keep_cache = 1;     /* the bytes never change */
+    hpc_node_meta meta;
+    hpc_mount_node_meta(m, ino, &meta);
+    fi->direct_io = meta.direct_io;     /* .info: regenerated as things change */
+    fi->keep_cache = meta.keep_cache;   /* the bytes never change */
     fuse_reply_open(req, fi);
 }
 
@@ -293,17 +296,30 @@ static int zc_fill(zc_pipe *p, const hpc_extent *ext, unsigned n)
     return HPC_OK;
 }
 
+static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off,
+                        const hpc_stat *hp, hpc_extent *ext, unsigned n);
+
 /* Answer with source extents, spliced; 0 if not possible (then the copy
  * path answers), 1 when replied (bytes or an error). */
-static int read_zerocopy(fuse_req_t req, hpc_container *c, fuse_ino_t ino, size_t size, off_t off)
+static int read_zerocopy(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off)
 {
     hpc_extent ext[MAX_EXTENTS];
     unsigned n;
     hpc_stat h;
-    if (zerocopy_min == 0 || size < zerocopy_min || hpc_container_getattr(c, ino, &h) != HPC_OK)
+    if (zerocopy_min == 0 || size < zerocopy_min || hpc_mount_getattr(m, ino, &h) != HPC_OK)
         return 0;
-    if (hpc_container_map(c, ino, (uint64_t)off, size, ext, MAX_EXTENTS, &n) != HPC_OK)
+    if (hpc_mount_map(m, ino, (uint64_t)off, size, ext, MAX_EXTENTS, &n) != HPC_OK)
         return 0;
+    int replied = read_extents(req, m, ino, size, off, &h, ext, n);
+    hpc_mount_unmap(m, ino);     /* the extents' files may close from here on */
+    return replied;
+}
+
+/* The rest of read_zerocopy, while the extents' container is held. */
+static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off,
+                        const hpc_stat *hp, hpc_extent *ext, unsigned n)
+{
+    const hpc_stat h = *hp;
     uint64_t want = (uint64_t)off >= h.size ? 0 : MIN((uint64_t)size, h.size - (uint64_t)off), got = 0;
     for (unsigned i = 0; i < n; i++)
         got += ext[i].len;
@@ -314,9 +330,9 @@ static int read_zerocopy(fuse_req_t req, hpc_container *c, fuse_ino_t ino, size_
         return 0;
     int rc = zc_fill(p, ext, n);
     if (rc == HPC_OK)
-        rc = hpc_container_extents_unchanged(c, ext, n);
+        rc = hpc_mount_extents_unchanged(m, ino, ext, n);
     else if (rc == HPC_E_CHANGED)
-        rc = hpc_container_sources_unchanged(c) == HPC_E_CHANGED ? HPC_E_CHANGED : HPC_E_IO;
+        rc = hpc_mount_sources_unchanged(m, ino) == HPC_E_CHANGED ? HPC_E_CHANGED : HPC_E_IO;
     if (rc != HPC_OK) {
         zc_reset();
         if (rc != HPC_E_CHANGED)    /* the core logged that once */
@@ -337,12 +353,12 @@ static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
     (void)fi;
-    hpc_container *c = fuse_req_userdata(req);
-    if (read_zerocopy(req, c, ino, size, off))
+    hpc_mount *m = fuse_req_userdata(req);
+    if (read_zerocopy(req, m, ino, size, off))
         return;
     char *buf = g_malloc(size ? size : 1);
     size_t n = 0;
-    int rc = hpc_container_read(c, ino, buf, size, (uint64_t)off, &n);
+    int rc = hpc_mount_read(m, ino, buf, size, (uint64_t)off, &n);
     if (rc != HPC_OK) {
         if (rc != HPC_E_CHANGED)    /* the core logged that once */
             hpc_log("read of inode %lu at %lld (+%zu) failed: %s", (unsigned long)ino,
@@ -356,10 +372,10 @@ static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void hm_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
-    hpc_container *c = fuse_req_userdata(req);
+    hpc_mount *m = fuse_req_userdata(req);
     void *value = NULL;
     size_t len = 0;
-    int rc = hpc_container_getxattr(c, ino, name, &value, &len);
+    int rc = hpc_mount_getxattr(m, ino, name, &value, &len);
     if (rc != HPC_OK)
         reply_err(req, rc);
     else if (size == 0)
@@ -373,9 +389,9 @@ static void hm_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 
 static void hm_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-    hpc_container *c = fuse_req_userdata(req);
+    hpc_mount *m = fuse_req_userdata(req);
     GString *names = g_string_new(NULL);
-    int rc = hpc_container_listxattr(c, ino, names);
+    int rc = hpc_mount_listxattr(m, ino, names);
     if (rc != HPC_OK)
         reply_err(req, rc);
     else if (size == 0)
@@ -390,11 +406,13 @@ static void hm_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 static void hm_statfs(fuse_req_t req, fuse_ino_t ino)
 {
     (void)ino;
-    hpc_container *c = fuse_req_userdata(req);
+    hpc_mount *m = fuse_req_userdata(req);
     struct statvfs sv;
-    uint64_t bytes = hpc_container_source_bytes(c);
+    uint64_t bytes;
+    uint32_t bsize;
     memset(&sv, 0, sizeof sv);
-    sv.f_bsize = sv.f_frsize = hpc_container_block_size(c);
+    hpc_mount_statfs(m, &bytes, &bsize);
+    sv.f_bsize = sv.f_frsize = bsize;
     sv.f_blocks = bytes / sv.f_bsize + 1;
     sv.f_namemax = 255;
     sv.f_flag = ST_RDONLY;
@@ -656,6 +674,24 @@ static void usage(const char *prog)
     g_string_free(opts, TRUE);
 }
 
+/* The generic options that apply: libfuse's own help also lists clone_fd
+ * and max_idle_threads, which hpcmount's worker loop does not use. */
+static void fuse_options_help(void)
+{
+    printf("FUSE options:\n"
+           "    -f                     stay in the foreground\n"
+           "    -d   -o debug          print every request (implies -f)\n"
+           "    -s                     one thread\n"
+           "    -o max_threads=N       most worker threads (default 10)\n"
+           "    -o allow_other         allow access by all users\n"
+           "    -o allow_root          allow access by root\n"
+           "    -o auto_unmount        unmount when hpcmount exits\n"
+           "    -h   --help            this help\n"
+           "    -V   --version         the version and the formats built in\n\n"
+           "Exit status: 0 mounted, 1 the container cannot be read or mounted,\n"
+           "2 bad command line.\n");
+}
+
 static FILE *log_file;
 static int log_syslog;
 
@@ -772,34 +808,43 @@ int main(int argc, char *argv[])
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
-    hpc_container *c = NULL;
+    hpc_mount *c = NULL;
     hm_args a = { .read_ahead_kb = 1024, .zerocopy_min_kb = ZEROCOPY_MIN >> 10 };
     int ret = 1;
 
     GPtrArray *spec_names = g_ptr_array_new_with_free_func(g_free);
     struct fuse_opt *spec = build_opt_spec(spec_names);
     hpc_options_init(&a.opts);
-    if (fuse_opt_parse(&args, &a, spec, hm_opt_proc) != 0)
+    /* exit status as hpcdump's and hpcwrite's: 2 bad command line, 1 the
+     * container or the mount failed (docs/hpcmount.1) */
+    if (fuse_opt_parse(&args, &a, spec, hm_opt_proc) != 0) {
+        ret = 2;
         goto out;
+    }
     if (a.help) {
         usage(argv[0]);
-        fuse_cmdline_help();
-        fuse_lowlevel_help();
+        fuse_options_help();
         ret = 0;
         goto out;
     }
     if (a.version) {
-        printf("hpcmount %s (libfuse %s)\n", PACKAGE_VERSION, fuse_pkgversion());
+        GString *f = g_string_new(NULL);
+        hpc_formats_describe(f);
+        printf("hpcmount %s (libfuse %s)\n%s\n", PACKAGE_VERSION, fuse_pkgversion(), f->str);
+        g_string_free(f, TRUE);
         ret = 0;
         goto out;
     }
     if (a.error) {
-        fprintf(stderr, "hpcmount: %s\n", a.error->message);
+        fprintf(stderr, "hpcmount: %s (see hpcmount --help)\n", a.error->message);
+        ret = 2;
         goto out;
     }
     zerocopy_min = (uint64_t)a.zerocopy_min_kb << 10;
-    if (fuse_parse_cmdline(&args, &cmd) != 0)
+    if (fuse_parse_cmdline(&args, &cmd) != 0) {
+        ret = 2;
         goto out;
+    }
     if (!a.source || !cmd.mountpoint) {
         fprintf(stderr, "usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0]);
         ret = 2;
@@ -818,7 +863,7 @@ int main(int argc, char *argv[])
 
     char *abs = g_canonicalize_filename(a.source, NULL);
     GError *err = NULL;
-    int rc = hpc_container_open(abs, &a.opts, &c, &err);
+    int rc = hpc_mount_open(abs, &a.opts, &c, &err);
     g_free(abs);
     if (rc != HPC_OK) {
         fprintf(stderr, "hpcmount: %s\n", err ? err->message : hpc_strerror(rc));
@@ -839,8 +884,10 @@ int main(int argc, char *argv[])
     g_string_free(mo, TRUE);
 
     se = fuse_session_new(&args, &hm_ops, sizeof hm_ops, c);
-    if (!se)
+    if (!se) {
+        ret = 2;                /* libfuse said which option it does not know */
         goto out;
+    }
     if (fuse_set_signal_handlers(se) != 0)
         goto out;
     if (fuse_session_mount(se, cmd.mountpoint) != 0) {
@@ -868,7 +915,7 @@ out:
     g_ptr_array_free(spec_names, TRUE);
     if (se)
         fuse_session_destroy(se);
-    hpc_container_close(c);
+    hpc_mount_close(c);
     hpc_options_clear(&a.opts);
     g_clear_error(&a.error);
     g_free(a.source);

@@ -5,6 +5,7 @@
  * xattr lookup by name, and path resolution for hpcdump.
  */
 #include "hpc_container.h"
+#include "hpc_npyview.h"
 #include "hpc_sandbox.h"
 #include "hpc_tree.h"
 
@@ -170,6 +171,7 @@ void hpc_container_close(hpc_container *c)
         return;
     if (c->format && c->format->close)
         c->format->close(c);
+    hpc_npyview_free(c);
     hpc_tree_free(c->tree);
     for (guint i = 0; i < c->sources->len; i++) {
         hpc_source *s = g_ptr_array_index(c->sources, i);
@@ -379,7 +381,7 @@ static void info_stat(hpc_container *c, hpc_stat *st)
     stat_defaults(c, st);
 }
 
-int hpc_container_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+int hpc_raw_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
 {
     if (parent == HPC_INO_INFO)
         return HPC_E_NOTDIR;
@@ -395,7 +397,13 @@ int hpc_container_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc
     return rc;
 }
 
-int hpc_container_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+int hpc_container_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    return c->opts.npy ? hpc_npyview_lookup(c, parent, name, st)
+                       : hpc_raw_lookup(c, parent, name, st);
+}
+
+int hpc_raw_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
 {
     if (ino == HPC_INO_INFO) {
         info_stat(c, st);
@@ -407,6 +415,11 @@ int hpc_container_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
     if (rc == HPC_OK)
         stat_defaults(c, st);
     return rc;
+}
+
+int hpc_container_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+{
+    return c->opts.npy ? hpc_npyview_getattr(c, ino, st) : hpc_raw_getattr(c, ino, st);
 }
 
 typedef struct readdir_ctx {
@@ -421,7 +434,14 @@ static int readdir_shift(void *p, const char *name, const hpc_stat *st, uint64_t
     readdir_ctx *r = p;
     hpc_stat s = *st;
     stat_defaults(r->c, &s);
-    return r->fn(r->ctx, name, &s, next + r->shift);
+    if (!r->c->opts.npy)
+        return r->fn(r->ctx, name, &s, next + r->shift);
+    char *shown;
+    hpc_npyview_dirent(r->c, name, &s, &shown);
+    int full = r->fn(r->ctx, shown, &s, next + r->shift);
+    if (shown != name)
+        g_free(shown);
+    return full;
 }
 
 int hpc_container_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie,
@@ -493,7 +513,7 @@ int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st)
  * source changed.  *st gets the node's attributes. */
 static int data_node(hpc_container *c, hpc_ino ino, hpc_stat *st)
 {
-    int rc = hpc_container_getattr(c, ino, st);
+    int rc = hpc_raw_getattr(c, ino, st);
     if (rc != HPC_OK)
         return rc;
     if (S_ISDIR(st->mode))
@@ -505,6 +525,13 @@ static int data_node(hpc_container *c, hpc_ino ino, hpc_stat *st)
 
 int hpc_container_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                       hpc_extent *ext, unsigned max, unsigned *n)
+{
+    return c->opts.npy ? hpc_npyview_map(c, ino, off, len, ext, max, n)
+                       : hpc_raw_map(c, ino, off, len, ext, max, n);
+}
+
+int hpc_raw_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
+                hpc_extent *ext, unsigned max, unsigned *n)
 {
     hpc_stat st;
     *n = 0;
@@ -547,6 +574,14 @@ static int read_mapped(hpc_container *c, hpc_ino ino, char *buf, size_t len,
 
 int hpc_container_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
                        uint64_t off, size_t *nread)
+{
+    *nread = 0;
+    return c->opts.npy ? hpc_npyview_read(c, ino, buf, len, off, nread)
+                       : hpc_raw_read(c, ino, buf, len, off, nread);
+}
+
+int hpc_raw_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
+                 uint64_t off, size_t *nread)
 {
     *nread = 0;
     if (ino == HPC_INO_INFO) {

@@ -47,7 +47,8 @@ typedef struct hpc_stat {
     int partial;           /* readdir only: size not known yet, ask getattr */
 } hpc_stat;
 
-/** Options shared by hpcmount and hpcdump (-o name=value). */
+/** Options shared by hpcmount and hpcdump (-o name=value); each field has
+ *  its row in hpc_option_defs (hpc_options.c), which parses and documents it. */
 typedef struct hpc_options {
     uint64_t cache_size;   /* bytes of the block cache; 0: 64 MiB */
     uint32_t blocksize;    /* cache block size; 0: from the container */
@@ -59,7 +60,11 @@ typedef struct hpc_options {
     double open_timeout;   /* trial open limit, seconds; 0: default, < 0: none (hpc_sandbox.h) */
     uint32_t h5_handles;   /* HDF5: open dataset handles at most; 0: 256 */
     uint64_t h5_cache;     /* HDF5: bytes of their chunk caches; 0: 256 MiB */
+    int npy;               /* show array files as NAME.npy (hpc_npyview.h) */
+    uint32_t max_containers; /* run directories: containers open at once; 0: 16 */
     char *fticonfig;       /* FTI: the config.fti that gives the topology */
+    int rundir;            /* a directory is a run directory even if a reader claims it */
+    int noexpand;          /* run directories: recognised files shown as plain files */
 } hpc_options;
 
 /** One verbatim run of a file's bytes inside a source (see hpc_format.map). */
@@ -142,6 +147,7 @@ struct hpc_container {
     GMutex lock;             /* guards cache creation and info */
     hpc_cache *cache;
     GString *info;
+    GHashTable *npy_headers; /* the npy view's headers, under lock */
     int changed;             /* a source changed since mount: reads fail */
     char *changed_path;      /* which one (set once, with changed) */
     gint64 last_check;       /* monotonic us of the last periodic check */

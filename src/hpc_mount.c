@@ -567,6 +567,8 @@ static void text_stat(hpc_mount *m, hpc_ino ino, GString *text, hpc_stat *st)
 /* Translate a container's attributes to mount ids (in place). */
 static void outward(hpc_mount *m, uint32_t sn, hpc_stat *st)
 {
+    if (st->ino == HPC_INO_INFO)
+        st->partial = 1;     /* its text changes: the kernel must ask again */
     st->ino = encode(m, sn, st->ino);
 }
 

@@ -54,6 +54,14 @@ const hpc_option_def hpc_option_defs[] = {
     { "open_timeout", "SECS", "limit of the trial open of HDF5/HDF4 files in a\n"
                               "child process (default 5, 0: no trial open)",
       HPC_OPT_CUSTOM, 0, 0, 0, 0, set_open_timeout },
+    { "npy", NULL, "show array files as NAME.npy with a NumPy header",
+      HPC_OPT_FLAG, FIELD(npy), 0, 0, NULL },
+    { "max_containers", "N", "run directories: containers open at once (default 16)",
+      HPC_OPT_COUNT, FIELD(max_containers), 1, 65536, NULL },
+    { "rundir", NULL, "a directory is a run directory even if a reader claims it",
+      HPC_OPT_FLAG, FIELD(rundir), 0, 0, NULL },
+    { "noexpand", NULL, "run directories: recognised files shown as plain files",
+      HPC_OPT_FLAG, FIELD(noexpand), 0, 0, NULL },
     { NULL, NULL, NULL, HPC_OPT_FLAG, 0, 0, 0, 0, NULL },
 };
 

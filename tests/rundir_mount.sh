@@ -41,6 +41,7 @@ tree_of() {
     (cd "$1" && find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r p; do
         if [ -L "$p" ]; then echo "$p link $(readlink "$p")"
         elif [ -d "$p" ]; then echo "$p dir"
+        elif [ "$p" = ./.info ] && [ "${2:-}" = nogsdinfo ]; then :   # GSD's .info says how far series went
         else echo "$p $(stat -c %s "$p") $(sha256sum < "$p" | cut -c1-64) $(getfattr -d --absolute-names "$p" 2>/dev/null | grep -v '^#' | tr '\n' ' ')"
         fi
     done)
@@ -61,8 +62,9 @@ check "root .info says directory" grep -q "^format: directory" "$M/.info"
 for c in $containers; do
     A="$TMP/alone-$(echo "$c" | tr / _)"
     mount_container "$R/$c" "$A" || { fail "mount $c alone"; continue; }
-    tree_of "$A" > "$TMP/alone.txt"
-    tree_of "$M/$c" > "$TMP/in-run.txt"
+    skip=; case $c in *.gsd) skip=nogsdinfo ;; esac
+    tree_of "$A" $skip > "$TMP/alone.txt"
+    tree_of "$M/$c" $skip > "$TMP/in-run.txt"
     if [ -s "$TMP/alone.txt" ] && cmp -s "$TMP/alone.txt" "$TMP/in-run.txt"; then
         pass "$c: same tree and bytes as mounted alone ($(wc -l < "$TMP/alone.txt") nodes)"
     else
@@ -82,8 +84,8 @@ check "the rest keeps working" cmp -s "$R/log.bin" "$M/log.bin"
 pids=""
 i=0
 for f in sion/a_4tasks.sion/rank-000001 sim/traj/hoomd_traj.gsd/frames/000003/particles/position \
-         checkpoints/ckpt1/ckpt-1/rank-000002/var-0 log.bin sion/c1_multifile.sion/rank-000005 \
-         sparse_chunks.gsd/frames/000000/types/u8 sion/a_4tasks.sion/rank-000003 log.bin; do
+         checkpoints/ckpt1/ckpt-1/rank-000002/var-0 log.bin sion/c1_multifile.sion/rank-000004 \
+         sparse_chunks.gsd/frames/000000/types/uint8 sion/a_4tasks.sion/rank-000003 log.bin; do
     i=$((i + 1))
     ( for _ in 1 2 3 4 5; do sha "$M/$f"; done | sort -u > "$TMP/conc.$i"; echo "$f" >> "$TMP/conc.$i" ) &
     pids="$pids $!"
@@ -91,9 +93,9 @@ done
 wait $pids
 bad=0
 for j in $(seq 1 $i); do
-    [ "$(wc -l < "$TMP/conc.$j")" -eq 2 ] || bad=1
     f=$(tail -1 "$TMP/conc.$j")
-    [ "$(head -1 "$TMP/conc.$j")" = "$(sha "$M/$f")" ] || bad=1
+    [ "$(wc -l < "$TMP/conc.$j")" -eq 2 ] || { bad=1; echo "  $f: reads differ"; }
+    [ "$(head -1 "$TMP/conc.$j")" = "$(sha "$M/$f")" ] || { bad=1; echo "  $f: differs from a read alone"; }
 done
 expect_eq "8 concurrent readers see the same bytes" 0 "$bad"
 
