@@ -361,9 +361,18 @@ static int show_xattrs(hpc_mount *c, const hpc_stat *st, const char *path)
     return rc;
 }
 
+/* Attributes of the nodes at and below path.  A symlink shows its
+ * target's, as getfattr does without -h (links have none of their own). */
 static int xattr_tree(dump *d, const hpc_stat *st, const char *path)
 {
-    int rc = show_xattrs(d->c, st, path);
+    hpc_stat shown = *st;
+    if (S_ISLNK(st->mode)) {
+        char *p = g_strdup(path);
+        if (follow(d->c, &p, &shown) != HPC_OK)
+            shown = *st;        /* dangling: nothing to show */
+        g_free(p);
+    }
+    int rc = show_xattrs(d->c, &shown, path);
     if (rc != HPC_OK || !d->rec || !S_ISDIR(st->mode))
         return rc;
     GArray *a = NULL;
