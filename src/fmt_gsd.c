@@ -13,7 +13,7 @@
  * snapshot reads the file through its own cache space, so index blocks
  * cached before an append are never served after it.
  *
- * See shared/spec/gsd.md for the on-disk facts.
+ * See docs/formats/gsd.md for the on-disk facts.
  */
 #include "hpc_formats.h"
 
