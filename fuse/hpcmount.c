@@ -245,6 +245,7 @@ typedef struct zc_pipe {
 } zc_pipe;
 
 static __thread zc_pipe zc = { { -1, -1 }, 0 };
+#define ZC_PAGE ((size_t)sysconf(_SC_PAGESIZE))
 
 static void zc_reset(void)
 {
@@ -288,6 +289,8 @@ static int zc_fill(zc_pipe *p, const hpc_extent *ext, unsigned n)
                                SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
             if (r < 0 && errno == EINTR)
                 continue;
+            if (r < 0 && errno == EAGAIN)
+                return HPC_E_NOTSUP;   /* the pipe is full: the copy path answers */
             if (r <= 0)
                 return r == 0 ? HPC_E_CHANGED : HPC_E_IO;   /* 0: the source ended */
             left -= (uint64_t)r;
@@ -325,10 +328,16 @@ static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t siz
         got += ext[i].len;
     if (got != want || n == 0)
         return 0;         /* a short reply would read as EOF: use the copy path */
-    zc_pipe *p = zc_get((size_t)got);
+    /* a page of the pipe holds at most one page of the source: unaligned
+     * extents need a page more each, and one for the first */
+    zc_pipe *p = zc_get((size_t)got + ((size_t)n + 1) * ZC_PAGE);
     if (!p)
         return 0;
     int rc = zc_fill(p, ext, n);
+    if (rc == HPC_E_NOTSUP) {
+        zc_reset();
+        return 0;
+    }
     if (rc == HPC_OK)
         rc = hpc_mount_extents_unchanged(m, ino, ext, n);
     else if (rc == HPC_E_CHANGED)
