@@ -68,7 +68,7 @@ mount_container "$f" "$TMP/m-live" || fail "live: mount"
 s="$TMP/m-live/series/configuration/step"
 expect_eq "live: 12 frames at mount" "12,1" "$(getfattr --only-values -n user.shape "$s" 2>/dev/null)"
 exec 3< "$s"
-$PY "$T" append "$f" 150 0.002 &
+$PY "$T" append "$f" 150 0.02 &    # 3 s at least: longer than the 1 s timeouts
 writer=$!
 grew=0
 while kill -0 "$writer" 2>/dev/null; do
