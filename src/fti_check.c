@@ -19,6 +19,7 @@ typedef struct fti_checker {
     GAsyncQueue *queue;       /* fti_var * to check; &quit ends a thread */
     GThread *threads[8];
     unsigned nthreads;
+    gint running;             /* the threads exist (in this process) */
     GMutex mu;
     GCond done;               /* a variable's check finished */
     gint stop;                /* closing: running checks give up */
@@ -118,12 +119,43 @@ static gpointer worker(gpointer user)
     }
 }
 
+/* Start the workers on first use.  Not at open: hpcmount forks into the
+ * background after opening the container, and threads do not survive a
+ * fork (the daemon would queue checks nobody runs and join threads it
+ * does not have). */
+static void workers_start(fti_checker *k)
+{
+    if (g_atomic_int_get(&k->running))
+        return;
+    g_mutex_lock(&k->mu);
+    if (!g_atomic_int_get(&k->running)) {
+        for (unsigned i = 0; i < k->nthreads; i++)
+            k->threads[i] = g_thread_new("fti-md5", worker, k);
+        g_atomic_int_set(&k->running, 1);
+    }
+    g_mutex_unlock(&k->mu);
+}
+
+/* End and join the workers (they take one quit item each). */
+static void workers_join(fti_checker *k)
+{
+    if (!g_atomic_int_get(&k->running))
+        return;
+    for (unsigned i = 0; i < k->nthreads; i++)
+        g_async_queue_push_front(k->queue, &quit);
+    for (unsigned i = 0; i < k->nthreads; i++)
+        g_thread_join(k->threads[i]);
+    g_atomic_int_set(&k->running, 0);
+}
+
 /* Hand v to the workers unless it is checked or claimed already. */
 static void submit(fti_checker *k, fti_var *v)
 {
     if (g_atomic_int_get(&v->state) == FTI_V_UNKNOWN &&
-        g_atomic_int_compare_and_exchange(&v->busy, 0, 1))
+        g_atomic_int_compare_and_exchange(&v->busy, 0, 1)) {
+        workers_start(k);
         g_async_queue_push(k->queue, v);
+    }
 }
 
 int fti_check_start(hpc_container *c)
@@ -136,8 +168,6 @@ int fti_check_start(hpc_container *c)
     g_mutex_init(&k->mu);
     g_cond_init(&k->done);
     k->queue = g_async_queue_new();
-    for (unsigned i = 0; i < k->nthreads; i++)
-        k->threads[i] = g_thread_new("fti-md5", worker, k);
     f->checker = k;
     return HPC_OK;
 }
@@ -150,10 +180,7 @@ void fti_check_stop(fti *f)
     if (!k)
         return;
     g_atomic_int_set(&k->stop, 1);             /* running checks give up */
-    for (unsigned i = 0; i < k->nthreads; i++)
-        g_async_queue_push_front(k->queue, &quit);
-    for (unsigned i = 0; i < k->nthreads; i++)
-        g_thread_join(k->threads[i]);
+    workers_join(k);
     g_async_queue_unref(k->queue);             /* checks still queued are dropped */
     g_mutex_clear(&k->mu);
     g_cond_clear(&k->done);
@@ -172,6 +199,7 @@ void fti_check_all(hpc_container *c)
         while (g_atomic_int_get(&g_array_index(f->vars, fti_var, i).busy))
             g_cond_wait(&k->done, &k->mu);
     g_mutex_unlock(&k->mu);
+    workers_join(k);           /* none may outlive the open (see workers_start) */
 }
 
 int fti_var_verify(hpc_container *c, fti_var *v)
