@@ -1205,11 +1205,13 @@ static void series_mark(const gsd_state *s, gsd_series_set *set)
 }
 
 /* The series of snapshot s, computed on first use: one pass over the index
- * (from where the previous snapshot's pass ended, when it had one). */
-static int series_get(hpc_container *c, const gsd_state *cs, const gsd_series_set **out)
+ * (from where the previous snapshot's pass ended, when it had one).  notify:
+ * tell the core that .info changed (not while the core builds .info). */
+static int series_compute(hpc_container *c, const gsd_state *cs, int notify,
+                          const gsd_series_set **out)
 {
     gsd_state *s = (gsd_state *)cs;          /* only the lazily filled part changes */
-    int rc = HPC_OK;
+    int rc = HPC_OK, computed = 0;
     g_mutex_lock(&s->series_lock);
     if (!s->series) {
         gint64 t0 = g_get_monotonic_time();
@@ -1225,14 +1227,23 @@ static int series_get(hpc_container *c, const gsd_state *cs, const gsd_series_se
             set->seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
             series_mark(s, set);
             s->series = set;
-            hpc_container_info_changed(c);
+            computed = 1;
         } else {
             series_set_free(set);
         }
     }
     *out = s->series;
     g_mutex_unlock(&s->series_lock);
+    /* after the unlock: .info's builder holds the core's lock and waits
+     * for series_lock */
+    if (computed && notify)
+        hpc_container_info_changed(c);
     return rc;
+}
+
+static int series_get(hpc_container *c, const gsd_state *cs, const gsd_series_set **out)
+{
+    return series_compute(c, cs, 1, out);
 }
 
 /* Bytes of one frame's chunk of series x. */
@@ -1573,8 +1584,7 @@ static void series_info(const gsd_state *s, GString *o)
         uint32_t offered = 0;
         for (uint32_t id = 0; id < set->nnames; id++)
             offered += set->by_id[id].count > 0 && !set->by_id[id].why && s->leaf[id] != NO_NODE;
-        g_string_append_printf(o, "series: %u offered (index scanned in %.3f s)\n", offered,
-                               set->seconds);
+        g_string_append_printf(o, "series: %u offered\n", offered);
         for (uint32_t id = 0; id < set->nnames; id++) {
             const gsd_series *x = &set->by_id[id];
             if (x->count == 0 || !x->why || s->leaf[id] == NO_NODE)
@@ -1996,6 +2006,10 @@ static int gsd_info(hpc_container *c, GString *o)
     if (s->hoomd)
         g_string_append_printf(o, "hoomd: frame 0 lends %u chunks to frames without them (links)\n",
                                s->nlend);
+    /* the same .info whenever it is built (mount or hpcdump, before or
+     * after /series was used): compute the series for it */
+    const gsd_series_set *set;
+    series_compute(c, s, 0, &set);
     series_info(s, o);
     for (uint32_t i = 0; i < s->nnames; i++) {
         char *esc = g_strescape(s->names[i], NULL);   /* one line per name */
