@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "hpc_mount.h"
-#include "hpc_formats.h"
 
 #define COPY_CHUNK (1u << 20)
 #define MAX_LINKS 40              /* symlinks followed by cat, as the kernel's limit */

@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "hpc_mount.h"
-#include "hpc_formats.h"
 
 /* Reads at least this large skip the block cache when they map to source
  * extents: the kernel's page cache (keep_cache) already holds their pages.

@@ -13,7 +13,8 @@
  * libhdf4 is not thread-safe: every HDF4 call runs under hdf_lock.
  */
 #include "config.h"
-#include "hpc_formats.h"
+#include "hpc_format.h"
+#include "hpc_tree.h"
 #include "fmt_dhdf.h"
 #include "dhdf_layout.h"
 #include "hpc_boxes.h"

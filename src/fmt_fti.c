@@ -134,7 +134,7 @@ static int fti_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
     len = MIN(len, v->size - off);
     for (uint32_t i = chunk_at(ch, v->n, off); i < v->n && len > 0 && *n < max; i++) {
         uint64_t in = off - ch[i].dptr, take = MIN(len, ch[i].len - in);
-        ext[(*n)++] = (hpc_extent){ rk->src, ch[i].fptr + in, take };
+        ext[(*n)++] = (hpc_extent){ .src = rk->src, .off = ch[i].fptr + in, .len = take };
         off += take;
         len -= take;
     }

@@ -15,7 +15,8 @@
  *
  * See docs/formats/gsd.md for the on-disk facts.
  */
-#include "hpc_formats.h"
+#include "hpc_format.h"
+#include "hpc_tree.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -45,7 +46,6 @@
 #define MAX_RUNS 4096                 /* runs of frames a series may occupy */
 #define MAX_ALL_RUNS 262144           /* and all series together (8 MiB) */
 #define SCAN_BATCH 4096               /* entries read at once by the series scan */
-#define DIRECT_READ 8192              /* series pieces this large are read past the cache */
 
 static const uint8_t type_size[12] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1 };
 static const char *const type_dtype[12] = { NULL, "u1", "u2", "u4", "u8", "i1", "i2",
@@ -1330,7 +1330,7 @@ static int series_extents(const gsd *g, const gsd_state *s, const gsd_series *x,
         if (*n > 0 && ext[*n - 1].off + ext[*n - 1].len == at)
             ext[*n - 1].len += take;
         else
-            ext[(*n)++] = (hpc_extent){ g->src, at, take };
+            ext[(*n)++] = (hpc_extent){ g->src, at, take, s->space, s->fill.size };
         off += take;
     }
     return HPC_OK;
@@ -1839,53 +1839,21 @@ static int series_file(hpc_container *c, const gsd_state *s, hpc_ino ino, const 
 }
 
 /* Read of a series: its extents through the snapshot's cache. */
-static int series_read(hpc_container *c, const gsd_state *s, hpc_ino ino, void *buf, size_t len,
-                       uint64_t off, size_t *nread)
-{
-    const gsd_series *x;
-    uint16_t id;
-    int frames;
-    hpc_extent ext[64];
-    int rc = series_file(c, s, ino, &x, &id, &frames);
-    if (rc != HPC_OK)
-        return rc;
-    if (frames) {
-        series_frames_bytes(x, buf, len, off, nread);
-        return HPC_OK;
-    }
-    while (*nread < len) {
-        unsigned n;
-        size_t before = *nread;
-        rc = series_extents(c->priv, s, x, id, off + *nread, len - *nread, ext, 64, &n);
-        for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
-            /* chunk data never change: large pieces skip the block cache */
-            rc = ext[i].len >= DIRECT_READ
-                     ? hpc_source_pread(s->fill.src, (char *)buf + *nread, (size_t)ext[i].len, ext[i].off)
-                     : snap_read(s, (char *)buf + *nread, (size_t)ext[i].len, ext[i].off);
-            *nread += rc == HPC_OK ? (size_t)ext[i].len : 0;
-        }
-        if (rc != HPC_OK || *nread == before)
-            break;
-    }
-    return rc;
-}
-
+/* The only bytes GSD computes: a series' <name>.frames file (gsd_map
+ * serves every other file). */
 static int gsd_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
                     size_t *nread)
 {
-    gsd *g = c->priv;
-    gsd_state *s = state_get(g);
-    gsd_entry e;
-    uint64_t size = 0;
+    gsd_state *s = state_get(c->priv);
+    const gsd_series *x;
+    uint16_t id;
+    int frames, rc = HPC_E_NOTSUP;
     *nread = 0;
-    int rc;
-    if (is_series_ino(ino)) {
-        rc = series_read(c, s, ino, buf, len, off, nread);
-    } else if ((rc = file_entry(c, s, ino, &e)) == HPC_OK && entry_bytes(&e, &size) && off < size) {
-        size_t take = (size_t)MIN((uint64_t)len, size - off);
-        rc = snap_read(s, buf, take, (uint64_t)e.location + off);
-        if (rc == HPC_OK)
-            *nread = take;
+    if (is_series_ino(ino) && (rc = series_file(c, s, ino, &x, &id, &frames)) == HPC_OK) {
+        if (frames)
+            series_frames_bytes(x, buf, len, off, nread);
+        else
+            rc = HPC_E_NOTSUP;
     }
     state_unref(s);
     return rc;
@@ -1908,7 +1876,8 @@ static int gsd_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
             rc = frames ? HPC_E_NOTSUP : series_extents(g, s, x, id, off, len, ext, max, n);
     } else if ((rc = file_entry(c, s, ino, &e)) == HPC_OK && max > 0 && entry_bytes(&e, &size) &&
                off < size) {
-        ext[0] = (hpc_extent){ g->src, (uint64_t)e.location + off, MIN(len, size - off) };
+        ext[0] = (hpc_extent){ g->src, (uint64_t)e.location + off, MIN(len, size - off),
+                               s->space, s->fill.size };
         *n = 1;
     }
     state_unref(s);

@@ -20,7 +20,8 @@
  * error stack and the "print errors" switch are per thread, hence
  * h5_quiet() on every entry point.
  */
-#include "hpc_formats.h"
+#include "hpc_format.h"
+#include "hpc_tree.h"
 #include "fmt_hdf5.h"
 #include "hdf5_chunk.h"
 #include "hdf5_elem.h"
@@ -1462,9 +1463,6 @@ static int read_dset(hpc_container *c, const h5_handle *hd, void *buf, size_t le
         memcpy(buf, d->text + off, len);
         rc = HPC_OK;
         break;
-    case DS_FAST:
-        rc = hpc_cache_read_source(hpc_container_cache(c), h->src, buf, len, d->addr + off);
-        break;
     case DS_DATA: {
         h5_quiet();
         uint64_t e0 = off / d->esize, e1 = (off + len - 1) / d->esize + 1;
@@ -1525,7 +1523,7 @@ static int h5_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
     if (d->kind != DS_FAST)
         rc = HPC_E_NOTSUP;
     else if (off < d->size && len > 0 && max > 0) {
-        ext[0] = (hpc_extent){ h->src, d->addr + off, MIN(len, d->size - off) };
+        ext[0] = (hpc_extent){ .src = h->src, .off = d->addr + off, .len = MIN(len, d->size - off) };
         *n = 1;
     }
     read_release(c, hd);

@@ -12,7 +12,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1           /* SEEK_DATA, SEEK_HOLE (salvage) */
 #endif
-#include "hpc_formats.h"
+#include "hpc_format.h"
+#include "hpc_tree.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -470,7 +471,7 @@ static void stream_map(const sion *s, const sion_task *t, uint64_t off, uint64_t
         uint64_t bs = (uint64_t)f->blocksizes[j * nt + t->local];
         if (off < pos + bs) {
             uint64_t in = off - pos, take = MIN(bs - in, len);
-            ext[*n] = (hpc_extent){ f->src, t->start + j * f->globalskip + in, take };
+            ext[*n] = (hpc_extent){ .src = f->src, .off = t->start + j * f->globalskip + in, .len = take };
             (*n)++;
             off += take;
             len -= take;
@@ -494,6 +495,7 @@ static int cmp_rec(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Read [off, off+len) of a task's stream (the reader's own parsing). */
 static int stream_read(hpc_container *c, const sion *s, const sion_task *t, void *buf,
                        uint64_t len, uint64_t off)
 {
@@ -501,17 +503,18 @@ static int stream_read(hpc_container *c, const sion *s, const sion_task *t, void
     char *p = buf;
     while (len > 0) {
         unsigned n;
+        uint64_t got = 0;
         stream_map(s, t, off, len, ext, 16, &n);
-        if (n == 0)
+        for (unsigned i = 0; i < n; i++)
+            got += ext[i].len;
+        if (got == 0 || got > len)
             return HPC_E_CORRUPT;
-        for (unsigned i = 0; i < n; i++) {
-            int rc = hpc_cache_read_source(hpc_container_cache(c), ext[i].src, p, ext[i].len, ext[i].off);
-            if (rc != HPC_OK)
-                return rc;
-            p += ext[i].len;
-            off += ext[i].len;
-            len -= ext[i].len;
-        }
+        int rc = hpc_container_read_extents(c, ext, n, p);
+        if (rc != HPC_OK)
+            return rc;
+        p += got;
+        off += got;
+        len -= got;
     }
     return HPC_OK;
 }

@@ -15,7 +15,8 @@
 #ifndef FTI_H
 #define FTI_H
 
-#include "hpc_formats.h"
+#include "hpc_format.h"
+#include "hpc_tree.h"
 #include "fti_rs.h"
 
 #include <stdint.h>

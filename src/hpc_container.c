@@ -4,7 +4,7 @@
  * attributes, reads of mapped (verbatim) files through the block cache,
  * xattr lookup by name, and path resolution for hpcdump.
  */
-#include "hpc_container.h"
+#include "hpc_core.h"
 #include "hpc_npyview.h"
 #include "hpc_sandbox.h"
 #include "hpc_tree.h"
@@ -109,7 +109,8 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     struct stat st;
     *out = NULL;
     hpc_container *c = g_new0(hpc_container, 1);
-    g_mutex_init(&c->lock);
+    c->core = g_new0(hpc_core, 1);
+    g_mutex_init(&c->core->lock);
     c->path = g_strdup(source);
     c->sources = g_ptr_array_new();
     hpc_options_copy(&c->opts, opts);
@@ -157,7 +158,7 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     if (c->live)            /* live readers refresh and re-parse themselves */
         for (guint i = 0; i < c->sources->len; i++)
             hpc_source_set_live(g_ptr_array_index(c->sources, i));
-    c->last_check = g_get_monotonic_time();
+    c->core->last_check = g_get_monotonic_time();
     *out = c;
     return HPC_OK;
 out:
@@ -179,12 +180,13 @@ void hpc_container_close(hpc_container *c)
         g_free(s);
     }
     g_ptr_array_free(c->sources, TRUE);
-    hpc_cache_free(c->cache);
-    if (c->info)
-        g_string_free(c->info, TRUE);
+    hpc_cache_free(c->core->cache);
+    if (c->core->info)
+        g_string_free(c->core->info, TRUE);
     hpc_options_clear(&c->opts);
-    g_mutex_clear(&c->lock);
-    g_free(c->changed_path);
+    g_mutex_clear(&c->core->lock);
+    g_free(c->core->changed_path);
+    g_free(c->core);
     g_free(c->path);
     g_free(c);
 }
@@ -214,26 +216,26 @@ hpc_source *hpc_container_add_source(hpc_container *c, const char *path, GError 
 
 static int mark_changed(hpc_container *c, const hpc_source *s)
 {
-    g_mutex_lock(&c->lock);
-    int first = !c->changed;
+    g_mutex_lock(&c->core->lock);
+    int first = !c->core->changed;
     if (first) {
-        c->changed_path = g_strdup(s ? s->path : c->path);
-        __atomic_store_n(&c->changed, 1, __ATOMIC_RELEASE);
-        if (c->info) {
-            g_string_free(c->info, TRUE);
-            c->info = NULL;
+        c->core->changed_path = g_strdup(s ? s->path : c->path);
+        __atomic_store_n(&c->core->changed, 1, __ATOMIC_RELEASE);
+        if (c->core->info) {
+            g_string_free(c->core->info, TRUE);
+            c->core->info = NULL;
         }
     }
-    g_mutex_unlock(&c->lock);
+    g_mutex_unlock(&c->core->lock);
     if (first)
         hpc_log("%s changed since mount (written, truncated, replaced or deleted): "
-                "reads fail until it is mounted again", c->changed_path);
+                "reads fail until it is mounted again", c->core->changed_path);
     return HPC_E_CHANGED;
 }
 
 static gboolean container_changed(hpc_container *c)
 {
-    return __atomic_load_n(&c->changed, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&c->core->changed, __ATOMIC_ACQUIRE);
 }
 
 /* A read failed with HPC_E_CHANGED: find the source that changed. */
@@ -271,9 +273,9 @@ static int check_periodic(hpc_container *c)
     if (container_changed(c))
         return HPC_E_CHANGED;
     gint64 now = g_get_monotonic_time();
-    gint64 last = __atomic_load_n(&c->last_check, __ATOMIC_RELAXED);
+    gint64 last = __atomic_load_n(&c->core->last_check, __ATOMIC_RELAXED);
     if (now - last < CHECK_US ||
-        !__atomic_compare_exchange_n(&c->last_check, &last, now, FALSE,
+        !__atomic_compare_exchange_n(&c->core->last_check, &last, now, FALSE,
                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         return HPC_OK;
     return check_all(c, TRUE);
@@ -308,11 +310,11 @@ int hpc_container_extents_unchanged(hpc_container *c, const hpc_extent *ext, uns
 
 hpc_cache *hpc_container_cache(hpc_container *c)
 {
-    hpc_cache *cache = g_atomic_pointer_get(&c->cache);
+    hpc_cache *cache = g_atomic_pointer_get(&c->core->cache);
     if (cache)
         return cache;
-    g_mutex_lock(&c->lock);
-    if (!c->cache) {
+    g_mutex_lock(&c->core->lock);
+    if (!c->core->cache) {
         uint32_t bs = c->opts.blocksize;
         if (bs == 0) {
             uint32_t fs = c->fsblksize;
@@ -324,39 +326,39 @@ hpc_cache *hpc_container_cache(hpc_container *c)
             if (bs > CACHE_MAX_BLOCK)
                 bs = fs;
         }
-        g_atomic_pointer_set(&c->cache, hpc_cache_new(c->opts.cache_size, bs, 0));
+        g_atomic_pointer_set(&c->core->cache, hpc_cache_new(c->opts.cache_size, bs, 0));
     }
-    cache = c->cache;
-    g_mutex_unlock(&c->lock);
+    cache = c->core->cache;
+    g_mutex_unlock(&c->core->lock);
     return cache;
 }
 
 void hpc_container_info_changed(hpc_container *c)
 {
-    g_mutex_lock(&c->lock);
-    if (c->info) {
-        g_string_free(c->info, TRUE);
-        c->info = NULL;
+    g_mutex_lock(&c->core->lock);
+    if (c->core->info) {
+        g_string_free(c->core->info, TRUE);
+        c->core->info = NULL;
     }
-    g_mutex_unlock(&c->lock);
+    g_mutex_unlock(&c->core->lock);
 }
 
 /* The .info text, generated once (or again after info_changed); returns a
  * copy so that readers never see it freed under them. */
 static GBytes *info_bytes(hpc_container *c)
 {
-    g_mutex_lock(&c->lock);
-    if (!c->info) {
-        c->info = g_string_new(NULL);
-        g_string_append_printf(c->info, "format: %s\nsource: %s\n", c->format->name, c->path);
+    g_mutex_lock(&c->core->lock);
+    if (!c->core->info) {
+        c->core->info = g_string_new(NULL);
+        g_string_append_printf(c->core->info, "format: %s\nsource: %s\n", c->format->name, c->path);
         if (container_changed(c))
-            g_string_append_printf(c->info, "changed: %s changed since mount; reads fail until "
-                                   "it is mounted again\n", c->changed_path);
-        if (c->format->info && c->format->info(c, c->info) != HPC_OK)
-            g_string_append(c->info, "warning: the format reader could not describe the container\n");
+            g_string_append_printf(c->core->info, "changed: %s changed since mount; reads fail until "
+                                   "it is mounted again\n", c->core->changed_path);
+        if (c->format->info && c->format->info(c, c->core->info) != HPC_OK)
+            g_string_append(c->core->info, "warning: the format reader could not describe the container\n");
     }
-    GBytes *b = g_bytes_new(c->info->str, c->info->len);
-    g_mutex_unlock(&c->lock);
+    GBytes *b = g_bytes_new(c->core->info->str, c->core->info->len);
+    g_mutex_unlock(&c->core->lock);
     return b;
 }
 
@@ -467,9 +469,9 @@ int hpc_container_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie,
          * tasks): its size here is 0 until it is built; getattr tells. */
         hpc_stat info = { .ino = HPC_INO_INFO, .mode = HPC_MODE_FILE };
         stat_defaults(c, &info);
-        g_mutex_lock(&c->lock);
-        info.size = c->info ? c->info->len : 0;
-        g_mutex_unlock(&c->lock);
+        g_mutex_lock(&c->core->lock);
+        info.size = c->core->info ? c->core->info->len : 0;
+        g_mutex_unlock(&c->core->lock);
         if (fn(ctx, ".info", &info, 3))
             return HPC_OK;
     }
@@ -544,11 +546,40 @@ int hpc_raw_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
     return check_after(c, c->format->map(c, ino, off, len, ext, max, n));
 }
 
-/* Read a mapped file: its extents through the block cache. */
+/* Extents at least this long skip the block cache: the kernel's page cache
+ * holds their pages anyway, and a piece of a few KiB in the middle of a
+ * large file (a GSD series) must not cost a whole cache block. */
+#define DIRECT_MIN (8u << 10)
+
+int hpc_container_read_extents(hpc_container *c, const hpc_extent *ext, unsigned n, void *buf)
+{
+    hpc_cache *cache = hpc_container_cache(c);
+    char *p = buf;
+    if (!cache)
+        return HPC_E_NOMEM;
+    for (unsigned i = 0; i < n; i++) {
+        const hpc_extent *e = &ext[i];
+        uint64_t size = e->space ? e->space_size : __atomic_load_n(&e->src->size, __ATOMIC_ACQUIRE);
+        int rc;
+        if (e->off > size || e->len > size - e->off)
+            rc = HPC_E_CORRUPT;
+        else if (e->len >= DIRECT_MIN)
+            rc = hpc_source_pread(e->src, p, (size_t)e->len, e->off);
+        else
+            rc = hpc_cache_read_file(cache, e->src, e->space ? e->space : e->src->id, size,
+                                     p, (size_t)e->len, e->off);
+        if (rc != HPC_OK)
+            return rc;
+        p += e->len;
+    }
+    return HPC_OK;
+}
+
+/* The one path of verbatim bytes: the reader's extents, read through the
+ * block cache.  HPC_E_NOTSUP when the reader computes this node's bytes. */
 static int read_mapped(hpc_container *c, hpc_ino ino, char *buf, size_t len,
                        uint64_t off, size_t *nread)
 {
-    hpc_cache *cache = hpc_container_cache(c);
     hpc_extent ext[MAX_EXTENTS];
     size_t done = 0;
     while (done < len) {
@@ -558,15 +589,15 @@ static int read_mapped(hpc_container *c, hpc_ino ino, char *buf, size_t len,
             return rc;
         if (n == 0)
             break;         /* end of file */
-        size_t before = done;
-        for (unsigned i = 0; i < n; i++) {
-            rc = hpc_cache_read_source(cache, ext[i].src, buf + done, (size_t)ext[i].len, ext[i].off);
-            if (rc != HPC_OK)
-                return rc;
-            done += ext[i].len;
-        }
-        if (done == before)
-            return HPC_E_CORRUPT;   /* extents without bytes: never loop on them */
+        uint64_t got = 0;
+        for (unsigned i = 0; i < n; i++)
+            got += ext[i].len;
+        if (got == 0 || got > len - done)
+            return HPC_E_CORRUPT;   /* never loop on empty extents, never overrun */
+        rc = hpc_container_read_extents(c, ext, n, buf + done);
+        if (rc != HPC_OK)
+            return rc;
+        done += (size_t)got;
     }
     *nread = done;
     return HPC_OK;
@@ -600,12 +631,11 @@ int hpc_raw_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
     if (rc != HPC_OK || off >= st.size)
         return rc;
     len = (size_t)MIN((uint64_t)len, st.size - off);
-    if (c->format->read)
+    rc = c->format->map ? read_mapped(c, ino, buf, len, off, nread) : HPC_E_NOTSUP;
+    if (rc == HPC_E_NOTSUP && c->format->read) {
+        *nread = 0;
         rc = c->format->read(c, ino, buf, len, off, nread);
-    else if (c->format->map)
-        rc = read_mapped(c, ino, buf, len, off, nread);
-    else
-        rc = HPC_E_NOTSUP;
+    }
     rc = check_after(c, rc);
     if (rc != HPC_OK)
         *nread = 0;
@@ -670,6 +700,11 @@ int hpc_container_listxattr(hpc_container *c, hpc_ino ino, GString *out)
 }
 
 /* ---- accessors for front ends ----------------------------------------- */
+
+const char *hpc_container_format_name(const hpc_container *c)
+{
+    return c->format->name;
+}
 
 int hpc_container_is_live(const hpc_container *c)
 {

@@ -12,6 +12,7 @@
  * max_containers open ones and nobody uses it.  A container that reports
  * its source changed is closed and opened again on its next use.
  */
+#include "hpc_format.h"
 #include "hpc_mount.h"
 
 #include <errno.h>
@@ -534,7 +535,7 @@ static GString *dir_info(hpc_mount *m)
         dnode *d = node_get(m, s->node);
         g_string_append_printf(o, "%s\t%s\t%s\n", d ? d->rel : "?",
                                s->c ? "open" : s->error ? "failed" : "closed",
-                               s->c ? s->c->format->name : s->error ? s->error : "-");
+                               s->c ? hpc_container_format_name(s->c) : s->error ? s->error : "-");
     }
     g_mutex_unlock(&m->lock);
     return o;
@@ -933,9 +934,8 @@ void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize)
     *bytes = 0;
     *bsize = 65536;
     if (m->single) {
-        for (guint i = 0; i < m->single->sources->len; i++)
-            *bytes += ((hpc_source *)g_ptr_array_index(m->single->sources, i))->size;
-        *bsize = hpc_cache_block_size(hpc_container_cache(m->single));
+        *bytes = hpc_container_source_bytes(m->single);
+        *bsize = hpc_container_block_size(m->single);
         return;
     }
     struct statvfs sv;
@@ -1010,12 +1010,11 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
     meta->gid = m->gid;
     meta->blksize = 65536;
     if (c) {
-        meta->timeout = c->live ? DIR_TIMEOUT : SINGLE_STATIC_TIMEOUT;
+        meta->timeout = hpc_container_is_live(c) ? DIR_TIMEOUT : SINGLE_STATIC_TIMEOUT;
         meta->direct_io = ino == HPC_INO_INFO;  /* regenerated when things change */
         meta->keep_cache = !meta->direct_io;   /* the bytes never change */
-        meta->uid = c->uid;
-        meta->gid = c->gid;
-        meta->blksize = hpc_cache_block_size(hpc_container_cache(c));
+        hpc_container_owner(c, &meta->uid, &meta->gid);
+        meta->blksize = hpc_container_block_size(c);
         return;
     }
     /* a run directory: files and containers may change, .info texts do */
@@ -1025,8 +1024,7 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
     g_mutex_lock(&m->lock);
     slot *s = sn ? slot_get(m, sn) : NULL;
     if (s && s->c) {
-        meta->uid = s->c->uid;
-        meta->gid = s->c->gid;
+        hpc_container_owner(s->c, &meta->uid, &meta->gid);
     }
     g_mutex_unlock(&m->lock);
 }

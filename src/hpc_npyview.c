@@ -8,6 +8,7 @@
  * raw size it was built for changes.  Files that are not arrays, or whose
  * size does not match, are shown raw: a wrong header is worse than none.
  */
+#include "hpc_core.h"
 #include "hpc_npyview.h"
 #include "hpc_npy.h"
 
@@ -115,15 +116,15 @@ static GBytes *header_of(hpc_container *c, const hpc_stat *st)
 {
     if (!S_ISREG(st->mode) || st->ino == HPC_INO_INFO)
         return NULL;
-    g_mutex_lock(&c->lock);
-    if (!c->npy_headers)
-        c->npy_headers = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, entry_free);
-    npy_entry *e = g_hash_table_lookup(c->npy_headers, &st->ino);
+    g_mutex_lock(&c->core->lock);
+    if (!c->core->npy_headers)
+        c->core->npy_headers = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, entry_free);
+    npy_entry *e = g_hash_table_lookup(c->core->npy_headers, &st->ino);
     GBytes *b = NULL;
     gboolean hit = e && e->raw_size == st->size;
     if (hit && e->header)
         b = g_bytes_ref(e->header);
-    g_mutex_unlock(&c->lock);
+    g_mutex_unlock(&c->core->lock);
     if (hit)
         return b;
 
@@ -131,11 +132,11 @@ static GBytes *header_of(hpc_container *c, const hpc_stat *st)
     e = g_new0(npy_entry, 1);
     e->raw_size = st->size;
     e->header = b ? g_bytes_ref(b) : NULL;
-    g_mutex_lock(&c->lock);
-    if (g_hash_table_size(c->npy_headers) >= NPY_TABLE_MAX)
-        g_hash_table_remove_all(c->npy_headers);
-    g_hash_table_replace(c->npy_headers, g_memdup2(&st->ino, sizeof st->ino), e);
-    g_mutex_unlock(&c->lock);
+    g_mutex_lock(&c->core->lock);
+    if (g_hash_table_size(c->core->npy_headers) >= NPY_TABLE_MAX)
+        g_hash_table_remove_all(c->core->npy_headers);
+    g_hash_table_replace(c->core->npy_headers, g_memdup2(&st->ino, sizeof st->ino), e);
+    g_mutex_unlock(&c->core->lock);
     return b;
 }
 
@@ -231,7 +232,7 @@ int hpc_npyview_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
 
 void hpc_npyview_free(hpc_container *c)
 {
-    if (c->npy_headers)
-        g_hash_table_destroy(c->npy_headers);
-    c->npy_headers = NULL;
+    if (c->core->npy_headers)
+        g_hash_table_destroy(c->core->npy_headers);
+    c->core->npy_headers = NULL;
 }

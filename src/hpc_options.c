@@ -1,6 +1,6 @@
 /* hpc_options.c - the table of container options and its parser. */
 #include "hpc_options.h"
-#include "hpc_container.h"
+#include "hpc_format.h"
 #include "hpc_sandbox.h"
 
 #include <errno.h>

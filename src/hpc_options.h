@@ -3,7 +3,7 @@
  * Every option hpcmount and hpcdump accept for the container is a row of
  * hpc_option_defs: its name, the placeholder of its value (NULL for a
  * flag), its help text, and how the value is checked and stored in
- * hpc_options (hpc_container.h).  hpc_options_set() parses through the
+ * hpc_options (below).  hpc_options_set() parses through the
  * table, hpcmount builds its fuse_opt list and its --help from it, and
  * hpcdump its --help; docs/hpcmount.1 lists the same rows.  Adding an
  * option is adding a field to hpc_options and a row here.
@@ -15,7 +15,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct hpc_options;
+/** Options shared by hpcmount and hpcdump (-o name=value); each field has
+ *  its row in hpc_option_defs, which parses and documents it. */
+typedef struct hpc_options {
+    uint64_t cache_size;   /* bytes of the block cache; 0: 64 MiB */
+    uint32_t blocksize;    /* cache block size; 0: from the container */
+    char *format;          /* force a format by name; NULL: detect */
+    char *rankname;        /* printf format for rank names; NULL: rank-%06d */
+    int nocheck;           /* serve data whose checksums fail */
+    int allowholes;        /* serve holes in distributed arrays as zeros */
+    int salvage;           /* serve files of killed writers */
+    double open_timeout;   /* trial open limit, seconds; 0: default, < 0: none (hpc_sandbox.h) */
+    uint32_t h5_handles;   /* HDF5: open dataset handles at most; 0: 256 */
+    uint64_t h5_cache;     /* HDF5: bytes of their chunk caches; 0: 256 MiB */
+    int npy;               /* show array files as NAME.npy (hpc_npyview.h) */
+    uint32_t max_containers; /* run directories: containers open at once; 0: 16 */
+    char *fticonfig;       /* FTI: the config.fti that gives the topology */
+    int rundir;            /* a directory is a run directory even if a reader claims it */
+    int noexpand;          /* run directories: recognised files shown as plain files */
+} hpc_options;
 
 typedef enum {
     HPC_OPT_FLAG,      /* int field set to 1; no value */
@@ -34,14 +52,27 @@ typedef struct hpc_option_def {
     uint64_t min, max;         /* SIZE and COUNT; max 0: this machine's memory */
     /** CUSTOM, or an extra check after the kind's own: HPC_OK or an
      *  hpc_err with *err set. */
-    int (*parse)(struct hpc_options *o, const char *v, GError **err);
+    int (*parse)(hpc_options *o, const char *v, GError **err);
 } hpc_option_def;
 
 /** The rows, ended by one whose name is NULL. */
 extern const hpc_option_def hpc_option_defs[];
 
+/** Fill opts with defaults. */
+void hpc_options_init(hpc_options *opts);
+
+/** Free strings held by opts. */
+void hpc_options_clear(hpc_options *opts);
+
+/**
+ * Apply one option "name=value" or "name" (a row of hpc_option_defs).
+ * Sizes take K, M, G suffixes.  HPC_E_NOENT for a name that is not an
+ * hpcmount option, HPC_E_INVAL with *err set for a bad value.
+ */
+int hpc_options_set(hpc_options *opts, const char *arg, GError **err);
+
 /** *dst = *src with copies of the strings (hpc_options_clear frees them). */
-void hpc_options_copy(struct hpc_options *dst, const struct hpc_options *src);
+void hpc_options_copy(hpc_options *dst, const hpc_options *src);
 
 /** Append "    -o name=VALUE   help" lines for every row to out. */
 void hpc_options_help(GString *out);

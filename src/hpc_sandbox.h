@@ -21,7 +21,7 @@
 
 #include <glib.h>
 
-#include "hpc_container.h"
+#include "hpc_format.h"
 
 /** Seconds the trial open (open and bounded walk) may take by default. */
 #define HPC_SANDBOX_TIMEOUT 5.0

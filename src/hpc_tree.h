@@ -11,7 +11,7 @@
 #ifndef HPC_TREE_H
 #define HPC_TREE_H
 
-#include "hpc_container.h"
+#include "hpc_format.h"
 
 /** A new tree holding only the root directory. */
 hpc_tree *hpc_tree_new(void);

@@ -9,7 +9,8 @@
 
 #include "hpc_bytes.h"
 #include "hpc_cache.h"
-#include "hpc_container.h"
+#include "hpc_format.h"
+#include "hpc_tree.h"
 #include "hpc_tree.h"
 #include "check_util.h"
 

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "fmt_dhdf.h"
-#include "hpc_container.h"
+#include "hpc_format.h"
+#include "hpc_tree.h"
 #include "check_util.h"
 
 uint64_t hpc_dhdf_file_reads(hpc_container *c, uint32_t k);
@@ -266,7 +267,7 @@ static hpc_container *open_fixture(void)
     char *p = fixture();
     int rc = hpc_container_open(p, &o, &c, &err);
     ck_assert_msg(rc == 0, "%s", err ? err->message : "?");
-    ck_assert_str_eq(c->format->name, "dhdf");
+    ck_assert_str_eq(hpc_container_format_name(c), "dhdf");
     g_free(p);
     return c;
 }

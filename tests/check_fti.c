@@ -65,7 +65,7 @@ START_TEST(all_checkpoints)
 {
     char *dir = g_build_filename(test_data_dir(), "fti", "master-i64", NULL);
     hpc_container *c = test_open(dir, NULL);
-    ck_assert_str_eq(c->format->name, "fti");
+    ck_assert_str_eq(hpc_container_format_name(c), "fti");
     static const size_t steps[] = { 1, 7, 1000, 1 << 20 };
     int n = 0;
     for (int ck = 1; ck <= 5; ck++)
@@ -209,7 +209,7 @@ static void layout_case(unsigned w, unsigned tsw, int idx, const char *name)
     ck_assert(write(fd, b->data, b->len) == (ssize_t)b->len);
     close(fd);
     hpc_container *c = test_open(tmpl, NULL);
-    ck_assert_str_eq(c->format->name, "fti");
+    ck_assert_str_eq(hpc_container_format_name(c), "fti");
     ck_assert_int_eq(check_vars(c, 3, 1, 1, 33), 5);
     char *info = NULL;
     hpc_stat st;

@@ -44,7 +44,7 @@ static int check_fixture(const char *name)
     char *text = NULL;
     ck_assert(g_file_get_contents(mpath, &text, NULL, NULL));
     hpc_container *c = test_open(path, NULL);
-    ck_assert_str_eq(c->format->name, "gsd");
+    ck_assert_str_eq(hpc_container_format_name(c), "gsd");
     gchar **lines = g_strsplit(text, "\n", -1);
     int on = 0, checked = 0;
     for (gchar **l = lines; *l; l++) {
@@ -163,7 +163,7 @@ START_TEST(growing_file)
     ck_assert(g_file_set_contents(path, early, 5762, NULL));
     hpc_container *c = test_open(path, NULL);
     ck_assert_int_eq(count_dir(c, "frames"), 4);
-    ck_assert(c->live);
+    ck_assert(hpc_container_is_live(c));
     FILE *f = fopen(path, "r+b");
     ck_assert(f != NULL);
     ck_assert_uint_eq(fwrite(data, 1, len, f), len);

@@ -13,7 +13,8 @@
 #include "hdf5_elem.h"
 #include "hdf5_type.h"
 #include "hpc_error.h"
-#include "hpc_container.h"
+#include "hpc_format.h"
+#include "hpc_tree.h"
 
 /* ---- boxes ------------------------------------------------------------ */
 
