@@ -869,10 +869,8 @@ int main(int argc, char *argv[])
     }
     hpc_log_set_handler(log_line);
 
-    char *abs = g_canonicalize_filename(a.source, NULL);
     GError *err = NULL;
-    int rc = hpc_mount_open(abs, &a.opts, &c, &err);
-    g_free(abs);
+    int rc = hpc_mount_open(a.source, &a.opts, &c, &err);
     if (rc != HPC_OK) {
         fprintf(stderr, "hpcmount: %s\n", err ? err->message : hpc_strerror(rc));
         g_clear_error(&err);

@@ -439,12 +439,15 @@ static gboolean is_one_container(const char *source, const hpc_options *opts)
     return f && !holds_other_format(source, f);
 }
 
-int hpc_mount_open(const char *source, const hpc_options *opts, hpc_mount **out,
+int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
                    GError **err)
 {
     hpc_mount *m = g_new0(hpc_mount, 1);
     struct stat st;
     int rc;
+    /* absolute: the daemon runs from "/", and .info names it the same way
+     * whichever front end opened it */
+    char *source = g_canonicalize_filename(given, NULL);
     m->opts = *opts;
     m->opts.format = g_strdup(opts->format);
     m->opts.rankname = g_strdup(opts->rankname);
@@ -453,6 +456,7 @@ int hpc_mount_open(const char *source, const hpc_options *opts, hpc_mount **out,
         rc = hpc_container_open(source, &m->opts, &m->single, err);
         if (rc != HPC_OK)
             goto fail;
+        g_free(source);
         *out = m;
         return HPC_OK;
     }
@@ -461,7 +465,8 @@ int hpc_mount_open(const char *source, const hpc_options *opts, hpc_mount **out,
                       g_strerror(errno));
         goto fail;
     }
-    m->root = g_canonicalize_filename(source, NULL);
+    m->root = source;
+    source = NULL;
     m->mtime = st.st_mtime;
     m->uid = st.st_uid;
     m->gid = st.st_gid;
@@ -479,6 +484,7 @@ int hpc_mount_open(const char *source, const hpc_options *opts, hpc_mount **out,
     return HPC_OK;
 fail:
     hpc_options_clear(&m->opts);
+    g_free(source);
     g_free(m);
     return rc;
 }

@@ -24,7 +24,8 @@ typedef struct hpc_mount hpc_mount;
 
 /**
  * Open SOURCE with opts: one container, or a run directory when SOURCE is
- * a directory no reader claims.  On failure *err holds the one-line reason.
+ * a directory no reader claims.  SOURCE is made absolute (not resolved):
+ * .info and messages name it so.  On failure *err holds the one-line reason.
  */
 int hpc_mount_open(const char *source, const hpc_options *opts, hpc_mount **out,
                    GError **err);
