@@ -490,11 +490,11 @@ int hpc_container_readlink(hpc_container *c, hpc_ino ino, char **target)
     return HPC_E_INVAL;
 }
 
-int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st)
+int hpc_path_walk(const char *path, hpc_lookup_fn lookup, void *ctx, hpc_stat *st)
 {
-    int rc = hpc_container_getattr(c, HPC_INO_ROOT, st);
+    int rc = HPC_OK;
     gchar **parts = g_strsplit(path ? path : "", "/", -1);
-    for (gchar **p = parts; rc == HPC_OK && *p; p++) {
+    for (gchar **p = parts; *p; p++) {
         if (**p == '\0' || strcmp(*p, ".") == 0)
             continue;
         if (!S_ISDIR(st->mode)) {
@@ -502,10 +502,23 @@ int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st)
             break;
         }
         hpc_ino parent = st->ino;
-        rc = hpc_container_lookup(c, parent, *p, st);
+        rc = lookup(ctx, parent, *p, st);
+        if (rc != HPC_OK)
+            break;
     }
     g_strfreev(parts);
     return rc;
+}
+
+static int lookup_in(void *c, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    return hpc_container_lookup(c, parent, name, st);
+}
+
+int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st)
+{
+    int rc = hpc_container_getattr(c, HPC_INO_ROOT, st);
+    return rc == HPC_OK ? hpc_path_walk(path, lookup_in, c, st) : rc;
 }
 
 /* ---- data ------------------------------------------------------------- */

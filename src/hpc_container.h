@@ -94,6 +94,11 @@ int hpc_container_listxattr(hpc_container *c, hpc_ino ino, GString *out);
 /** Resolve a '/'-separated path from the root. */
 int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st);
 
+typedef int (*hpc_lookup_fn)(void *ctx, hpc_ino parent, const char *name, hpc_stat *st);
+/** Walk a '/'-separated path with lookup, from the directory *st (its
+ *  attributes) to the node it names (into *st): the one path walk of the
+ *  container and the mount. */
+int hpc_path_walk(const char *path, hpc_lookup_fn lookup, void *ctx, hpc_stat *st);
 
 /**
  * fstat every source of the container and compare with its identity at

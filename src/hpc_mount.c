@@ -985,24 +985,15 @@ int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out)
     return slot_release(m, s, rc);
 }
 
+static int lookup_in(void *m, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    return hpc_mount_lookup(m, parent, name, st);
+}
+
 int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st)
 {
-    if (m->single)
-        return hpc_container_resolve(m->single, path, st);
     int rc = hpc_mount_getattr(m, HPC_INO_ROOT, st);
-    gchar **parts = g_strsplit(path ? path : "", "/", -1);
-    for (gchar **p = parts; rc == HPC_OK && *p; p++) {
-        if (**p == '\0' || strcmp(*p, ".") == 0)
-            continue;
-        if (!S_ISDIR(st->mode)) {
-            rc = HPC_E_NOTDIR;
-            break;
-        }
-        hpc_ino parent = st->ino;
-        rc = hpc_mount_lookup(m, parent, *p, st);
-    }
-    g_strfreev(parts);
-    return rc;
+    return rc == HPC_OK ? hpc_path_walk(path, lookup_in, m, st) : rc;
 }
 
 void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
