@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "hpc_mount.h"
+#include "hpc_readahead.h"
 
 /* Reads at least this large skip the block cache when they map to source
  * extents: the kernel's page cache (keep_cache) already holds their pages.
@@ -35,6 +36,9 @@
 #define ZEROCOPY_MIN (128u << 10)
 static uint64_t zerocopy_min = ZEROCOPY_MIN;
 #define MAX_EXTENTS 64
+/* The daemon's read-ahead of source extents (-o ra_*_kb, ra_threads); NULL
+ * when disabled.  Set once before the worker loop starts. */
+static hpc_ra *ra_engine;
 #define STATIC_TIMEOUT 86400.0   /* the data never change */
 #define LIVE_TIMEOUT 1.0         /* containers still being written */
 
@@ -228,7 +232,17 @@ static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     hpc_mount_node_meta(m, ino, &meta);
     fi->direct_io = meta.direct_io;     /* .info: regenerated as things change */
     fi->keep_cache = meta.keep_cache;   /* the bytes never change */
-    fuse_reply_open(req, fi);
+    hpc_ra_stream *s = meta.direct_io ? NULL : hpc_ra_stream_new(ra_engine, ino);
+    fi->fh = (uint64_t)(uintptr_t)s;
+    if (fuse_reply_open(req, fi) != 0)
+        hpc_ra_stream_free(s);     /* the open was interrupted: no release */
+}
+
+static void hm_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    hpc_ra_stream_free((hpc_ra_stream *)(uintptr_t)fi->fh);
+    fuse_reply_err(req, 0);
 }
 
 /* Zero-copy replies.  libfuse would splice the extents straight from the
@@ -360,8 +374,9 @@ static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t siz
 static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
-    (void)fi;
     hpc_mount *m = fuse_req_userdata(req);
+    /* queued first: the threads advise while this request reads */
+    hpc_ra_read((hpc_ra_stream *)(uintptr_t)fi->fh, (uint64_t)off, size);
     if (read_zerocopy(req, m, ino, size, off))
         return;
     char *buf = g_malloc(size ? size : 1);
@@ -465,6 +480,7 @@ static const struct fuse_lowlevel_ops hm_ops = {
     .readdirplus = hm_readdirplus,
     .open = hm_open,
     .read = hm_read,
+    .release = hm_release,
     .getxattr = hm_getxattr,
     .listxattr = hm_listxattr,
     .statfs = hm_statfs,
@@ -605,6 +621,7 @@ typedef struct hm_args {
     char *log;
     unsigned read_ahead_kb;
     unsigned zerocopy_min_kb;
+    unsigned ra_min_kb, ra_max_kb, ra_threads;
     GError *error;
     int help, version;
 } hm_args;
@@ -616,6 +633,9 @@ static const struct fuse_opt hm_own_opts[] = {
     { "log=%s", offsetof(hm_args, log), 0 },
     { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
     { "zerocopy_min_kb=%u", offsetof(hm_args, zerocopy_min_kb), 0 },
+    { "ra_min_kb=%u", offsetof(hm_args, ra_min_kb), 0 },
+    { "ra_max_kb=%u", offsetof(hm_args, ra_max_kb), 0 },
+    { "ra_threads=%u", offsetof(hm_args, ra_threads), 0 },
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
     FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -677,8 +697,13 @@ static void usage(const char *prog)
            "    -o log=FILE            append read errors to FILE\n"
            "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n"
            "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
-           "                           are spliced around the cache (default 128, 0: never)\n\n",
-           prog, opts->str);
+           "                           are spliced around the cache (default 128, 0: never)\n"
+           "    -o ra_max_kb=N         read-ahead of the sources behind a sequential\n"
+           "                           stream: largest window (default %u, 0: none)\n"
+           "    -o ra_min_kb=N         its first window (default %u)\n"
+           "    -o ra_threads=N        threads advising the sources (default %u)\n\n",
+           prog, opts->str, HPC_RA_MAX_DEFAULT >> 10, HPC_RA_MIN_DEFAULT >> 10,
+           HPC_RA_THREADS_DEFAULT);
     g_string_free(opts, TRUE);
 }
 
@@ -817,7 +842,9 @@ int main(int argc, char *argv[])
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
     hpc_mount *c = NULL;
-    hm_args a = { .read_ahead_kb = 1024, .zerocopy_min_kb = ZEROCOPY_MIN >> 10 };
+    hm_args a = { .read_ahead_kb = 1024, .zerocopy_min_kb = ZEROCOPY_MIN >> 10,
+                  .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
+                  .ra_threads = HPC_RA_THREADS_DEFAULT };
     int ret = 1;
 
     GPtrArray *spec_names = g_ptr_array_new_with_free_func(g_free);
@@ -908,6 +935,10 @@ int main(int argc, char *argv[])
         openlog("hpcmount", LOG_PID, LOG_DAEMON);
     /* the parent returns once the mount is in place */
     fuse_daemonize(cmd.foreground);
+    /* after the fork: the read-ahead threads belong to the daemon */
+    if (hpc_ra_new(c, (uint64_t)a.ra_min_kb << 10, (uint64_t)a.ra_max_kb << 10,
+                   a.ra_threads, &ra_engine) != HPC_OK)
+        hpc_log("read-ahead disabled: no threads");
     if (cmd.singlethread) {
         ret = fuse_session_loop(se);
     } else {
@@ -921,6 +952,7 @@ out:
     g_ptr_array_free(spec_names, TRUE);
     if (se)
         fuse_session_destroy(se);
+    hpc_ra_free(ra_engine);      /* its threads use the mount */
     hpc_mount_close(c);
     hpc_options_clear(&a.opts);
     g_clear_error(&a.error);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hpc_mount.h"
+#include "hpc_readahead.h"
 #include "check_util.h"
 
 static char *run_dir;
@@ -190,6 +191,104 @@ START_TEST(single_container_unchanged)
 }
 END_TEST
 
+#define MiB (1u << 20)
+
+/* one read of the stream: 1 and [*from, *to) when it reads ahead */
+static int ra(hpc_ra_state *st, uint64_t off, uint64_t len, uint64_t *from, uint64_t *to)
+{
+    return hpc_ra_step(st, MiB, 8 * MiB, off, len, from, to);
+}
+
+START_TEST(readahead_window_grows)
+{
+    hpc_ra_state st = { 0 };
+    uint64_t from = 0, to = 0, pos = 0;
+    ck_assert(ra(&st, 0, 128 << 10, &from, &to));   /* the start of the file */
+    ck_assert_uint_eq(from, 128 << 10);
+    ck_assert_uint_eq(to, (128 << 10) + MiB);
+    uint64_t last = to, windows[8];
+    unsigned n = 0;
+    for (pos = 128 << 10; pos < 64 * MiB; pos += 128 << 10) {
+        if (!ra(&st, pos, 128 << 10, &from, &to))
+            continue;
+        ck_assert_uint_eq(from, last);             /* never twice the same bytes */
+        ck_assert_uint_gt(to, pos + (128 << 10));
+        last = to;
+        if (n < 8)
+            windows[n++] = st.window;
+    }
+    ck_assert_uint_ge(n, 4);
+    ck_assert_uint_eq(windows[0], 2 * MiB);        /* doubled at each trigger */
+    ck_assert_uint_eq(windows[1], 4 * MiB);
+    ck_assert_uint_eq(windows[2], 8 * MiB);
+    ck_assert_uint_eq(windows[3], 8 * MiB);        /* up to the maximum */
+    ck_assert_uint_le(last, pos + 8 * MiB);
+    ck_assert_uint_ge(last, pos + 4 * MiB);        /* at least half a window ahead */
+}
+END_TEST
+
+START_TEST(readahead_reordered_and_random)
+{
+    hpc_ra_state st = { 0 };
+    uint64_t from, to;
+    /* a stream that starts elsewhere: sequential from its second read */
+    ck_assert(!ra(&st, 10 * MiB, MiB, &from, &to));
+    ck_assert(ra(&st, 11 * MiB, MiB, &from, &to));
+    ck_assert_uint_eq(from, 12 * MiB);
+    /* the kernel's parallel requests, slightly out of order: still sequential */
+    ck_assert(!ra(&st, 12 * MiB + MiB / 4, MiB / 4, &from, &to));
+    ck_assert(!ra(&st, 12 * MiB, MiB / 4, &from, &to));
+    ck_assert_uint_eq(st.window, MiB);
+    ck_assert(ra(&st, 12 * MiB + MiB / 2, MiB / 4, &from, &to));   /* the trigger */
+    ck_assert_uint_eq(st.window, 2 * MiB);
+    ck_assert_uint_eq(from, 13 * MiB);
+    ck_assert_uint_eq(to, 12 * MiB + 3 * MiB / 4 + 2 * MiB);
+    /* a jump resets the stream: no read-ahead until it is sequential again */
+    ck_assert(!ra(&st, 40 * MiB, 4096, &from, &to));
+    ck_assert_uint_eq(st.window, 0);
+    /* random 4 KiB reads never read ahead */
+    uint64_t x = 12345;
+    for (int i = 0; i < 10000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        ck_assert(!ra(&st, ((x >> 20) % (1ull << 30)) & ~4095ull, 4096, &from, &to));
+    }
+    /* 0: disabled */
+    hpc_ra_state off = { 0 };
+    ck_assert(!hpc_ra_step(&off, MiB, 0, 0, MiB, &from, &to));
+    ck_assert(!hpc_ra_step(&off, MiB, 0, MiB, MiB, &from, &to));
+}
+END_TEST
+
+/* The threads advise the extents of a mapped node; a node that does not
+ * map (.info) gets nothing; disabled read-ahead is NULL everywhere. */
+START_TEST(readahead_advises_sources)
+{
+    char *path = g_build_filename(test_data_dir(), "a_4tasks.sion", NULL);
+    hpc_options o;
+    hpc_options_init(&o);
+    hpc_mount *m = NULL;
+    ck_assert_int_eq(hpc_mount_open(path, &o, &m, NULL), HPC_OK);
+    hpc_stat st;
+    ck_assert_int_eq(hpc_mount_resolve(m, "rank-000002", &st), HPC_OK);
+    hpc_ra *r = NULL;
+    ck_assert_int_eq(hpc_ra_new(m, 4096, 8 * MiB, 0, &r), HPC_OK);
+    ck_assert_ptr_null(r);
+    ck_assert_ptr_null(hpc_ra_stream_new(r, st.ino));
+    ck_assert_int_eq(hpc_ra_new(m, 4096, 8 * MiB, 2, &r), HPC_OK);
+    hpc_ra_stream *info = hpc_ra_stream_new(r, HPC_INO_INFO);
+    ck_assert_int_eq(hpc_ra_read(info, 0, 100), HPC_OK);
+    hpc_ra_stream *s = hpc_ra_stream_new(r, st.ino);
+    ck_assert_int_eq(hpc_ra_read(s, 0, 100), HPC_OK);
+    for (int i = 0; i < 1000 && hpc_ra_advised(r) < st.size - 100; i++)
+        g_usleep(10000);          /* the threads run in the background */
+    ck_assert_uint_eq(hpc_ra_advised(r), st.size - 100);   /* the rest of the file, once */
+    hpc_ra_stream_free(s);        /* info is left open: freed with r */
+    hpc_ra_free(r);
+    hpc_mount_close(m);
+    g_free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mount");
@@ -198,6 +297,9 @@ int main(void)
     tcase_add_test(tc, run_dir_reads_like_alone);
     tcase_add_test(tc, damaged_container_is_empty_dir);
     tcase_add_test(tc, single_container_unchanged);
+    tcase_add_test(tc, readahead_window_grows);
+    tcase_add_test(tc, readahead_reordered_and_random);
+    tcase_add_test(tc, readahead_advises_sources);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
