@@ -76,6 +76,27 @@ static void entry_of(hpc_mount *m, const hpc_stat *h, struct fuse_entry_param *e
     stat_to_fuse(m, h, &e->attr);
 }
 
+/* The mount's read-ahead (-o read_ahead_kb), written once the kernel took
+ * the INIT reply: it sets the read-ahead to at most the max_readahead it
+ * offered (128 KiB), undoing any value written before. */
+static struct {
+    char path[128];      /* /sys/class/bdi/MAJ:MIN/read_ahead_kb, or "" */
+    unsigned kb;
+    gint done;
+} bdi_ra;
+
+/* Best effort (needs root); called by the requests that precede reads. */
+static void apply_read_ahead(void)
+{
+    if (g_atomic_int_get(&bdi_ra.done) || !g_atomic_int_compare_and_exchange(&bdi_ra.done, 0, 1))
+        return;
+    FILE *f = bdi_ra.path[0] ? fopen(bdi_ra.path, "w") : NULL;
+    if (f) {
+        fprintf(f, "%u\n", bdi_ra.kb);
+        fclose(f);
+    }
+}
+
 static void reply_err(fuse_req_t req, int rc)
 {
     fuse_reply_err(req, hpc_err_to_errno(rc));
@@ -104,6 +125,7 @@ static void hm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     hpc_mount *m = fuse_req_userdata(req);
     hpc_stat h;
     struct fuse_entry_param e;
+    apply_read_ahead();
     int rc = hpc_mount_lookup(m, parent, name, &h);
     if (rc == HPC_E_NOENT && timeout_of(m, parent) > LIVE_TIMEOUT) {
         memset(&e, 0, sizeof e);      /* negative entry: cached by the kernel */
@@ -215,6 +237,7 @@ static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     hpc_mount *m = fuse_req_userdata(req);
     hpc_stat h;
+    apply_read_ahead();
     if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
         fuse_reply_err(req, EROFS);
         return;
@@ -814,11 +837,11 @@ static int check_mountpoint(const char *mountpoint)
     return 0;
 }
 
-/* Raise the read-ahead of the mount's backing device: the kernel's default
- * (128 KiB) caps sequential reads of large files far below what the source
- * can deliver.  Found through mountinfo, not stat(), which would wait on
- * this very daemon.  Best effort: needs root. */
-static void set_read_ahead(const char *mountpoint, unsigned kb)
+/* Where the read-ahead of the mount's backing device will be raised: the
+ * kernel's default (128 KiB) caps sequential reads of large files far below
+ * what the source can deliver.  Found through mountinfo, not stat(), which
+ * would wait on this very daemon. */
+static void find_read_ahead(const char *mountpoint, unsigned kb)
 {
     char *real = realpath(mountpoint, NULL);
     char fstype[256];
@@ -827,13 +850,8 @@ static void set_read_ahead(const char *mountpoint, unsigned kb)
     free(real);
     if (!found)
         return;
-    char path[128];
-    g_snprintf(path, sizeof path, "/sys/class/bdi/%u:%u/read_ahead_kb", maj, min);
-    FILE *ra = fopen(path, "w");
-    if (ra) {
-        fprintf(ra, "%u\n", kb);
-        fclose(ra);
-    }
+    g_snprintf(bdi_ra.path, sizeof bdi_ra.path, "/sys/class/bdi/%u:%u/read_ahead_kb", maj, min);
+    bdi_ra.kb = kb;
 }
 
 int main(int argc, char *argv[])
@@ -929,7 +947,7 @@ int main(int argc, char *argv[])
         goto out;
     }
     if (a.read_ahead_kb)
-        set_read_ahead(cmd.mountpoint, a.read_ahead_kb);
+        find_read_ahead(cmd.mountpoint, a.read_ahead_kb);
     log_syslog = !cmd.foreground && !log_file;
     if (log_syslog)
         openlog("hpcmount", LOG_PID, LOG_DAEMON);
