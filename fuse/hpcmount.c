@@ -102,9 +102,14 @@ static void reply_err(fuse_req_t req, int rc)
     fuse_reply_err(req, hpc_err_to_errno(rc));
 }
 
+/* The largest READ the kernel sends (-o max_read=); hm_init must ask for the
+ * same as the mount option, or libfuse refuses the INIT. */
+static unsigned max_read;
+
 static void hm_init(void *userdata, struct fuse_conn_info *conn)
 {
     (void)userdata;
+    conn->max_read = max_read;
     if (conn->capable & FUSE_CAP_SPLICE_WRITE)
         conn->want |= FUSE_CAP_SPLICE_WRITE;
     /* readdirplus, but let the kernel choose when: always-plus makes it
@@ -643,6 +648,7 @@ typedef struct hm_args {
     hpc_options opts;
     char *log;
     unsigned read_ahead_kb;
+    unsigned max_read;
     unsigned zerocopy_min_kb;
     unsigned ra_min_kb, ra_max_kb, ra_threads;
     GError *error;
@@ -654,6 +660,7 @@ enum { KEY_HPC, KEY_HELP, KEY_VERSION };
 /* The daemon's own options; the container's come from hpc_option_defs. */
 static const struct fuse_opt hm_own_opts[] = {
     { "log=%s", offsetof(hm_args, log), 0 },
+    { "max_read=%u", offsetof(hm_args, max_read), 0 },
     { "read_ahead_kb=%u", offsetof(hm_args, read_ahead_kb), 0 },
     { "zerocopy_min_kb=%u", offsetof(hm_args, zerocopy_min_kb), 0 },
     { "ra_min_kb=%u", offsetof(hm_args, ra_min_kb), 0 },
@@ -719,6 +726,8 @@ static void usage(const char *prog)
            "hpcmount options:\n%s"
            "    -o log=FILE            append read errors to FILE\n"
            "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n"
+           "    -o max_read=N          largest read request in bytes (default: the largest\n"
+           "                           a pipe carries, 524288 with a 1 MiB pipe-max-size)\n"
            "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
            "                           are spliced around the cache (default 128, 0: never)\n"
            "    -o ra_max_kb=N         read-ahead of the sources behind a sequential\n"
@@ -837,6 +846,27 @@ static int check_mountpoint(const char *mountpoint)
     return 0;
 }
 
+/* READs up to this size get zero-copy replies: the reply, its header and a
+ * page per extent must fit into one pipe twice (ours, then libfuse's), and
+ * without CAP_SYS_RESOURCE no pipe grows past fs.pipe-max-size (1 MiB by
+ * default).  A 1 MiB READ needed a 2 MiB pipe, so every one of them was
+ * copied through the block cache instead.  The largest power of two that
+ * fits, at most libfuse's 1 MiB buffer, at least 128 KiB. */
+static unsigned default_max_read(void)
+{
+    unsigned long pipe_max = 1u << 20;
+    FILE *f = fopen("/proc/sys/fs/pipe-max-size", "r");
+    if (f) {
+        if (fscanf(f, "%lu", &pipe_max) != 1)
+            pipe_max = 1u << 20;
+        fclose(f);
+    }
+    unsigned size = 1u << 20;
+    while (size > (128u << 10) && size + 4 * ZC_PAGE > pipe_max)
+        size >>= 1;
+    return size;
+}
+
 /* Where the read-ahead of the mount's backing device will be raised: the
  * kernel's default (128 KiB) caps sequential reads of large files far below
  * what the source can deliver.  Found through mountinfo, not stat(), which
@@ -931,6 +961,9 @@ int main(int argc, char *argv[])
         g_string_append_c(mo, *p);
     }
     g_free(fsname);
+    fuse_opt_add_arg(&args, mo->str);
+    max_read = a.max_read ? a.max_read : default_max_read();
+    g_string_printf(mo, "-omax_read=%u", max_read);
     fuse_opt_add_arg(&args, mo->str);
     g_string_free(mo, TRUE);
 
