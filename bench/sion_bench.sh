@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench/sion_bench.sh [BUILDDIR] - SION read performance of hpcmount, side by
-# side with a plain file and with squashfuse_ll serving the same bytes from an
-# uncompressed squashfs image, in one run.  Needs root (drop_caches,
-# read_ahead_kb), fio, squashfuse, squashfs-tools.
+# side with hpcmount without its read-ahead of the sources (-o ra_max_kb=0),
+# a plain file and squashfuse_ll serving the same bytes from an uncompressed
+# squashfs image, in one run.  Needs root (drop_caches, read_ahead_kb), fio,
+# squashfuse, squashfs-tools.
 #
 #   (a) sequential read of one rank file, the mounted file's page cache
 #       dropped before each run (sources warm), and fully cold (drop_caches)
@@ -21,9 +22,9 @@ PY=/usr/bin/python3
 for t in fio squashfuse_ll mksquashfs; do
     command -v $t >/dev/null || { echo "missing $t (apt-get install fio squashfuse squashfs-tools)"; exit 1; }
 done
-M1=$WORK/hpc; M2=$WORK/sqfs; M3=$WORK/big
-mkdir -p "$M1" "$M2" "$M3"
-cleanup() { for m in "$M1" "$M2" "$M3"; do fusermount3 -u "$m" 2>/dev/null || true; done; }
+M1=$WORK/hpc; M2=$WORK/sqfs; M3=$WORK/big; M4=$WORK/hpc-nora
+mkdir -p "$M1" "$M2" "$M3" "$M4"
+cleanup() { for m in "$M1" "$M2" "$M3" "$M4"; do fusermount3 -u "$m" 2>/dev/null || true; done; }
 trap cleanup EXIT
 # the 10^6-task file is metadata only (--nodata): its blocks are holes
 
@@ -31,13 +32,14 @@ echo "# generating $TASKS tasks x $TASK_MB MiB (32 MiB chunks, fsblksize 64 KiB)
 f=$WORK/run.sion
 [ -s "$f" ] || $PY "$top/tests/sion_gen.py" "$f" --ntasks "$TASKS" --length $((TASK_MB << 20)) \
     --chunksize $((32 << 20)) --fsblksize 65536 > /dev/null
-rank=rank-000003
+rank=$(printf rank-%06d $((TASKS > 3 ? 3 : TASKS - 1)))   # the fourth, or the last
 [ -s "$WORK/img.sqfs" ] || {
     rm -rf "$WORK/tree"; "$HPCDUMP" extract "$f" "$WORK/tree"
     mksquashfs "$WORK/tree" "$WORK/img.sqfs" -noI -noD -noF -noX -no-progress -quiet >/dev/null
 }
 cp "$WORK/tree/$rank" "$WORK/plain"     # the same bytes as a plain file
 "$HPCMOUNT" "$f" "$M1"
+"$HPCMOUNT" -o ra_max_kb=0 "$f" "$M4"
 squashfuse_ll "$WORK/img.sqfs" "$M2"
 bytes=$(stat -c %s "$WORK/plain")
 
@@ -51,24 +53,33 @@ drop_file() { dd if="$1" iflag=nocache count=0 2>/dev/null; }   # fadvise DONTNE
 warm_sources() { cat "$f" "$WORK/img.sqfs" "$WORK/plain" > /dev/null; }
 best() { sort -g | head -1; }
 mbs() { echo "scale=0; $bytes / $1 / 1048576" | bc -l; }
-row() { printf "%-44s %12s %12s %12s %8s\n" "$@"; }
+row() { printf "%-48s %9s %9s %9s %9s %7s %7s\n" "$@"; }
 
 warm_sources
 declare -A A
-for name in hpc:$M1/$rank sqfs:$M2/$rank plain:$WORK/plain; do
-    k=${name%%:*}; p=${name#*:}
-    A[$k.a]=$(for i in $(seq "$RUNS"); do drop_file "$p"; read_secs "$p"; done | best)
-    # a page-cache read of 128 MiB takes ~15 ms: time 8 of them at once
-    A[$k.b]=$(for i in $(seq "$RUNS"); do reread_secs "$p" 8; done | best)
-    A[$k.cold]=$(for i in $(seq "$RUNS"); do sync; echo 3 > /proc/sys/vm/drop_caches; read_secs "$p"; done | best)
-    warm_sources
+# keep the best time of KEY (seconds)
+keep() { if [ -z "${A[$1]:-}" ] || [ "$(echo "$2 < ${A[$1]}" | bc -l)" = 1 ]; then A[$1]=$2; fi; }
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+# the runs of the four readers alternate, so that a change of the machine's
+# load hits them alike
+for i in $(seq "$RUNS"); do
+    for name in hpc:$M1/$rank nora:$M4/$rank sqfs:$M2/$rank plain:$WORK/plain; do
+        k=${name%%:*}; p=${name#*:}
+        drop_file "$p"; keep "$k.a" "$(read_secs "$p")"
+        # a page-cache read of 128 MiB takes ~15 ms: time 8 of them at once
+        # (every page of the file is cached: (a) just read it)
+        keep "$k.b" "$(reread_secs "$p" 8)"
+        sync; echo 3 > /proc/sys/vm/drop_caches; keep "$k.cold" "$(read_secs "$p")"
+        warm_sources
+    done
 done
 fio_iops() {
     fio --name=r --filename="$1" --rw=randread --bs=4k --iodepth=1 --ioengine=psync \
         --direct=1 --runtime=10 --time_based --size="$bytes" --output-format=terse 2>/dev/null |
         awk -F';' '{print int($8)}'
 }
-A[hpc.c]=$(fio_iops "$M1/$rank"); A[sqfs.c]=$(fio_iops "$M2/$rank"); A[plain.c]=$(fio_iops "$WORK/plain")
+A[hpc.c]=$(fio_iops "$M1/$rank"); A[nora.c]=$(fio_iops "$M4/$rank")
+A[sqfs.c]=$(fio_iops "$M2/$rank"); A[plain.c]=$(fio_iops "$WORK/plain")
 
 echo
 ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
@@ -89,16 +100,20 @@ os.wait()
 PYEOF
 )
 echo "# pipe ping-pong round trip between two processes: $pingpong us"
+echo "# load average before / after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# SION read benchmark: $TASKS x $TASK_MB MiB, reading $rank ($((bytes >> 20)) MiB), best of $RUNS, $(nproc) cores, $(uname -r)"
-row "measure" "hpcmount" "squashfuse_ll" "plain file" "hpcmount /"
-row "(a) seq read, mounted file cache dropped MB/s" "$(mbs "${A[hpc.a]}")" "$(mbs "${A[sqfs.a]}")" "$(mbs "${A[plain.a]}")" \
-    "$(ratio "${A[sqfs.a]}" "${A[hpc.a]}") sq"
-row "(a') seq read, all caches dropped MB/s" "$(mbs "${A[hpc.cold]}")" "$(mbs "${A[sqfs.cold]}")" "$(mbs "${A[plain.cold]}")" \
-    "$(ratio "${A[sqfs.cold]}" "${A[hpc.cold]}") sq"
-row "(b) re-read, page cache kept MB/s" "$(mbs "${A[hpc.b]}")" "$(mbs "${A[sqfs.b]}")" "$(mbs "${A[plain.b]}")" \
-    "$(ratio "${A[plain.b]}" "${A[hpc.b]}") plain"
-row "(c) random 4 KiB QD1 O_DIRECT IOPS (plain: disk)" "${A[hpc.c]}" "${A[sqfs.c]}" "${A[plain.c]}" \
-    "$(ratio "${A[hpc.c]}" "${A[sqfs.c]}") sq"
+echo "# hpc ra off: hpcmount -o ra_max_kb=0 (no read-ahead of the sources by the daemon)"
+row "measure" "hpcmount" "hpc ra off" "sqfuse_ll" "plain" "/plain" "/sq"
+# rowt LABEL KEY: times in seconds -> MB/s, ratios of hpcmount's speed
+rowt() {
+    row "$1" "$(mbs "${A[hpc.$2]}")" "$(mbs "${A[nora.$2]}")" "$(mbs "${A[sqfs.$2]}")" "$(mbs "${A[plain.$2]}")" \
+        "$(ratio "${A[plain.$2]}" "${A[hpc.$2]}")" "$(ratio "${A[sqfs.$2]}" "${A[hpc.$2]}")"
+}
+rowt "(a) seq read, mounted file cache dropped MB/s" a
+rowt "(a') seq read, all caches dropped MB/s" cold
+rowt "(b) re-read, page cache kept MB/s" b
+row "(c) random 4 KiB QD1 O_DIRECT IOPS (plain: disk)" "${A[hpc.c]}" "${A[nora.c]}" "${A[sqfs.c]}" "${A[plain.c]}" \
+    "$(ratio "${A[hpc.c]}" "${A[plain.c]}")" "$(ratio "${A[hpc.c]}" "${A[sqfs.c]}")"
 
 # (d) 10^6 tasks
 big=$WORK/million.sion
@@ -111,14 +126,14 @@ t2=$(date +%s.%N); n=$(ls -f "$M3" | wc -l); t3=$(date +%s.%N)
 rss2=$(awk '/VmRSS/{print $2}' /proc/"$pid"/status)
 t4=$(date +%s.%N); cat "$M3/rank-999999" "$M3/rank-000000" > /dev/null; t5=$(date +%s.%N)
 echo
-row "(d) 10^6 tasks: mount time s" "$(echo "$t1 - $t0" | bc -l | cut -c1-5)" "" "" ""
+row "(d) 10^6 tasks: mount time s" "$(echo "$t1 - $t0" | bc -l | cut -c1-5)" "" "" "" "" ""
 fusermount3 -u "$M3"
 $PY "$top/tests/sion_gen.py" "$WORK/tiny.sion" --lengths 100 > /dev/null
 "$HPCMOUNT" "$WORK/tiny.sion" "$M3"
 base=$(awk '/VmRSS/{print $2}' /proc/"$(pgrep -n -f "hpcmount $WORK/tiny.sion")"/status)
 fusermount3 -u "$M3"
-row "(d) RSS after mount, KiB" "$rss" "" "" ""
-row "(d) RSS minus a 1-task mount's ($base KiB), B/task" "$(( (rss - base) * 1024 / 1000000 ))" "" "" ""
-row "(d) ls -f | wc -l ($n entries) s" "$(echo "$t3 - $t2" | bc -l | cut -c1-5)" "" "" ""
-row "(d) RSS after ls, KiB" "$rss2" "" "" ""
-row "(d) cat of two rank files, s" "$(echo "$t5 - $t4" | bc -l | cut -c1-5)" "" "" ""
+row "(d) RSS after mount, KiB" "$rss" "" "" "" "" ""
+row "(d) RSS minus a 1-task mount's ($base KiB), B/task" "$(( (rss - base) * 1024 / 1000000 ))" "" "" "" "" ""
+row "(d) ls -f | wc -l ($n entries) s" "$(echo "$t3 - $t2" | bc -l | cut -c1-5)" "" "" "" "" ""
+row "(d) RSS after ls, KiB" "$rss2" "" "" "" "" ""
+row "(d) cat of two rank files, s" "$(echo "$t5 - $t4" | bc -l | cut -c1-5)" "" "" "" "" ""
