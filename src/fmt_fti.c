@@ -470,8 +470,9 @@ static int fti_open(hpc_container *c, GError **err)
         goto out;
     c->priv = f;
     f = NULL;
-    /* rebuilt ranks are decoded one cache block at a time: larger blocks
-     * read the G pieces in fewer, larger reads (-o blocksize overrides) */
+    /* rebuilt ranks: a larger st_blksize makes readers ask for more at a
+     * time, so the G pieces are read in fewer, larger reads (-o blocksize
+     * overrides) */
     for (guint i = 0; i < ((fti *)c->priv)->ranks->len; i++)
         if (g_array_index(((fti *)c->priv)->ranks, fti_rank, i).origin == FTI_O_RS)
             c->fsblksize = FTI_RS_BLOCK;

@@ -26,8 +26,9 @@
 #define FTI_WALK_DEPTH 12
 #define FTI_WALK_MAX 200000       /* directory entries looked at */
 #define FTI_PROBE_MAX 4000
-#define FTI_RS_SLICE (1u << 20)
-#define FTI_RS_BLOCK (512u << 10)  /* cache block size when a rank is rebuilt */
+#define FTI_RS_STEP (128u << 10)   /* bytes a rebuild decodes per pass */
+#define FTI_CHECK_STEP (256u << 10) /* bytes an MD5 check reads per pass */
+#define FTI_RS_BLOCK (512u << 10)  /* st_blksize of a mount with rebuilt ranks */
 /* Below this many variable bytes, every MD5 is checked at mount so that
  * .info can list damaged variables before anything is read. */
 #define FTI_VERIFY_AT_OPEN (64ull << 20)
@@ -97,7 +98,6 @@ typedef struct fti_piece {
 typedef struct fti_rsjob {
     uint64_t max_fs;
     uint64_t fs;              /* rebuilt file's size (from its last 8 bytes) */
-    uint64_t space;           /* block cache space of the rebuilt bytes */
     unsigned npieces;
     fti_piece pieces[2 * FTI_RS_MAX_GROUP];
 } fti_rsjob;
@@ -284,7 +284,8 @@ void fti_check_all(hpc_container *c);
 /** Rebuild bytes [off, off+len) of a lost file from its RS group. */
 int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off);
 
-/** Bytes of a rank's file, through the block cache. */
+/** Bytes [off, off+len) of a rank's file: its own file through the block
+ *  cache, a rebuilt one decoded from its group (bounded by its size). */
 int fti_rank_read(hpc_container *c, const fti_rank *rk, void *buf, size_t len, uint64_t off);
 
 /** Serve the lost ranks of checkpoint ck (cf->have[r] < 0) from their

@@ -41,13 +41,15 @@ static int rank_changed(const fti_rank *rk)
 static int chunk_md5(hpc_container *c, const fti_rank *rk, const fti_chunk *ch, char *buf,
                      size_t blen, uint8_t dig[16])
 {
+    /* the decoder writes in place at an even offset into an even address */
+    buf += ch->fptr & 1;
     EVP_MD_CTX *h = EVP_MD_CTX_new();
     unsigned dl = 16;
     int rc = h && EVP_DigestInit_ex(h, EVP_md5(), NULL) == 1 ? HPC_OK : HPC_E_NOMEM;
     for (uint64_t done = 0; done < ch->len && rc == HPC_OK;) {
         size_t n = (size_t)MIN((uint64_t)blen, ch->len - done);
         /* own files: straight from the file, as zero-copy reads bypass the
-         * cache anyway; rebuilt ranks: decoded once into the cache */
+         * cache anyway; rebuilt ranks: decoded here, hashed while in cache */
         rc = rk->src ? hpc_source_pread(rk->src, buf, n, ch->fptr + done)
                      : fti_rank_read(c, rk, buf, n, ch->fptr + done);
         if (rc == HPC_OK && g_atomic_int_get(&((fti *)c->priv)->checker->stop))
@@ -69,8 +71,8 @@ static int verify_now(hpc_container *c, fti_var *v)
     fti *f = c->priv;
     const fti_rank *rk = &g_array_index(f->ranks, fti_rank, v->rank);
     const fti_chunk *ch = &g_array_index(f->chunks, fti_chunk, v->first);
-    size_t blen = (size_t)MIN((uint64_t)FTI_RS_SLICE, MAX(v->size, 1));
-    char *buf = g_malloc(blen);
+    size_t blen = (size_t)MIN((uint64_t)FTI_CHECK_STEP, MAX(v->size, 1));
+    char *buf = g_malloc(blen + 1);
     int rc = HPC_OK;
     uint64_t bad = UINT64_MAX;
     for (uint32_t i = 0; i < v->n && rc == HPC_OK && bad == UINT64_MAX; i++) {

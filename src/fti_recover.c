@@ -1,6 +1,6 @@
 /* fti_recover.c - lost ranks: L2 partner copies and L3 Reed-Solomon
- * rebuilds (decoded on demand into the block cache), and the groups they
- * come from.  See docs/fti.md, "Recovery of lost ranks". */
+ * rebuilds (decoded on demand for each read), and the groups they come
+ * from.  See docs/fti.md, "Recovery of lost ranks". */
 #include "fti.h"
 
 #include <inttypes.h>
@@ -28,10 +28,11 @@ static int piece_read(const fti_rsjob *job, const fti_piece *p, uint8_t *buf, ui
     return HPC_OK;
 }
 
-/* Per-thread scratch of rs_decode: the accumulator and one piece's bytes,
- * both 64-byte aligned (gf-complete wants them aligned alike), kept for
- * the thread's life instead of fresh pages on every call. */
-#define RS_SCRATCH (FTI_RS_SLICE + 64)
+/* Per-thread scratch of the decoder: an accumulator and one piece's
+ * bytes, kept for the thread's life instead of fresh pages on every call.
+ * FTI_RS_STEP bytes are decoded per pass, so that the destination and the
+ * piece just read stay in the CPU's cache for the G products. */
+#define RS_SCRATCH (FTI_RS_STEP + 128)
 static GPrivate rs_scratch = G_PRIVATE_INIT(g_free);
 
 static uint8_t *scratch(void)
@@ -44,43 +45,67 @@ static uint8_t *scratch(void)
     return (uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
-/* Rebuild bytes [off, off+len) of the lost file (off+len <= maxFs). */
+/* Bytes [a, a + nb) of the lost file (a even, nb <= FTI_RS_STEP) as
+ * little-endian words into dst, 2-byte aligned and holding (nb + 1) / 2
+ * words: dst = sum of coef * piece over the pieces. */
+static int decode_words(fti_rsjob *job, uint8_t *dst, size_t nb, uint64_t a)
+{
+    /* gf-complete wants the piece aligned like the destination */
+    uint8_t *tmp = scratch() + RS_SCRATCH + ((uintptr_t)dst & 63);
+    uint16_t *w = (uint16_t *)(void *)dst;
+    if (job->npieces == 0)
+        memset(dst, 0, (nb + 1) & ~(size_t)1);
+    for (unsigned k = 0; k < job->npieces; k++) {
+        int rc = piece_read(job, &job->pieces[k], tmp, a, a + nb);
+        if (rc != HPC_OK)
+            return rc;
+        /* the first product is stored: no pass to zero dst first */
+        if (k == 0)
+            fti_gf_mul_set(w, tmp, nb, job->pieces[k].coef);
+        else
+            fti_gf_mul_acc(w, tmp, nb, job->pieces[k].coef);
+    }
+    return HPC_OK;
+}
+
+/* The first bytes of [off, off + len) when they cannot be decoded in place
+ * (odd offset or destination, odd last byte): decoded into the scratch
+ * accumulator and copied; *took says how many. */
+static int decode_copy(fti_rsjob *job, uint8_t *o, size_t len, uint64_t off, size_t *took)
+{
+    uint64_t a = off & ~(uint64_t)1;
+    uint64_t b = MIN(MIN(job->max_fs, a + FTI_RS_STEP), (off + len + 1) & ~(uint64_t)1);
+    size_t nb = (size_t)(b - a), take = (size_t)MIN((uint64_t)len, b - off);
+    uint8_t *acc = scratch();
+    int rc = decode_words(job, acc, nb, a);
+    if (rc != HPC_OK)
+        return rc;
+    if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {
+        memcpy(o, acc + (off - a), take);
+    } else {
+        const uint16_t *w = (const uint16_t *)(void *)acc;
+        for (size_t i = 0; i < take; i++) {
+            uint64_t x = off + i - a;
+            o[i] = (uint8_t)(w[x / 2] >> (8 * (x & 1)));
+        }
+    }
+    *took = take;
+    return HPC_OK;
+}
+/* Rebuild bytes [off, off+len) of the lost file, straight into out where
+ * the words line up with it (no copy), else through the accumulator. */
 int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off)
 {
-    uint8_t *o = out, *mem = scratch();
-    size_t slice = (size_t)MIN((uint64_t)FTI_RS_SLICE, (uint64_t)len + 2) & ~(size_t)1;
-    uint16_t *acc = (uint16_t *)(void *)mem;
-    uint8_t *tmp = mem + RS_SCRATCH;
+    uint8_t *o = out;
     int rc = HPC_OK;
+    if (off > job->max_fs || len > job->max_fs - off)
+        return HPC_E_CORRUPT;
     while (len > 0 && rc == HPC_OK) {
-        uint64_t a = off & ~(uint64_t)1;
-        uint64_t b = MIN(job->max_fs, a + slice);
-        if (b <= off) {
-            rc = HPC_E_CORRUPT;
-            break;
-        }
-        size_t nb = (size_t)(b - a), take = (size_t)MIN((uint64_t)len, b - off);
-        /* a whole even slice into an aligned buffer (a cache block) is
-         * decoded in place, saving a copy */
-        int direct = G_BYTE_ORDER == G_LITTLE_ENDIAN && off == a && take == nb && !(nb & 1) &&
-                     (uintptr_t)o % 64 == 0;
-        uint16_t *dst = direct ? (uint16_t *)(void *)o : acc;
-        memset(dst, 0, (nb + 1) / 2 * sizeof *dst);
-        for (unsigned k = 0; k < job->npieces && rc == HPC_OK; k++) {
-            rc = piece_read(job, &job->pieces[k], tmp, a, b);
-            if (rc == HPC_OK)
-                fti_gf_mul_acc(dst, tmp, nb, job->pieces[k].coef);
-        }
-        if (direct) {
-            /* already in place */
-        } else if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {     /* words are little-endian */
-            memcpy(o, (const uint8_t *)acc + (off - a), take);
-        } else {
-            for (size_t i = 0; i < take; i++) {
-                uint64_t x = off + i - a;
-                o[i] = (uint8_t)(acc[x / 2] >> (8 * (x & 1)));
-            }
-        }
+        size_t take = MIN(len & ~(size_t)1, (size_t)FTI_RS_STEP);
+        if (G_BYTE_ORDER == G_LITTLE_ENDIAN && !(off & 1) && !((uintptr_t)o & 1) && take)
+            rc = decode_words(job, o, take, off);
+        else
+            rc = decode_copy(job, o, len, off, &take);
         o += take;
         off += take;
         len -= take;
@@ -88,33 +113,19 @@ int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off)
     return rc;
 }
 
-typedef struct rs_fill_ctx {
-    fti_rsjob *job;
-    uint32_t bs;
-} rs_fill_ctx;
-
-static int rs_fill(void *p, uint64_t block, void *buf, size_t *len)
-{
-    rs_fill_ctx *x = p;
-    uint64_t off = block * x->bs;
-    if (off >= x->job->fs)
-        return HPC_E_CORRUPT;
-    *len = (size_t)MIN((uint64_t)x->bs, x->job->fs - off);
-    return fti_rs_decode(x->job, buf, *len, off);
-}
-
-
+/* Bytes of a rebuilt rank are decoded for each read, not kept in the block
+ * cache: decoding costs less than filling fresh cache blocks and copying
+ * them out again, and the kernel keeps what was read (keep_cache). */
 int fti_rank_read(hpc_container *c, const fti_rank *rk, void *buf, size_t len, uint64_t off)
 {
+    if (!rk->src) {
+        if (off > rk->rs->fs || len > rk->rs->fs - off)
+            return HPC_E_CORRUPT;
+        return fti_rs_decode(rk->rs, buf, len, off);
+    }
     hpc_cache *cache = hpc_container_cache(c);
-    if (!cache)
-        return HPC_E_NOMEM;
-    if (rk->src)
-        return hpc_cache_read_source(cache, rk->src, buf, len, off);
-    rs_fill_ctx x = { rk->rs, hpc_cache_block_size(cache) };
-    return hpc_cache_read(cache, rk->rs->space, buf, len, off, rs_fill, &x);
+    return cache ? hpc_cache_read_source(cache, rk->src, buf, len, off) : HPC_E_NOMEM;
 }
-
 
 /* ---- groups: who holds whose partner copy, who is in an RS group ------- */
 
@@ -236,7 +247,6 @@ static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_to
         return rc;
     }
     job->fs = fs;
-    job->space = hpc_cache_space_new();
     char *vpath = g_strdup_printf("(Ckpt%d-Rank%d.fti rebuilt from %s)", ckpt, r, used->str);
     fti_reader rd = { NULL, job, fs, vpath };
     fti_rank rk = { .ckpt = ckpt, .rank = r, .origin = FTI_O_RS, .rs = job, .size = fs };

@@ -74,18 +74,19 @@ uint16_t fti_rs_coef(unsigned g, unsigned i, unsigned j)
     return fti_gf_inv((uint16_t)(i ^ (g + j)));
 }
 
-/* The same through gf-complete for the even part; 0 when not possible. */
-static int mul_acc_gf(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c)
+/* The same through gf-complete for the even part (accumulated, or stored
+ * when xor is 0); 0 when not possible. */
+static int mul_region_gf(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c, int xor)
 {
     gf_t *gf = gf16_get();
     size_t even = nbytes & ~(size_t)1;
     if (!gf || even < 64 || even > INT32_MAX || (uintptr_t)acc % 16 != (uintptr_t)src % 16)
         return 0;
-    gf->multiply_region.w32(gf, (void *)src, acc, c, (int)even, 1);
+    gf->multiply_region.w32(gf, (void *)src, acc, c, (int)even, xor);
     if (nbytes & 1) {
         uint16_t v = src[nbytes - 1];
-        if (v)
-            acc[nbytes / 2] ^= gf_exp[gf_log[v] + gf_log[c]];
+        uint16_t p = v ? gf_exp[gf_log[v] + gf_log[c]] : 0;
+        acc[nbytes / 2] = xor ? acc[nbytes / 2] ^ p : p;
     }
     return 1;
 }
@@ -93,7 +94,7 @@ static int mul_acc_gf(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t
 void fti_gf_mul_acc(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c)
 {
     gf_init();
-    if (c == 0 || mul_acc_gf(acc, src, nbytes, c))
+    if (c == 0 || mul_region_gf(acc, src, nbytes, c, 1))
         return;
     uint32_t lc = gf_log[c];
     size_t nw = nbytes / 2;
@@ -120,6 +121,15 @@ void fti_gf_mul_acc(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c
         if (v)
             acc[nw] ^= gf_exp[gf_log[v] + lc];
     }
+}
+
+void fti_gf_mul_set(uint16_t *dst, const uint8_t *src, size_t nbytes, uint16_t c)
+{
+    gf_init();
+    if (c != 0 && mul_region_gf(dst, src, nbytes, c, 0))
+        return;
+    memset(dst, 0, (nbytes + 1) / 2 * sizeof *dst);
+    fti_gf_mul_acc(dst, src, nbytes, c);
 }
 
 /* Invert the n x n matrix a (row-major) in place into inv; -1 if singular

@@ -31,6 +31,9 @@ uint16_t fti_rs_coef(unsigned g, unsigned i, unsigned j);
  */
 void fti_gf_mul_acc(uint16_t *acc, const uint8_t *src, size_t nbytes, uint16_t c);
 
+/** dst[w] = c * word w of src: fti_gf_mul_acc on a zeroed dst, in one pass. */
+void fti_gf_mul_set(uint16_t *dst, const uint8_t *src, size_t nbytes, uint16_t c);
+
 /**
  * Coefficients that rebuild data piece `target` of a group of g from the
  * pieces present: have_data[j] / have_parity[i] non-zero for pieces that

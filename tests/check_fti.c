@@ -2,15 +2,17 @@
  * fixture manifest (written by the real FTI) through the library with odd
  * read sizes; the older layouts (i32, v1.4, v1.3) made from the fixture
  * files by re-encoding their metadata as docs/formats/fti.md describes; the
- * GF(2^16) Reed-Solomon code against the parity files FTI wrote. */
+ * GF(2^16) Reed-Solomon code against the parity files FTI wrote, and the
+ * region products and the rebuild decoder at every alignment. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check_util.h"
-#include "fti_rs.h"
+#include "fti.h"
 
 static char *fixture(const char *rel)
 {
@@ -337,6 +339,92 @@ START_TEST(rs_any_g_of_2g)
 }
 END_TEST
 
+/* Region products at every alignment and length against word-by-word
+ * products: stored (fti_gf_mul_set) and accumulated (fti_gf_mul_acc). */
+START_TEST(gf_regions)
+{
+    enum { N = 5000 };
+    static const uint16_t coef[] = { 1, 2, 0x8000, 0xFFFF, 0x1234 };
+    static const size_t lens[] = { 0, 1, 2, 3, 63, 64, 65, 130, 1001, 4096, N - 40 };
+    guint8 *src = g_malloc(N + 64);
+    uint16_t *dst = g_malloc(N + 64), *want = g_malloc(N + 64), *init = g_malloc(N + 64);
+    GRand *r = g_rand_new_with_seed(7);
+    for (size_t x = 0; x < N + 64; x++)
+        src[x] = (guint8)g_rand_int(r);
+    for (size_t w = 0; w < (N + 64) / 2; w++)
+        init[w] = (uint16_t)g_rand_int(r);
+    g_rand_free(r);
+    for (size_t c = 0; c < G_N_ELEMENTS(coef); c++)
+        for (size_t l = 0; l < G_N_ELEMENTS(lens); l++)
+            for (unsigned so = 0; so < 18; so++)
+                for (unsigned dw = 0; dw < 9; dw += 8) {
+                    size_t n = lens[l], nw = (n + 1) / 2;
+                    const guint8 *s = src + so;
+                    for (size_t w = 0; w < nw; w++) {
+                        uint16_t v = (uint16_t)(s[2 * w] | (2 * w + 1 < n ? s[2 * w + 1] << 8 : 0));
+                        want[w] = fti_gf_mul(v, coef[c]);
+                    }
+                    fti_gf_mul_set(dst + dw, s, n, coef[c]);
+                    ck_assert_msg(memcmp(dst + dw, want, nw * 2) == 0, "set c=%x n=%zu so=%u dw=%u",
+                                  coef[c], n, so, dw);
+                    memcpy(dst + dw, init, nw * 2);
+                    fti_gf_mul_acc(dst + dw, s, n, coef[c]);
+                    for (size_t w = 0; w < nw; w++)
+                        ck_assert_uint_eq(dst[dw + w], init[w] ^ want[w]);
+                }
+    g_free(src);
+    g_free(dst);
+    g_free(want);
+    g_free(init);
+}
+END_TEST
+
+/* The rebuild decoder gives the lost piece's bytes for every offset and
+ * several lengths, into even and odd addresses (FTI's fixture: rank 3 of
+ * checkpoint 4 from Rank0-2 and the RSed files; maxFs is odd). */
+START_TEST(rs_decode_ranges)
+{
+    enum { G = 4 };
+    static const char *dir = "ckpt4-L3/Local/node%d/3efcb4be-6fd4-474b-9930-b4ae00c4502d/l3/Ckpt4-%s%d.fti";
+    hpc_source src[2 * G];
+    int hd[G] = { 1, 1, 1, 0 }, hp[G] = { 1, 1, 1, 1 };
+    uint16_t cd[G], cp[G];
+    ck_assert_int_eq(fti_rs_coeffs(G, hd, hp, 3, cd, cp), 0);
+    fti_rsjob job = { 0 };
+    for (int j = 0; j < 2 * G; j++) {
+        char rel[160];
+        g_snprintf(rel, sizeof rel, dir, j % G, j < G ? "Rank" : "RSed", j % G);
+        char *path = fixture(rel);
+        ck_assert_int_eq(hpc_source_open(path, &src[j], NULL), HPC_OK);
+        g_free(path);
+        uint16_t coef = j < G ? cd[j] : cp[j - G];
+        if (coef)
+            job.pieces[job.npieces++] = (fti_piece){ &src[j], src[j].size, j >= G, coef };
+    }
+    job.max_fs = src[G].size - 106;
+    job.fs = src[3].size;
+    ck_assert_uint_eq(job.max_fs & 1, 1);
+    guint8 *want = g_malloc0(job.max_fs), *got = g_malloc(job.max_fs + 2);
+    ck_assert_int_eq(hpc_source_pread(&src[3], want, src[3].size, 0), HPC_OK);
+    for (int k = 0; k < 8; k++)
+        want[job.max_fs - 8 + k] = (guint8)(src[3].size >> (8 * k));
+    static const size_t lens[] = { 1, 2, 3, 8, 65, 300 };
+    /* every offset, the lengths and the two address parities in turn */
+    for (uint64_t off = 0; off < job.max_fs; off++) {
+        size_t l = off % (G_N_ELEMENTS(lens) + 1);
+        size_t n = l < G_N_ELEMENTS(lens) ? MIN(lens[l], job.max_fs - off) : job.max_fs - off;
+        guint8 *o = got + (off / (G_N_ELEMENTS(lens) + 1)) % 2;
+        ck_assert_int_eq(fti_rs_decode(&job, o, n, off), HPC_OK);
+        ck_assert_msg(memcmp(o, want + off, n) == 0, "off %" PRIu64 " len %zu", off, n);
+    }
+    ck_assert_int_eq(fti_rs_decode(&job, got, 2, job.max_fs - 1), HPC_E_CORRUPT);
+    g_free(want);
+    g_free(got);
+    for (int j = 0; j < 2 * G; j++)
+        hpc_source_close(&src[j]);
+}
+END_TEST
+
 /* ---- groups from the topology (generated checkpoints, bench/fti_gen.c) */
 
 int fti_gen_run(const char *dir, unsigned ranks, unsigned nvars, uint64_t bytes,
@@ -547,6 +635,8 @@ int main(void)
     tcase_add_test(tc, gf_field);
     tcase_add_test(tc, rs_matches_fti);
     tcase_add_test(tc, rs_any_g_of_2g);
+    tcase_add_test(tc, gf_regions);
+    tcase_add_test(tc, rs_decode_ranges);
     suite_add_tcase(s, tc);
     /* ~700 mounts of generated checkpoints: slower under the sanitizers on
      * a loaded machine */

@@ -136,7 +136,8 @@ unmount_container "$M"
 
 # ---- a larger generated checkpoint (bench/fti_gen, 8 ranks x 2 x 3 MiB):
 # a rank rebuilt from its RS group reads the same bytes as its own file,
-# through many cache blocks and RS slices, with big (spliced) and 4 KiB reads
+# through many 128 KiB decoding steps, with big and 4 KiB reads (and with a
+# 4 KiB cache block size, which must not matter to rebuilt bytes)
 GEN="$top_builddir/bench/fti_gen"
 if [ -x "$GEN" ]; then
     "$GEN" "$TMP/gen" 8 2 3 4 || fail "fti_gen"
