@@ -84,6 +84,7 @@ typedef struct fti_var {
     uint32_t first, n;        /* chunks[first .. first+n), sorted by dptr */
     gint state;               /* FTI_V_*, set by the first verification */
     gint busy;                /* a thread is checking it (fti_check.c) */
+    gint queued;              /* waiting for a check thread */
     uint64_t bad_fptr;        /* file offset of the first bad chunk */
 } fti_var;
 

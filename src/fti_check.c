@@ -1,9 +1,10 @@
 /* fti_check.c - chunk MD5 checks: every chunk of a variable against its
  * record, once per variable (the result is kept in the variable's state).
  *
- * Checks run in parallel: a read of a variable checks it in the reading
- * thread and hands the next variables to worker threads, so that
- * a reader going through the variables in order finds them checked; a read
+ * Checks run in parallel: a reader going through the variables in order
+ * (or starting at a rank's first one) hands the next few variables to
+ * worker threads, so that it finds them checked; its own variable it checks
+ * in the reading thread unless a worker has started on it already.  A read
  * waits only for the check of its own variable, never for another's.  A
  * variable is claimed (busy) by one thread at a time; others wait for its
  * result on a condition.  See docs/fti.md, "Integrity".
@@ -23,7 +24,9 @@ typedef struct fti_checker {
     GMutex mu;
     GCond done;               /* a variable's check finished */
     gint stop;                /* closing: running checks give up */
-    gint last;                /* index of the variable a read checked last */
+    gint last;                /* index of the variable read last */
+    gint cross;               /* the reader went on to the next rank */
+    unsigned ahead;           /* variables checked ahead of an in-order reader */
 } fti_checker;
 
 /* Whether a source the variable's bytes come from changed since mount. */
@@ -109,6 +112,21 @@ static void release(fti_checker *k, fti_var *v)
 
 static char quit;            /* the queue item that ends a worker */
 
+/* Take v off the queue: claimed (1) unless checked already or a reader
+ * claimed it meanwhile.  Under the lock, so that fti_check_all never sees
+ * it neither queued nor busy while still to be checked. */
+static int unqueue(fti_checker *k, fti_var *v)
+{
+    g_mutex_lock(&k->mu);
+    g_atomic_int_set(&v->queued, 0);
+    int mine = g_atomic_int_get(&v->state) == FTI_V_UNKNOWN &&
+               g_atomic_int_compare_and_exchange(&v->busy, 0, 1);
+    if (!mine)
+        g_cond_broadcast(&k->done);
+    g_mutex_unlock(&k->mu);
+    return mine;
+}
+
 static gpointer worker(gpointer user)
 {
     fti_checker *k = user;
@@ -116,6 +134,8 @@ static gpointer worker(gpointer user)
         gpointer item = g_async_queue_pop(k->queue);
         if (item == &quit)
             return NULL;
+        if (!unqueue(k, item))
+            continue;
         verify_now(k->c, item);
         release(k, item);
     }
@@ -150,13 +170,60 @@ static void workers_join(fti_checker *k)
     g_atomic_int_set(&k->running, 0);
 }
 
-/* Hand v to the workers unless it is checked or claimed already. */
+/* Hand v to the workers unless it is checked, queued or claimed already.
+ * It is claimed only when a worker takes it, so a reader that reaches it
+ * first checks it itself instead of waiting behind the queue. */
 static void submit(fti_checker *k, fti_var *v)
 {
-    if (g_atomic_int_get(&v->state) == FTI_V_UNKNOWN &&
-        g_atomic_int_compare_and_exchange(&v->busy, 0, 1)) {
+    if (g_atomic_int_get(&v->state) == FTI_V_UNKNOWN && !g_atomic_int_get(&v->busy) &&
+        g_atomic_int_compare_and_exchange(&v->queued, 0, 1)) {
         workers_start(k);
         g_async_queue_push(k->queue, v);
+    }
+}
+
+/* The variable after i in the tree's order (a rank's variables, then the
+ * next rank's), or -1. */
+static gint next_var(const fti *f, gint i)
+{
+    if (i < 0 || (guint)i >= f->vars->len)
+        return -1;
+    const fti_var *v = &g_array_index(f->vars, fti_var, i);
+    for (guint r = v->rank; r < f->ranks->len; r++) {
+        const fti_rank *rk = &g_array_index(f->ranks, fti_rank, r);
+        if (r == v->rank && (guint)i + 1 < rk->first_var + rk->nvars)
+            return i + 1;
+        if (r != v->rank && rk->nvars)
+            return (gint)rk->first_var;
+    }
+    return -1;
+}
+
+/* A read of variable i.  When it follows the variable read before, or
+ * starts a rank, the reader is going through the variables in order: the
+ * next ones are handed to the workers, to be checked while it reads.  They
+ * are taken from the following ranks too once the reader has gone on from
+ * one rank to the next (not when it reads one rank only). */
+static void check_ahead(fti_checker *k, const fti *f, gint i)
+{
+    gint prev = g_atomic_int_get(&k->last);
+    if (prev == i)
+        return;              /* the same variable read on: nothing new */
+    g_atomic_int_set(&k->last, i);
+    const fti_var *v = &g_array_index(f->vars, fti_var, i);
+    const fti_rank *rk = &g_array_index(f->ranks, fti_rank, v->rank);
+    int in_order = next_var(f, prev) == i;
+    if (in_order != g_atomic_int_get(&k->cross) && (!in_order || (guint)i == rk->first_var))
+        g_atomic_int_set(&k->cross, in_order);
+    if (!in_order && (guint)i != rk->first_var)
+        return;
+    int cross = g_atomic_int_get(&k->cross);
+    gint j = i;
+    for (unsigned n = 0; n < k->ahead && (j = next_var(f, j)) >= 0; n++) {
+        fti_var *w = &g_array_index(f->vars, fti_var, j);
+        if (w->rank != v->rank && !cross)
+            break;
+        submit(k, w);
     }
 }
 
@@ -166,7 +233,9 @@ int fti_check_start(hpc_container *c)
     fti_checker *k = g_new0(fti_checker, 1);
     k->c = c;
     k->nthreads = CLAMP(g_get_num_processors(), 1, (gint)G_N_ELEMENTS(k->threads));
-    k->last = -2;
+    /* enough to keep every worker busy while the reader serves one */
+    k->ahead = 2 * k->nthreads;
+    k->last = -1;
     g_mutex_init(&k->mu);
     g_cond_init(&k->done);
     k->queue = g_async_queue_new();
@@ -190,6 +259,12 @@ void fti_check_stop(fti *f)
     f->checker = NULL;
 }
 
+/* Whether v is still to be checked by a thread (under k->mu). */
+static int pending(const fti_var *v)
+{
+    return g_atomic_int_get(&v->queued) || g_atomic_int_get(&v->busy);
+}
+
 void fti_check_all(hpc_container *c)
 {
     fti *f = c->priv;
@@ -198,10 +273,31 @@ void fti_check_all(hpc_container *c)
         submit(k, &g_array_index(f->vars, fti_var, i));
     g_mutex_lock(&k->mu);
     for (guint i = 0; i < f->vars->len; i++)
-        while (g_atomic_int_get(&g_array_index(f->vars, fti_var, i).busy))
+        while (pending(&g_array_index(f->vars, fti_var, i)))
             g_cond_wait(&k->done, &k->mu);
     g_mutex_unlock(&k->mu);
     workers_join(k);           /* none may outlive the open (see workers_start) */
+}
+
+/* Check v in this thread, or wait for the thread that has claimed it. */
+static int verify_or_wait(hpc_container *c, fti_checker *k, fti_var *v)
+{
+    for (int tries = 0; tries < 2; tries++) {
+        if (g_atomic_int_compare_and_exchange(&v->busy, 0, 1)) {
+            int st = verify_now(c, v);
+            release(k, v);
+            return st;
+        }
+        g_mutex_lock(&k->mu);
+        while (g_atomic_int_get(&v->busy))
+            g_cond_wait(&k->done, &k->mu);
+        g_mutex_unlock(&k->mu);
+        int st = g_atomic_int_get(&v->state);
+        if (st != FTI_V_UNKNOWN)
+            return st;
+        /* the other thread's check failed (I/O): check it here */
+    }
+    return HPC_E_IO;
 }
 
 int fti_var_verify(hpc_container *c, fti_var *v)
@@ -212,30 +308,8 @@ int fti_var_verify(hpc_container *c, fti_var *v)
     int st = g_atomic_int_get(&v->state);
     if (st != FTI_V_UNKNOWN && rank_changed(rk))
         g_atomic_int_set(&v->state, st = FTI_V_UNKNOWN);    /* source changed: recheck */
+    check_ahead(k, f, (gint)(v - (fti_var *)(void *)f->vars->data));
     if (st != FTI_V_UNKNOWN)
         return st;
-    /* a reader going through a rank's variables in order (this one follows
-     * the last one checked for a read): check the next ones meanwhile */
-    guint i = (guint)(v - (fti_var *)(void *)f->vars->data);
-    int in_order = g_atomic_int_get(&k->last) + 1 == (gint)i;
-    g_atomic_int_set(&k->last, (gint)i);
-    for (guint j = i + 1; in_order && j < f->vars->len && j <= i + k->nthreads &&
-                          g_array_index(f->vars, fti_var, j).rank == v->rank; j++)
-        submit(k, &g_array_index(f->vars, fti_var, j));
-    for (int tries = 0; tries < 2; tries++) {
-        if (g_atomic_int_compare_and_exchange(&v->busy, 0, 1)) {
-            st = verify_now(c, v);
-            release(k, v);
-            return st;
-        }
-        g_mutex_lock(&k->mu);
-        while (g_atomic_int_get(&v->busy))
-            g_cond_wait(&k->done, &k->mu);
-        g_mutex_unlock(&k->mu);
-        st = g_atomic_int_get(&v->state);
-        if (st != FTI_V_UNKNOWN)
-            return st;
-        /* the other thread's check failed (I/O): check it here */
-    }
-    return HPC_E_IO;
+    return verify_or_wait(c, k, v);
 }

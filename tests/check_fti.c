@@ -589,6 +589,77 @@ static unsigned sample_mask(unsigned G, unsigned k, unsigned j)
  * and L3: group rank j of every group at a time); for L3 every set of lost
  * pieces that leaves G for G <= 4 (one node_size each), a sample for G > 4,
  * and one set with too few. */
+/* Variables of f whose MD5 state is known, as a bit mask by index. */
+static uint64_t checked_mask(const fti *f)
+{
+    uint64_t m = 0;
+    for (guint i = 0; i < f->vars->len && i < 64; i++)
+        if (g_atomic_int_get(&g_array_index(f->vars, fti_var, i).state) != FTI_V_UNKNOWN)
+            m |= (uint64_t)1 << i;
+    return m;
+}
+
+/* Read variable v of rank r of checkpoint 1 whole. */
+static void read_var(hpc_container *c, unsigned r, unsigned v)
+{
+    char path[64];
+    uint64_t len;
+    g_snprintf(path, sizeof path, "ckpt-1/rank-%06u/var-%u", r, v);
+    char *sum = test_sha256_path(c, path, &len);
+    ck_assert_msg(sum != NULL, "%s unreadable", path);
+    g_free(sum);
+}
+
+/* Wait (up to 30 s) until exactly the variables in want are checked, then
+ * a little longer to see that no others are. */
+static void expect_checked(const fti *f, uint64_t want)
+{
+    for (int i = 0; i < 3000 && checked_mask(f) != want; i++)
+        g_usleep(10000);
+    g_usleep(200000);
+    ck_assert_msg(checked_mask(f) == want, "checked %" PRIx64 ", want %" PRIx64,
+                  checked_mask(f), want);
+}
+
+/* MD5 checks run ahead of an in-order reader (more variable bytes than are
+ * checked at mount): reading a rank's first variable has that rank's other
+ * variables checked by the workers, none of the next rank's; going on from
+ * a rank's last variable to the next rank's first checks ahead across the
+ * ranks, 2 x CPUs variables. */
+START_TEST(checks_ahead)
+{
+    enum { R = 8, NV = 3 };
+    char *dir = g_dir_make_tmp("fti-ahead-XXXXXX", NULL);
+    ck_assert(dir != NULL);
+    ck_assert_int_eq(fti_gen_run(dir, R, NV, FTI_VERIFY_AT_OPEN / (R * NV) + 4096, 4, 1, 0, 1), 0);
+    hpc_container *c = test_open(dir, "fti");
+    ck_assert(c != NULL);
+    fti *f = c->priv;
+    ck_assert_uint_eq(f->vars->len, R * NV);
+    ck_assert_uint_eq(f->ranks->len, R);
+    unsigned ahead = 2 * CLAMP(g_get_num_processors(), 1, 8);
+    /* variable index of (rank, var): ranks are in order */
+#define VI(r, v) (g_array_index(f->ranks, fti_rank, (r)).first_var + (v))
+    expect_checked(f, 0);
+    read_var(c, 2, 0);
+    uint64_t want = 0;
+    for (unsigned v = 0; v < NV; v++)
+        want |= (uint64_t)1 << VI(2, v);
+    expect_checked(f, want);
+    read_var(c, 2, 1);
+    read_var(c, 2, 2);
+    read_var(c, 3, 0);
+    want |= (uint64_t)1 << VI(3, 0);
+    for (unsigned k = 1; k <= ahead && 3 * NV + k < R * NV; k++)
+        want |= (uint64_t)1 << VI(3 + k / NV, k % NV);
+#undef VI
+    expect_checked(f, want);
+    hpc_container_close(c);
+    rm_tree(dir);
+    g_free(dir);
+}
+END_TEST
+
 START_TEST(topology_recovery)
 {
     unsigned cases = 0;
@@ -643,6 +714,7 @@ int main(void)
     TCase *topo = tcase_create("topology");
     tcase_set_timeout(topo, 240);
     tcase_add_test(topo, topology_recovery);
+    tcase_add_test(topo, checks_ahead);
     suite_add_tcase(s, topo);
     return test_run_suite(s);
 }
