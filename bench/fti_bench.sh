@@ -15,6 +15,7 @@
 #   (f) CPU seconds (user + system, all threads) that the daemon spends on
 #       (b), (c), (d1) and (d2), against md5sum's for the same files: on a
 #       machine loaded by other work, wall times mostly measure the load
+# and the ratios (b) / md5sum and (d1) / (d2), with the load average.
 #
 # Environment: RANKS (64), VARS (4), VAR_MIB (16), GROUP (4), RUNS (3),
 # WORK (a temp dir under /var/tmp, removed at the end unless KEEP=1).
@@ -42,8 +43,10 @@ rank1=$(find "$ck" -name Ckpt1-Rank1.fti)
 total=$(cat $(find "$ck" -name 'Ckpt1-Rank*.fti') | wc -c)
 vbytes=$((RANKS * VARS * VAR_MIB << 20))
 rbytes=$((VARS * VAR_MIB << 20))
+load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "# $RANKS ranks x $VARS vars x $VAR_MIB MiB = $((vbytes >> 20)) MiB of variables" \
-     "(generated in $(echo "$t1 - $t0" | bc -l | cut -c1-5) s), RUNS=$RUNS, warm page cache"
+     "(generated in $(echo "$t1 - $t0" | bc -l | cut -c1-5) s), RUNS=$RUNS, warm page cache;" \
+     "$(nproc) CPUs, load: $(load)"
 
 secs() { local a b; a=$(date +%s.%N); "$@" > /dev/null; b=$(date +%s.%N); echo "$b - $a" | bc -l; }
 best() { sort -g | head -1; }
@@ -98,3 +101,7 @@ f5=$(for i in $(seq "$RUNS"); do /usr/bin/time -f "%U %S" md5sum $(find "$ck" -n
 cpurow "(f a2) CPU: md5sum of all Rank files" "$f5" "$total"
 mt=$(for i in $(seq "$RUNS"); do a0=$(date +%s.%N); "$HPCMOUNT" "$ck" "$M"; a1=$(date +%s.%N); fusermount3 -u "$M"; echo "$a1 - $a0" | bc -l; done | best)
 row "(e) mount time, $RANKS ranks" "$mt" "-"
+ratio() { echo "scale=2; ($1) / ($2)" | bc -l; }
+echo "# (b) checked read against md5sum of the same files, MiB/s: wall" \
+     "$(ratio "$a2 * $vbytes" "$b * $total")x, per CPU second $(ratio "$f5 * $vbytes" "$f3 * $total")x"
+echo "# (d1) checked rebuild against the unchecked one (d2): wall $(ratio "$e" "$d")x; load at the end: $(load)"
