@@ -8,7 +8,8 @@
 #   (a) sequential read of one rank file, the mounted file's page cache
 #       dropped before each run (sources warm), and fully cold (drop_caches)
 #   (b) re-read with the kernel page cache kept
-#   (c) fio random 4 KiB reads, QD1, O_DIRECT (every read reaches the daemon)
+#   (c) fio random 4 KiB reads, QD1, O_DIRECT (every read reaches the daemon);
+#       (c') the same with -o spin_us=50
 #   (d) mount time and RSS of a file with 10^6 tasks; ls of its root
 #
 # Environment: TASKS (8), TASK_MB (128), RUNS (3), WORK (a temp dir).
@@ -80,6 +81,9 @@ fio_iops() {
 }
 A[hpc.c]=$(fio_iops "$M1/$rank"); A[nora.c]=$(fio_iops "$M4/$rank")
 A[sqfs.c]=$(fio_iops "$M2/$rank"); A[plain.c]=$(fio_iops "$WORK/plain")
+# (c') the daemon polling for the next request instead of sleeping
+fusermount3 -u "$M4"; "$HPCMOUNT" -o spin_us=50 "$f" "$M4"
+A[spin.c]=$(fio_iops "$M4/$rank")
 
 echo
 ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
@@ -114,6 +118,8 @@ rowt "(a') seq read, all caches dropped MB/s" cold
 rowt "(b) re-read, page cache kept MB/s" b
 row "(c) random 4 KiB QD1 O_DIRECT IOPS (plain: disk)" "${A[hpc.c]}" "${A[nora.c]}" "${A[sqfs.c]}" "${A[plain.c]}" \
     "$(ratio "${A[hpc.c]}" "${A[plain.c]}")" "$(ratio "${A[hpc.c]}" "${A[sqfs.c]}")"
+row "(c') the same, hpcmount -o spin_us=50 IOPS" "${A[spin.c]}" "" "${A[sqfs.c]}" "" \
+    "" "$(ratio "${A[spin.c]}" "${A[sqfs.c]}")"
 
 # (d) 10^6 tasks
 big=$WORK/million.sion

@@ -3,7 +3,8 @@
 # mount: a sequential reader gets the source pages far ahead of it into the
 # page cache (mincore of the source file), with -o ra_max_kb=0 it does not,
 # random reads of one open file never trigger it (until it reads on in
-# order), and the bytes read are the container's.
+# order), and the bytes read are the container's; a mount whose reading
+# thread polls for requests (-o spin_us) serves the same bytes.
 #
 # The window is set to 64 MiB from the first read (ra_min_kb = ra_max_kb),
 # and only the source pages 40-64 MiB into the rank are looked at: after a
@@ -113,6 +114,12 @@ offs="$offs $((2 * MiB)) $((2 * MiB + 4096)) $((2 * MiB + 8192))"
 expect_eq "random, then sequential: bytes" 0 "$(pread_direct "$mnt/rank-000000" "$TMP/rank0" $offs)"
 got=$(wait_resident 100)
 check "random, then sequential: read ahead ($got%)" test "$got" -ge 90
+unmount_container "$mnt"
+
+# --- -o spin_us: the thread polling for requests serves the same bytes -----
+mnt="$TMP/spin"; mount_container "$src" "$mnt" -o spin_us=200 || fail "mount spin_us=200"
+expect_eq "spin_us=200: 4 KiB O_DIRECT reads" 0 "$(pread_direct "$mnt/rank-000000" "$TMP/rank0" $offs)"
+expect_eq "spin_us=200: bytes" "$want" "$(sha "$mnt/rank-000000")"
 unmount_container "$mnt"
 
 finish

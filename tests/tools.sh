@@ -28,6 +28,7 @@ expect_eq "hpcmount and hpcdump list the same formats" \
 exits 2 "hpcmount without MOUNTPOINT: exit 2" "$HPCMOUNT" "$SION"
 exits 2 "hpcmount -o unknown option: exit 2" "$HPCMOUNT" -o nosuch "$SION" "$TMP/mnt"
 exits 2 "hpcmount -o cache_size=abc: exit 2" "$HPCMOUNT" -o cache_size=abc "$SION" "$TMP/mnt"
+exits 2 "hpcmount -o spin_us=20000 (over 10000): exit 2" "$HPCMOUNT" -o spin_us=20000 "$SION" "$TMP/mnt"
 exits 1 "hpcmount of a missing SOURCE: exit 1" "$HPCMOUNT" "$TMP/none.sion" "$TMP/mnt"
 exits 1 "hpcmount of a damaged container: exit 1" "$HPCMOUNT" "$DATA/a_4tasks.sion.manifest.txt" "$TMP/mnt"
 
