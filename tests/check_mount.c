@@ -175,19 +175,26 @@ START_TEST(damaged_container_is_empty_dir)
 }
 END_TEST
 
-START_TEST(single_container_unchanged)
+/* The 4-task SION fixture as one container. */
+static hpc_mount *open_sion_fixture(void)
 {
     char *path = g_build_filename(test_data_dir(), "a_4tasks.sion", NULL);
     hpc_options o;
     hpc_options_init(&o);
     hpc_mount *m = NULL;
     ck_assert_int_eq(hpc_mount_open(path, &o, &m, NULL), HPC_OK);
+    g_free(path);
+    return m;
+}
+
+START_TEST(single_container_unchanged)
+{
+    hpc_mount *m = open_sion_fixture();
     ck_assert(!hpc_mount_is_directory(m));
     hpc_stat st;
     ck_assert_int_eq(hpc_mount_resolve(m, "rank-000002", &st), HPC_OK);
     ck_assert_uint_eq(st.ino, HPC_INO_FIRST + 2);   /* the container's own id */
     hpc_mount_close(m);
-    g_free(path);
 }
 END_TEST
 
@@ -263,11 +270,7 @@ END_TEST
  * map (.info) gets nothing; disabled read-ahead is NULL everywhere. */
 START_TEST(readahead_advises_sources)
 {
-    char *path = g_build_filename(test_data_dir(), "a_4tasks.sion", NULL);
-    hpc_options o;
-    hpc_options_init(&o);
-    hpc_mount *m = NULL;
-    ck_assert_int_eq(hpc_mount_open(path, &o, &m, NULL), HPC_OK);
+    hpc_mount *m = open_sion_fixture();
     hpc_stat st;
     ck_assert_int_eq(hpc_mount_resolve(m, "rank-000002", &st), HPC_OK);
     hpc_ra *r = NULL;
@@ -285,7 +288,6 @@ START_TEST(readahead_advises_sources)
     hpc_ra_stream_free(s);        /* info is left open: freed with r */
     hpc_ra_free(r);
     hpc_mount_close(m);
-    g_free(path);
 }
 END_TEST
 
