@@ -105,3 +105,4 @@ ratio() { echo "scale=2; ($1) / ($2)" | bc -l; }
 echo "# (b) checked read against md5sum of the same files, MiB/s: wall" \
      "$(ratio "$a2 * $vbytes" "$b * $total")x, per CPU second $(ratio "$f5 * $vbytes" "$f3 * $total")x"
 echo "# (d1) checked rebuild against the unchecked one (d2): wall $(ratio "$e" "$d")x; load at the end: $(load)"
+echo "# pipe ping-pong round trip between two processes: $(/usr/bin/python3 "$here/pingpong.py") us"

@@ -87,22 +87,7 @@ A[spin.c]=$(fio_iops "$M4/$rank")
 
 echo
 ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
-# every FUSE request costs two cross-CPU wakeups: print what one costs here
-# now (virtual machines vary by 10x with the host's load)
-pingpong=$($PY - <<'PYEOF'
-import os, time
-r, w = os.pipe(); r2, w2 = os.pipe()
-if os.fork() == 0:
-    for i in range(20000):
-        os.read(r, 1); os.write(w2, b"x")
-    os._exit(0)
-t = time.time()
-for i in range(20000):
-    os.write(w, b"x"); os.read(r2, 1)
-print("%.1f" % ((time.time() - t) / 20000 * 1e6))
-os.wait()
-PYEOF
-)
+pingpong=$($PY "$here/pingpong.py")
 echo "# pipe ping-pong round trip between two processes: $pingpong us"
 echo "# load average before / after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# SION read benchmark: $TASKS x $TASK_MB MiB, reading $rank ($((bytes >> 20)) MiB), best of $RUNS, $(nproc) cores, $(uname -r)"
