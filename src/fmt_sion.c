@@ -503,13 +503,9 @@ static int stream_read(hpc_container *c, const sion *s, const sion_task *t, void
     char *p = buf;
     while (len > 0) {
         unsigned n;
-        uint64_t got = 0;
+        size_t got;
         stream_map(s, t, off, len, ext, 16, &n);
-        for (unsigned i = 0; i < n; i++)
-            got += ext[i].len;
-        if (got == 0 || got > len)
-            return HPC_E_CORRUPT;
-        int rc = hpc_container_read_extents(c, ext, n, p);
+        int rc = hpc_container_read_extents(c, ext, n, p, (size_t)len, &got);
         if (rc != HPC_OK)
             return rc;
         p += got;

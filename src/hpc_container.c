@@ -564,10 +564,17 @@ int hpc_raw_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
  * large file (a GSD series) must not cost a whole cache block. */
 #define DIRECT_MIN (8u << 10)
 
-int hpc_container_read_extents(hpc_container *c, const hpc_extent *ext, unsigned n, void *buf)
+int hpc_container_read_extents(hpc_container *c, const hpc_extent *ext, unsigned n, void *buf,
+                               size_t room, size_t *got)
 {
     hpc_cache *cache = hpc_container_cache(c);
     char *p = buf;
+    uint64_t total = 0;
+    *got = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += ext[i].len;
+    if (total == 0 || total > room)
+        return HPC_E_CORRUPT;   /* never loop on empty extents, never overrun */
     if (!cache)
         return HPC_E_NOMEM;
     for (unsigned i = 0; i < n; i++) {
@@ -585,6 +592,7 @@ int hpc_container_read_extents(hpc_container *c, const hpc_extent *ext, unsigned
             return rc;
         p += e->len;
     }
+    *got = (size_t)total;
     return HPC_OK;
 }
 
@@ -602,15 +610,11 @@ static int read_mapped(hpc_container *c, hpc_ino ino, char *buf, size_t len,
             return rc;
         if (n == 0)
             break;         /* end of file */
-        uint64_t got = 0;
-        for (unsigned i = 0; i < n; i++)
-            got += ext[i].len;
-        if (got == 0 || got > len - done)
-            return HPC_E_CORRUPT;   /* never loop on empty extents, never overrun */
-        rc = hpc_container_read_extents(c, ext, n, buf + done);
+        size_t got;
+        rc = hpc_container_read_extents(c, ext, n, buf + done, len - done, &got);
         if (rc != HPC_OK)
             return rc;
-        done += (size_t)got;
+        done += got;
     }
     *nread = done;
     return HPC_OK;

@@ -116,8 +116,10 @@ hpc_source *hpc_container_add_source(hpc_container *c, const char *path, GError 
 hpc_cache *hpc_container_cache(hpc_container *c);
 
 /** Read extents ext[0..n) (as map gives them) into buf, one after the
- *  other, through the block cache. */
-int hpc_container_read_extents(hpc_container *c, const hpc_extent *ext, unsigned n, void *buf);
+ *  other, through the block cache; *got is their total.  HPC_E_CORRUPT
+ *  when they hold no byte or more than room. */
+int hpc_container_read_extents(hpc_container *c, const hpc_extent *ext, unsigned n, void *buf,
+                               size_t room, size_t *got);
 
 /* Readers that read sources by other means than hpc_source_pread (a
  * library with its own descriptors) call hpc_container_sources_unchanged
