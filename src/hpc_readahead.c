@@ -98,8 +98,9 @@ static void advise_range(hpc_ra *ra, hpc_ino ino, uint64_t from, uint64_t to)
     }
 }
 
-static void stream_destroy(hpc_ra_stream *s)
+static void stream_destroy(gpointer p)
 {
+    hpc_ra_stream *s = p;
     g_mutex_clear(&s->lock);
     g_free(s);
 }
@@ -128,7 +129,7 @@ int hpc_ra_new(hpc_mount *m, uint64_t min_window, uint64_t max_window,
         return HPC_E_NOMEM;
     }
     g_mutex_init(&ra->lock);
-    ra->streams = g_hash_table_new(NULL, NULL);
+    ra->streams = g_hash_table_new_full(NULL, NULL, stream_destroy, NULL);
     *out = ra;
     return HPC_OK;
 }
@@ -139,12 +140,8 @@ void hpc_ra_free(hpc_ra *ra)
         return;
     g_atomic_int_set(&ra->stopping, 1);      /* queued pieces return at once */
     g_thread_pool_free(ra->pool, FALSE, TRUE);
-    /* an unmount drops the releases still queued in the kernel */
-    GHashTableIter it;
-    gpointer s;
-    g_hash_table_iter_init(&it, ra->streams);
-    while (g_hash_table_iter_next(&it, &s, NULL))
-        stream_destroy(s);
+    /* an unmount drops the releases still queued in the kernel: the
+     * streams never released are freed with the table */
     g_hash_table_destroy(ra->streams);
     g_mutex_clear(&ra->lock);
     g_free(ra);
@@ -168,10 +165,10 @@ void hpc_ra_stream_free(hpc_ra_stream *s)
 {
     if (!s)
         return;
-    g_mutex_lock(&s->ra->lock);
-    g_hash_table_remove(s->ra->streams, s);
-    g_mutex_unlock(&s->ra->lock);
-    stream_destroy(s);
+    hpc_ra *ra = s->ra;
+    g_mutex_lock(&ra->lock);
+    g_hash_table_remove(ra->streams, s);    /* frees s */
+    g_mutex_unlock(&ra->lock);
 }
 
 int hpc_ra_read(hpc_ra_stream *s, uint64_t off, uint64_t len)
