@@ -1838,7 +1838,6 @@ static int series_file(hpc_container *c, const gsd_state *s, hpc_ino ino, const 
     return rc;
 }
 
-/* Read of a series: its extents through the snapshot's cache. */
 /* The only bytes GSD computes: a series' <name>.frames file (gsd_map
  * serves every other file). */
 static int gsd_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
