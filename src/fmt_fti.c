@@ -240,7 +240,9 @@ static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint
                  nlost > 16 ? " ..." : "");
         g_string_free(list, TRUE);
     } else if (recoverable) {
-        fti_recover_ckpt(c, f, &cf, &ck);
+        rc = fti_recover_ckpt(c, f, &cf, &ck, err);
+        if (rc != HPC_OK)
+            goto out;
     }
     ck.nranks_seen = cf.nranks;
     g_array_append_val(f->ckpts, ck);
