@@ -30,13 +30,13 @@
 
 typedef struct piece {
     int fileid;
-    int32 size[3], origin[3];
+    int32 size[4], origin[4];    /* rank 4: dhdf_diffgen.c */
 } piece;
 
 typedef struct array {
     const char *name;
     int32 nt;                    /* as given to SDcreate (may be DFNT_L*) */
-    int32 rank, dims[3];
+    int32 rank, dims[4];
     int npieces;
     piece p[MAXP];
     int chunk_table;             /* 1: write its chunk table */
@@ -145,11 +145,10 @@ static void write_file(const char *path, const void *buf, size_t len)
         die(e->message);
 }
 
-/* Write the whole set. */
-static void write_set(const set *s)
+/* The AHFs: pieces with data (piece 1 compressed, piece 2 chunked). */
+static void write_ahfs(const set *s)
 {
     char path[4096];
-    /* the AHFs: pieces with data */
     for (int k = 1; k <= s->nahf; k++) {
         snprintf(path, sizeof path, "%s/ahf%d.hdf", s->dir, k);
         int32 sd = SDstart(path, DFACC_CREATE);
@@ -220,8 +219,12 @@ static void write_set(const set *s)
         int ids[2] = { 0, k };
         write_fileinfo(path, ids, 2);
     }
+}
 
-    /* the MHF: descriptions, attributes and chunk tables */
+/* The MHF: descriptions, attributes, File_Info and chunk tables. */
+static void write_main(const set *s)
+{
+    char path[4096];
     snprintf(path, sizeof path, "%s/main.hdf", s->dir);
     int32 sd = SDstart(path, DFACC_CREATE);
     if (sd == FAIL)
@@ -302,8 +305,12 @@ static void write_set(const set *s)
     }
     Vend(f);
     Hclose(f);
+}
 
-    /* the oracle: whole arrays (holes as zeros) and each piece */
+/* The oracle: whole arrays (holes as zeros) and each piece, from the
+ * formula the pieces were cut from. */
+static void write_oracle(const set *s)
+{
     for (int ai = 0; ai < s->narrays; ai++) {
         const array *a = &s->a[ai];
         int es = esize(a->nt);
@@ -350,6 +357,14 @@ static void write_set(const set *s)
         free(all);
         free(cov);
     }
+}
+
+/* Write the whole set. */
+static void write_set(const set *s)
+{
+    write_ahfs(s);
+    write_main(s);
+    write_oracle(s);
 }
 
 /* A regular tiling of dims into t[d] tiles per dimension (uneven sizes),
@@ -452,6 +467,7 @@ static void write_unwritten(const char *dir)
     SDend(sd);
 }
 
+#ifndef DHDF_GEN_NO_MAIN
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -560,3 +576,4 @@ int main(int argc, char **argv)
     write_set(&s);
     return 0;
 }
+#endif
