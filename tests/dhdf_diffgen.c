@@ -128,52 +128,35 @@ static void piece_storage(GRand *r, int32 id, int mode, int rank, const int32 *s
     }
 }
 
-/* Write the pieces of s into its AHFs, with random storage and data. */
-static void write_random_ahfs(GRand *r, const set *s)
+/* A piece with random storage and data, or none (ctx: the GRand). */
+static void random_piece(const set *s, int32 sd, int ai, int pi, void *ctx)
 {
-    char path[4096];
-    for (int k = 1; k <= s->nahf; k++) {
-        snprintf(path, sizeof path, "%s/ahf%d.hdf", s->dir, k);
-        int32 sd = SDstart(path, DFACC_CREATE);
-        if (sd == FAIL)
-            die("SDstart ahf");
-        set_attrs(sd, SETID, k);
-        for (int ai = 0; ai < s->narrays; ai++) {
-            const array *a = &s->a[ai];
-            int es = esize(a->nt);
-            for (int pi = 0; pi < a->npieces; pi++) {
-                const piece *p = &a->p[pi];
-                if (p->fileid != k)
-                    continue;
-                char name[128];
-                snprintf(name, sizeof name, "%s_chunk%d", a->name, pi);
-                int32 sz[4] = { p->size[0], p->size[1], p->size[2], p->size[3] };
-                int32 id = SDcreate(sd, name, a->nt, a->rank, sz);
-                int mode = g_rand_int_range(r, 0, ST_N);
-                if (id == FAIL)
-                    die("SDcreate piece");
-                piece_storage(r, id, mode, a->rank, sz, es);
-                int32 start[4] = { 0 }, edge[4];
-                size_t n = 1;
-                for (int d = 0; d < a->rank; d++) {
-                    int part = mode == ST_PART || mode == ST_CHUNK_PART;
-                    start[d] = part ? g_rand_int_range(r, 0, sz[d]) : 0;
-                    edge[d] = part ? g_rand_int_range(r, 1, sz[d] - start[d] + 1) : sz[d];
-                    n *= (size_t)edge[d];
-                }
-                unsigned char *buf = g_malloc(n * (size_t)es);
-                for (size_t b = 0; b < n * (size_t)es; b++)
-                    buf[b] = (unsigned char)g_rand_int(r);
-                if (mode != ST_NONE && SDwritedata(id, start, NULL, edge, buf) == FAIL)
-                    die("SDwritedata");
-                g_free(buf);
-                SDendaccess(id);
-            }
-        }
-        SDend(sd);
-        int ids[2] = { 0, k };
-        write_fileinfo(path, ids, 2);
+    GRand *r = ctx;
+    const array *a = &s->a[ai];
+    const piece *p = &a->p[pi];
+    int es = esize(a->nt), mode = g_rand_int_range(r, 0, ST_N);
+    char name[128];
+    snprintf(name, sizeof name, "%s_chunk%d", a->name, pi);
+    int32 sz[4] = { p->size[0], p->size[1], p->size[2], p->size[3] };
+    int32 id = SDcreate(sd, name, a->nt, a->rank, sz);
+    if (id == FAIL)
+        die("SDcreate piece");
+    piece_storage(r, id, mode, a->rank, sz, es);
+    int32 start[4] = { 0 }, edge[4];
+    size_t n = 1;
+    for (int d = 0; d < a->rank; d++) {
+        int part = mode == ST_PART || mode == ST_CHUNK_PART;
+        start[d] = part ? g_rand_int_range(r, 0, sz[d]) : 0;
+        edge[d] = part ? g_rand_int_range(r, 1, sz[d] - start[d] + 1) : sz[d];
+        n *= (size_t)edge[d];
     }
+    unsigned char *buf = g_malloc(n * (size_t)es);
+    for (size_t b = 0; b < n * (size_t)es; b++)
+        buf[b] = (unsigned char)g_rand_int(r);
+    if (mode != ST_NONE && SDwritedata(id, start, NULL, edge, buf) == FAIL)
+        die("SDwritedata");
+    g_free(buf);
+    SDendaccess(id);
 }
 
 /* The oracle: each piece as SDreaddata returns it, little-endian, and the
@@ -184,9 +167,7 @@ static void read_back(const set *s, FILE *layout, const char *const *dtypes)
     for (int ai = 0; ai < s->narrays; ai++) {
         const array *a = &s->a[ai];
         int es = esize(a->nt);
-        uint64_t n = 1;
-        for (int d = 0; d < a->rank; d++)
-            n *= (uint64_t)a->dims[d];
+        uint64_t n = nelems(a->rank, a->dims);
         unsigned char *all = g_malloc0(n * (uint64_t)es);
         fprintf(layout, "array %s %s %d", a->name, dtypes[ai], (int)a->dims[0]);
         for (int d = 1; d < a->rank; d++)
@@ -202,9 +183,7 @@ static void read_back(const set *s, FILE *layout, const char *const *dtypes)
             int32 sd = SDstart(path, DFACC_READ);
             int32 id = sd == FAIL ? FAIL : SDselect(sd, SDnametoindex(sd, name));
             int32 start[4] = { 0 }, sz[4] = { p->size[0], p->size[1], p->size[2], p->size[3] };
-            uint64_t m = 1;
-            for (int d = 0; d < a->rank; d++)
-                m *= (uint64_t)p->size[d];
+            uint64_t m = nelems(a->rank, p->size);
             unsigned char *pb = g_malloc(m * (uint64_t)es);
             memset(pb, 0xa5, m * (uint64_t)es);
             if (id == FAIL || SDreaddata(id, start, NULL, sz, pb) == FAIL)
@@ -259,7 +238,7 @@ int main(int argc, char **argv)
             if (TYPES[t].nt == s.a[ai].nt)
                 dtypes[ai] = TYPES[t].dtype;
     }
-    write_random_ahfs(r, &s);
+    write_ahfs_with(&s, random_piece, r);
     write_main(&s);
     char lp[4096];
     snprintf(lp, sizeof lp, "%s/layout.txt", s.dir);
