@@ -15,6 +15,7 @@
  * size), one chunk each, pseudo-random bytes seeded by R.
  *   LEVEL 3 (default): Ckpt1-RSed<R>.fti for the ranks of the first group
  *                      (of every group with -a);
+ *   LEVEL 1:           the Rank files only;
  *   LEVEL 2:           Ckpt1-Pcof<R>.fti, a copy of the Rank file of R's
  *                      left partner, for every rank.
  * The groups are computed here on their own (not with the reader's code),
@@ -342,7 +343,7 @@ int main(int argc, char **argv)
     GOptionEntry opts[] = {
         { "node-size", 'S', 0, G_OPTION_ARG_INT, &node_size, "processes per node (1)", "S" },
         { "head", 'H', 0, G_OPTION_ARG_INT, &head, "1: one head process per node (0)", "H" },
-        { "level", 'l', 0, G_OPTION_ARG_INT, &level, "2: partner copies, 3: RS parity (3)", "L" },
+        { "level", 'l', 0, G_OPTION_ARG_INT, &level, "1: no redundancy, 2: partner copies, 3: RS parity (3)", "L" },
         { "bytes", 'b', 0, G_OPTION_ARG_INT64, &bytes, "variable size BYTES + 8 * rank", "B" },
         { "all", 'a', 0, G_OPTION_ARG_NONE, &all, "parity for every group", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -361,7 +362,7 @@ int main(int argc, char **argv)
               .node_size = (unsigned)node_size, .head = (unsigned)head, .level = (unsigned)level,
               .all = (unsigned)all, .bytes = (uint64_t)bytes };
     if (g.group < 2 || g.group > FTI_RS_MAX_GROUP || g.nvars < 1 || (g.vbytes == 0 && !g.bytes) ||
-        g.node_size < 1 || g.head > 1 || (g.head && g.node_size < 2) || (level != 2 && level != 3) ||
+        g.node_size < 1 || g.head > 1 || (g.head && g.node_size < 2) || (level < 1 || level > 3) ||
         g.ranks == 0 || g.ranks % (g.node_size * g.group) != 0) {
         fprintf(stderr, "fti_gen: RANKS must be whole blocks of GROUP nodes of %u processes\n",
                 g.node_size ? g.node_size : 1);

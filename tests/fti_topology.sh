@@ -248,6 +248,15 @@ check "head 1 without Topology.fti: .info says where the nodes come from" \
     grep -q "head 1; 6 nodes from the ranks seen (no Topology.fti)" "$M/.info"
 unmount_container "$M"
 
+# L1 (no redundancy) with head 1: heads are not missing ranks
+R="$TMP/l1h"
+"$GEN" -S 3 -H 1 -l 1 -b 40 "$R" 9 2 0 3 || fail "fti_gen L1 head 1"
+check "L1 head 1: no warning about the heads" sh -c "! '$HPCDUMP' info '$R' | grep -q warning"
+rm "$(find "$R/Local" -name Ckpt1-Rank4.fti)"
+expect_eq "L1 head 1: only the lost rank is named" \
+    "warning: checkpoint 1: no usable file of 1 of ranks 0-8 (4) below SOURCE, and no L2/L3 files to recover them" \
+    "$("$HPCDUMP" info "$R" | grep warning)"
+
 # ---- inconsistent topologies: the mount is refused with one line naming
 # file, field and offset (exit 1), and so is hpcdump
 # refused NAME ROOT PATTERN
