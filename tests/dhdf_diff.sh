@@ -3,7 +3,7 @@
 # 21): random sets written now with the HDF4 C API by tests/dhdf_diffgen
 # (every number type in big- and little-endian storage, ranks 1-4, random
 # shapes and piece grids, pieces contiguous, deflate, RLE, skipping
-# Huffman, chunked with and without deflate, unwritten or partly written
+# Huffman, n-bit, chunked with and without deflate, unwritten or partly written
 # with and without fill values), every assembled array and piece compared
 # with libhdf4's own SDreaddata bytes through a real mount (reads at odd
 # offsets and of odd sizes across the pieces' edges, with the default and

@@ -6,8 +6,9 @@
  * writes DIR/main.hdf and DIR/ahf<k>.hdf (docs/dhdf-format.md) with 2-4
  * arrays of random number types (big- and little-endian storage), ranks
  * 1-4, shapes and piece grids, each piece stored at random contiguous,
- * deflate, RLE, skipping Huffman, chunked (with or without deflate), or
- * not written at all or only in part (with or without a fill value).
+ * deflate, RLE, skipping Huffman, n-bit (integers), chunked (with or
+ * without deflate), or not written at all or only in part (with or
+ * without a fill value).
  * The oracle is libhdf4 itself: every piece is read back with SDreaddata
  * (into a buffer set to 0xa5 first) and written, little-endian, to
  * DIR/<array>.pieces/<chunk>.expect, and the pieces placed at their
@@ -22,8 +23,8 @@
 #include "dhdf_gen.c"
 #pragma GCC diagnostic warning "-Wunused-function"
 
-enum { ST_PLAIN, ST_DEFLATE, ST_RLE, ST_SKPHUFF, ST_CHUNK, ST_CHUNK_DEFLATE, ST_NONE,
-       ST_PART, ST_CHUNK_PART, ST_N };
+enum { ST_PLAIN, ST_DEFLATE, ST_RLE, ST_SKPHUFF, ST_NBIT, ST_CHUNK, ST_CHUNK_DEFLATE,
+       ST_NONE, ST_PART, ST_CHUNK_PART, ST_N };
 
 static const struct { int32 nt; const char *dtype; } TYPES[] = {
     { DFNT_CHAR8, "|S1" }, { DFNT_UCHAR8, "|u1" }, { DFNT_INT8, "|i1" }, { DFNT_UINT8, "|u1" },
@@ -88,8 +89,18 @@ static void random_array(GRand *r, array *a, int ai, int nahf, char *name, size_
     a->chunk_table = 1;
 }
 
-/* Storage of one piece as its mode says; *fill set when a fill value was
- * given. */
+/* 1 when SDS id holds floating-point numbers. */
+static int nt_float(int32 id)
+{
+    char name[H4_MAX_NC_NAME + 1];
+    int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattr;
+    if (SDgetinfo(id, name, &rank, dims, &nt, &nattr) == FAIL)
+        die("SDgetinfo");
+    nt &= DFNT_MASK;
+    return nt == DFNT_FLOAT32 || nt == DFNT_FLOAT64;
+}
+
+/* Storage of one piece as its mode says, and at random a fill value. */
 static void piece_storage(GRand *r, int32 id, int mode, int rank, const int32 *sz, int es)
 {
     unsigned char fill[8];
@@ -114,6 +125,12 @@ static void piece_storage(GRand *r, int32 id, int mode, int rank, const int32 *s
         ci.skphuff.skp_size = es;
         if (SDsetcompress(id, COMP_CODE_SKPHUFF, &ci) == FAIL)
             die("SDsetcompress skphuff");
+    } else if (mode == ST_NBIT && !(nt_float(id))) {
+        /* a bit field of each integer; the other bits read as sign or 0 */
+        intn start = g_rand_int_range(r, 0, 8 * es);
+        if (SDsetnbitdataset(id, start, g_rand_int_range(r, 1, start + 2), g_rand_boolean(r),
+                             FALSE) == FAIL)
+            die("SDsetnbitdataset");
     } else if (mode == ST_CHUNK || mode == ST_CHUNK_DEFLATE || mode == ST_CHUNK_PART) {
         for (int d = 0; d < rank; d++)
             cd.comp.chunk_lengths[d] = g_rand_int_range(r, 1, sz[d] + 1);
