@@ -258,7 +258,7 @@ typedef struct fti_topo {
 
 /** Groups of checkpoint cf from config.fti (node_size, group_size, head),
  *  Topology.fti (one line per node) and the node directories the files
- *  lie in.  0 when established; -1 with t->why set when unknown (no or
+ *  lie in.  0 when established, or with t->why set when unknown (no or
  *  unusable config.fti); a negative hpc_err with err set (one line naming
  *  file, field and offset) when they contradict each other. */
 int fti_topo_build(const fti *f, const ck_files *cf, fti_topo *t, GError **err);

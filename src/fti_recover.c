@@ -327,7 +327,7 @@ int fti_recover_ckpt(hpc_container *c, fti *f, ck_files *cf, fti_ckpt *ck, GErro
 {
     fti_topo t;
     int rc = fti_topo_build(f, cf, &t, err);
-    if (rc == -1) {
+    if (rc == HPC_OK && t.why) {
         ck->topo = g_strdup_printf("groups unknown: %s", t.why);
         for (uint32_t r = 0; r < cf->nranks; r++)
             if (cf->have[r] < 0)

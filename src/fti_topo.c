@@ -255,7 +255,7 @@ int fti_topo_build(const fti *f, const ck_files *cf, fti_topo *t, GError **err)
     int rc = topo_config(f, why);
     if (rc != 0) {
         t->why = g_string_free(why, FALSE);
-        return -1;
+        return HPC_OK;
     }
     g_string_free(why, TRUE);
     if (f->topology)
