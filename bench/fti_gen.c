@@ -5,19 +5,24 @@
  *   fti_gen [-S NODE_SIZE] [-H HEAD] [-l LEVEL] [-b BYTES] [-a]
  *           DIR RANKS VARS VAR_MIB [GROUP]
  *
- * writes DIR/config.fti ([basic] node_size, group_size, head),
- * DIR/Meta/bench/Topology.fti (rank = node<n>) and, for every rank R,
+ * RANKS is the number of MPI processes, heads included, as FTI numbers
+ * them (whole blocks of GROUP nodes of NODE_SIZE processes).  Writes
+ * DIR/config.fti ([basic] node_size, group_size, head),
+ * DIR/Meta/bench/Topology.fti as FTI's FTI_SaveTopo does (one line
+ * `<nodeID> = node<n>` per node) and, for every rank R that is not a head,
  * DIR/Local/node<n>/bench/l<LEVEL>/Ckpt1-Rank<R>.fti: VARS variables of
  * VAR_MIB MiB (or BYTES + 8 * R bytes with -b, so that ranks differ in
  * size), one chunk each, pseudo-random bytes seeded by R.
  *   LEVEL 3 (default): Ckpt1-RSed<R>.fti for the ranks of the first group
  *                      (of every group with -a);
+ *   LEVEL 1:           the Rank files only;
  *   LEVEL 2:           Ckpt1-Pcof<R>.fti, a copy of the Rank file of R's
  *                      left partner, for every rank.
- * The groups are computed here on their own (not with the reader's code):
- * head 0: node R / S, position R % S; head 1: node R / (S - 1), position
- * R % (S - 1); blocks of GROUP nodes; a group is one position on the nodes
- * of a block; group rank = node % GROUP.
+ * The groups are computed here on their own (not with the reader's code),
+ * as FTI's topology code builds them with block placement: rank R on node
+ * R / S at position R % S (position 0 is the head with -H 1 and writes no
+ * file); blocks of GROUP nodes; a group is one position on the nodes of a
+ * block; group rank = node % GROUP.
  */
 #include <errno.h>
 #include <glib.h>
@@ -54,14 +59,14 @@ static int write_file(const char *path, const void *bytes, size_t len)
     return (fclose(f) != 0) | (n != len);
 }
 
-static unsigned per_node(const gen *g) { return g->head ? g->node_size - 1 : g->node_size; }
-static unsigned node_of(const gen *g, unsigned r) { return r / per_node(g); }
+static unsigned node_of(const gen *g, unsigned r) { return r / g->node_size; }
+static int is_head(const gen *g, unsigned r) { return g->head && r % g->node_size == 0; }
 
 /* Rank at group rank j of r's group. */
 static unsigned member(const gen *g, unsigned r, unsigned j)
 {
-    unsigned n = node_of(g, r), p = r % per_node(g);
-    return (n / g->group * g->group + j) * per_node(g) + p;
+    unsigned n = node_of(g, r), p = r % g->node_size;
+    return (n / g->group * g->group + j) * g->node_size + p;
 }
 
 static unsigned left_partner(const gen *g, unsigned r)
@@ -254,12 +259,18 @@ static int write_parity(const gen *g, unsigned r0, uint64_t max_fs)
     return rc;
 }
 
-/* config.fti and Meta/bench/Topology.fti. */
+/* config.fti and Meta/bench/Topology.fti, the latter laid out as FTI's
+ * iniparser dump writes it: what remains of config.fti, then the nodes. */
 static int write_config(const gen *g)
 {
-    GString *t = g_string_new("[topology]\n");
-    for (unsigned r = 0; r < g->ranks; r++)
-        g_string_append_printf(t, "%u = node%u\n", r, node_of(g, r));
+    GString *t = g_string_new("[injection]\nrank                           = 0\n\n\n"
+                              "[topology]\n");
+    for (unsigned n = 0; n < g->ranks / g->node_size; n++) {
+        char key[16];
+        g_snprintf(key, sizeof key, "%u", n);
+        g_string_append_printf(t, "%-30s = node%u\n", key, n);
+    }
+    g_string_append_c(t, '\n');
     char *cfg = g_strdup_printf("[basic]\nhead = %u\nnode_size = %u\ngroup_size = %u\n"
                                 "ckpt_io = 3\n", g->head, g->node_size, g->group);
     char *meta = g_build_filename(g->dir, "Meta", "bench", NULL);
@@ -286,18 +297,22 @@ static uint64_t group_max_fs(const gen *g, unsigned r)
 
 static int generate(gen *g)
 {
-    unsigned block = per_node(g) * g->group;      /* ranks of one block */
+    unsigned block = g->node_size * g->group;      /* ranks of one block */
     g->fs = g_new(uint64_t, g->ranks);
     for (unsigned r = 0; r < g->ranks; r++)
         g->fs[r] = file_size(g, r);
     int rc = write_config(g);
     for (unsigned r = 0; r < g->ranks && rc == 0; r++) {
+        if (is_head(g, r))
+            continue;
         int with_parity = g->level == 3 && (g->all || r < block);
         int64_t max_fs = with_parity ? (int64_t)group_max_fs(g, r) : -1;
         int64_t pt_fs = g->level == 2 ? (int64_t)g->fs[left_partner(g, r)] : -1;
         rc = write_rank(g, r, max_fs, pt_fs);
     }
     for (unsigned r = 0; r < g->ranks && rc == 0; r++) {
+        if (is_head(g, r))
+            continue;
         if (g->level == 2)
             rc = write_pcof(g, r);
         else if (g->level == 3 && node_of(g, r) % g->group == 0 && (g->all || r < block))
@@ -328,7 +343,7 @@ int main(int argc, char **argv)
     GOptionEntry opts[] = {
         { "node-size", 'S', 0, G_OPTION_ARG_INT, &node_size, "processes per node (1)", "S" },
         { "head", 'H', 0, G_OPTION_ARG_INT, &head, "1: one head process per node (0)", "H" },
-        { "level", 'l', 0, G_OPTION_ARG_INT, &level, "2: partner copies, 3: RS parity (3)", "L" },
+        { "level", 'l', 0, G_OPTION_ARG_INT, &level, "1: no redundancy, 2: partner copies, 3: RS parity (3)", "L" },
         { "bytes", 'b', 0, G_OPTION_ARG_INT64, &bytes, "variable size BYTES + 8 * rank", "B" },
         { "all", 'a', 0, G_OPTION_ARG_NONE, &all, "parity for every group", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -347,10 +362,10 @@ int main(int argc, char **argv)
               .node_size = (unsigned)node_size, .head = (unsigned)head, .level = (unsigned)level,
               .all = (unsigned)all, .bytes = (uint64_t)bytes };
     if (g.group < 2 || g.group > FTI_RS_MAX_GROUP || g.nvars < 1 || (g.vbytes == 0 && !g.bytes) ||
-        g.node_size < 1 || g.head > 1 || (g.head && g.node_size < 2) || (level != 2 && level != 3) ||
-        g.ranks == 0 || g.ranks % (per_node(&g) * g.group) != 0) {
-        fprintf(stderr, "fti_gen: RANKS must be whole blocks of GROUP nodes of %u ranks\n",
-                per_node(&g) ? per_node(&g) : 1);
+        g.node_size < 1 || g.head > 1 || (g.head && g.node_size < 2) || (level < 1 || level > 3) ||
+        g.ranks == 0 || g.ranks % (g.node_size * g.group) != 0) {
+        fprintf(stderr, "fti_gen: RANKS must be whole blocks of GROUP nodes of %u processes\n",
+                g.node_size ? g.node_size : 1);
         return 2;
     }
     return generate(&g);

@@ -170,6 +170,13 @@ static int fti_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_diren
 
 /* ---- one checkpoint ------------------------------------------------- */
 
+/* Rank r is a head by config.fti (head = 1: position 0 of each node),
+ * which writes no checkpoint file: not missing from an L1/L4 checkpoint. */
+static int cfg_head(const fti *f, uint32_t r)
+{
+    return f->cfg_head == 1 && f->cfg_node >= 2 && r % (uint32_t)f->cfg_node == 0;
+}
+
 static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint hi, GError **err)
 {
     fti_ckpt ck = { .id = found[lo].ckpt };
@@ -229,18 +236,20 @@ static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint
      * ranks above the highest one seen */
     uint32_t nlost = 0;
     for (uint32_t r = 0; r < cf.nranks; r++)
-        nlost += cf.have[r] < 0;
+        nlost += cf.have[r] < 0 && !cfg_head(f, r);
     if (nlost && !recoverable) {
         GString *list = g_string_new(NULL);
         for (uint32_t r = 0, shown = 0; r < cf.nranks; r++)
-            if (cf.have[r] < 0 && shown++ < 16)
+            if (cf.have[r] < 0 && !cfg_head(f, r) && shown++ < 16)
                 g_string_append_printf(list, "%s%u", list->len ? " " : "", r);
         fti_warn(f, "checkpoint %d: no usable file of %u of ranks 0-%u (%s%s) below SOURCE, and "
                  "no L2/L3 files to recover them", ck.id, nlost, cf.nranks - 1, list->str,
                  nlost > 16 ? " ..." : "");
         g_string_free(list, TRUE);
     } else if (recoverable) {
-        fti_recover_ckpt(c, f, &cf, &ck);
+        rc = fti_recover_ckpt(c, f, &cf, &ck, err);
+        if (rc != HPC_OK)
+            goto out;
     }
     ck.nranks_seen = cf.nranks;
     g_array_append_val(f->ckpts, ck);

@@ -246,21 +246,26 @@ int fti_probe(const char *path, const unsigned char *head, size_t len);
 
 /* ---- fti_topo.c ------------------------------------------------------------ */
 
-/* The groups of one checkpoint. */
+/* The groups of one checkpoint.  FTI places global rank r (heads
+ * included) on node r / S at position r % S; with head = 1 position 0 is
+ * the node's head, which writes no checkpoint file. */
 typedef struct fti_topo {
-    uint32_t nranks;          /* ranks of the run (>= the ranks seen) */
-    uint32_t nnodes, per_node, group;
-    int32_t *node, *pos;      /* node and position on it of each rank */
-    int32_t *rank_at;         /* [node * per_node + pos] -> rank or -1 */
+    uint32_t nranks;          /* processes of the run, heads included */
+    uint32_t nnodes, node_size, group, head;
     char *how;                /* for .info, when established */
     char *why;                /* why not, else NULL */
 } fti_topo;
 
-/** Groups from config.fti (node_size, group_size, head) and Topology.fti,
- *  for a checkpoint whose highest rank seen is nseen - 1.  0, or -1 with
- *  t->why set when they cannot be established. */
-int fti_topo_build(const fti *f, uint32_t nseen, fti_topo *t);
+/** Groups of checkpoint cf from config.fti (node_size, group_size, head),
+ *  Topology.fti (one line per node) and the node directories the files
+ *  lie in.  0 when established, or with t->why set when unknown (no or
+ *  unusable config.fti); a negative hpc_err with err set (one line naming
+ *  file, field and offset) when they contradict each other. */
+int fti_topo_build(const fti *f, const ck_files *cf, fti_topo *t, GError **err);
 void fti_topo_free(fti_topo *t);
+
+/** 1 when rank r is a head (writes no checkpoint file). */
+int fti_topo_is_head(const fti_topo *t, uint32_t r);
 
 /** The members of rank r's group in group-rank order and r's group rank;
  *  0 when r is in no complete group. */
@@ -290,7 +295,8 @@ int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off);
 int fti_rank_read(hpc_container *c, const fti_rank *rk, void *buf, size_t len, uint64_t off);
 
 /** Serve the lost ranks of checkpoint ck (cf->have[r] < 0) from their
- *  L2/L3 groups; warnings say what was done. */
-void fti_recover_ckpt(hpc_container *c, fti *f, ck_files *cf, fti_ckpt *ck);
+ *  L2/L3 groups; warnings say what was done.  Fails (err set) only when
+ *  the topology contradicts itself or the files. */
+int fti_recover_ckpt(hpc_container *c, fti *f, ck_files *cf, fti_ckpt *ck, GError **err);
 
 #endif

@@ -289,7 +289,7 @@ static void recover_all(hpc_container *c, fti *f, ck_files *cf, const fti_topo *
                         const fti_ckpt *ck)
 {
     for (uint32_t r = 0; r < cf->nranks; r++) {
-        if (cf->have[r] >= 0)
+        if (cf->have[r] >= 0 || fti_topo_is_head(t, r))
             continue;
         GString *why = g_string_new(NULL);
         const char *state = cf->rank[r] ? "unusable" : "missing";
@@ -323,21 +323,27 @@ static void cf_grow(ck_files *cf, uint32_t n)
     cf->nranks = n;
 }
 
-void fti_recover_ckpt(hpc_container *c, fti *f, ck_files *cf, fti_ckpt *ck)
+int fti_recover_ckpt(hpc_container *c, fti *f, ck_files *cf, fti_ckpt *ck, GError **err)
 {
     fti_topo t;
-    if (fti_topo_build(f, cf->nranks, &t) != 0) {
+    int rc = fti_topo_build(f, cf, &t, err);
+    if (rc == HPC_OK && t.why) {
         ck->topo = g_strdup_printf("groups unknown: %s", t.why);
         for (uint32_t r = 0; r < cf->nranks; r++)
             if (cf->have[r] < 0)
                 add_lost(f, ck->id, r, "Rank file %s and not recovered: the L2/L3 groups are "
                          "unknown: %s", cf->rank[r] ? "unusable" : "missing", t.why);
         fti_topo_free(&t);
-        return;
+        return HPC_OK;
+    }
+    if (rc != HPC_OK) {
+        fti_topo_free(&t);
+        return rc;
     }
     cf_grow(cf, t.nranks);
     ck->group = t.group;
     ck->topo = g_strdup(t.how);
     recover_all(c, f, cf, &t, ck);
     fti_topo_free(&t);
+    return HPC_OK;
 }

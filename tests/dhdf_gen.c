@@ -30,13 +30,13 @@
 
 typedef struct piece {
     int fileid;
-    int32 size[3], origin[3];
+    int32 size[4], origin[4];    /* rank 4: dhdf_diffgen.c */
 } piece;
 
 typedef struct array {
     const char *name;
     int32 nt;                    /* as given to SDcreate (may be DFNT_L*) */
-    int32 rank, dims[3];
+    int32 rank, dims[4];
     int npieces;
     piece p[MAXP];
     int chunk_table;             /* 1: write its chunk table */
@@ -60,6 +60,15 @@ static const char *SETID = "20261121T060000Z:main.hdf:0";
 static int esize(int32 nt)
 {
     return DFKNTsize((nt & DFNT_MASK) | DFNT_NATIVE);
+}
+
+/* Elements of a box of the given rank and sizes. */
+static uint64_t nelems(int32 rank, const int32 *size)
+{
+    uint64_t n = 1;
+    for (int32 d = 0; d < rank; d++)
+        n *= (uint64_t)size[d];
+    return n;
 }
 
 /* Element i of an array as native bytes: a formula that exercises signs,
@@ -145,11 +154,14 @@ static void write_file(const char *path, const void *buf, size_t len)
         die(e->message);
 }
 
-/* Write the whole set. */
-static void write_set(const set *s)
+/* Writes piece pi of array ai of s into the AHF opened as sd. */
+typedef void (*piece_writer)(const set *s, int32 sd, int ai, int pi, void *ctx);
+
+/* The AHFs: each with the set's attributes, its pieces written by fn, and
+ * its File_Info. */
+static void write_ahfs_with(const set *s, piece_writer fn, void *ctx)
 {
     char path[4096];
-    /* the AHFs: pieces with data */
     for (int k = 1; k <= s->nahf; k++) {
         snprintf(path, sizeof path, "%s/ahf%d.hdf", s->dir, k);
         int32 sd = SDstart(path, DFACC_CREATE);
@@ -157,71 +169,80 @@ static void write_set(const set *s)
             die("SDstart ahf");
         set_attrs(sd, k == 1 && s->foreign_setid ? s->foreign_setid : SETID,
                   k == 1 && s->wrong_fileid ? 7 : k);
-        int first = 1;
-        for (int ai = 0; ai < s->narrays; ai++) {
-            const array *a = &s->a[ai];
-            int es = esize(a->nt);
-            for (int pi = 0; pi < a->npieces; pi++) {
-                const piece *p = &a->p[pi];
-                if (p->fileid != k)
-                    continue;
-                char name[128];
-                snprintf(name, sizeof name, "%s_chunk%d", a->name, pi);
-                int32 sz[3] = { p->size[0], p->size[1], p->size[2] };
-                if (first && s->rename_piece)
-                    strcat(name, "_renamed");
-                if (first && s->wrong_shape)
-                    sz[0] += 1;
-                first = 0;
-                int32 id = SDcreate(sd, name, a->nt, a->rank, sz);
-                if (id == FAIL)
-                    die("SDcreate piece");
-                /* storage variety: piece 1 compressed, piece 2 chunked */
-                if (pi == 1) {
-                    comp_info ci;
-                    ci.deflate.level = 6;
-                    if (SDsetcompress(id, COMP_CODE_DEFLATE, &ci) == FAIL)
-                        die("SDsetcompress");
-                } else if (pi == 2) {
-                    HDF_CHUNK_DEF cd;
-                    memset(&cd, 0, sizeof cd);
-                    for (int d = 0; d < a->rank; d++)
-                        cd.chunk_lengths[d] = sz[d] > 2 ? sz[d] / 2 : 1;
-                    if (SDsetchunk(id, cd, HDF_CHUNK) == FAIL)
-                        die("SDsetchunk");
-                }
-                int64_t n = 1;
-                for (int d = 0; d < a->rank; d++)
-                    n *= sz[d];
-                unsigned char *buf = calloc((size_t)n, (size_t)es);
-                int32 idx[3] = { 0, 0, 0 };
-                for (int64_t e = 0; e < n; e++) {
-                    uint64_t lin = 0;
-                    for (int d = 0; d < a->rank; d++)
-                        lin = lin * (uint64_t)a->dims[d] + (uint64_t)(p->origin[d] + idx[d]);
-                    value(a->nt, lin, ai, buf + e * es);
-                    for (int d = a->rank - 1; d >= 0; d--) {
-                        if (++idx[d] < sz[d])
-                            break;
-                        idx[d] = 0;
-                    }
-                }
-                int32 start[3] = { 0, 0, 0 };
-                if (SDwritedata(id, start, NULL, sz, buf) == FAIL)
-                    die("SDwritedata");
-                free(buf);
-                char ln[160];
-                snprintf(ln, sizeof ln, "piece %d of %s", pi, a->name);
-                SDsetattr(id, "long_name", DFNT_CHAR8, (int32)strlen(ln), ln);
-                SDendaccess(id);
-            }
-        }
+        for (int ai = 0; ai < s->narrays; ai++)
+            for (int pi = 0; pi < s->a[ai].npieces; pi++)
+                if (s->a[ai].p[pi].fileid == k)
+                    fn(s, sd, ai, pi, ctx);
         SDend(sd);
         int ids[2] = { 0, k };
         write_fileinfo(path, ids, 2);
     }
+}
 
-    /* the MHF: descriptions, attributes and chunk tables */
+/* A piece with the formula's data (piece 1 compressed, piece 2 chunked);
+ * *first (ctx) marks the set's first piece, which the broken cases
+ * rename or reshape. */
+static void formula_piece(const set *s, int32 sd, int ai, int pi, void *ctx)
+{
+    int *first = ctx;
+    const array *a = &s->a[ai];
+    const piece *p = &a->p[pi];
+    int es = esize(a->nt);
+    char name[128];
+    snprintf(name, sizeof name, "%s_chunk%d", a->name, pi);
+    int32 sz[3] = { p->size[0], p->size[1], p->size[2] };
+    if (*first && s->rename_piece)
+        strcat(name, "_renamed");
+    if (*first && s->wrong_shape)
+        sz[0] += 1;
+    *first = 0;
+    int32 id = SDcreate(sd, name, a->nt, a->rank, sz);
+    if (id == FAIL)
+        die("SDcreate piece");
+    /* storage variety: piece 1 compressed, piece 2 chunked */
+    if (pi == 1) {
+        comp_info ci;
+        ci.deflate.level = 6;
+        if (SDsetcompress(id, COMP_CODE_DEFLATE, &ci) == FAIL)
+            die("SDsetcompress");
+    } else if (pi == 2) {
+        HDF_CHUNK_DEF cd;
+        memset(&cd, 0, sizeof cd);
+        for (int d = 0; d < a->rank; d++)
+            cd.chunk_lengths[d] = sz[d] > 2 ? sz[d] / 2 : 1;
+        if (SDsetchunk(id, cd, HDF_CHUNK) == FAIL)
+            die("SDsetchunk");
+    }
+    int64_t n = 1;
+    for (int d = 0; d < a->rank; d++)
+        n *= sz[d];
+    unsigned char *buf = calloc((size_t)n, (size_t)es);
+    int32 idx[3] = { 0, 0, 0 };
+    for (int64_t e = 0; e < n; e++) {
+        uint64_t lin = 0;
+        for (int d = 0; d < a->rank; d++)
+            lin = lin * (uint64_t)a->dims[d] + (uint64_t)(p->origin[d] + idx[d]);
+        value(a->nt, lin, ai, buf + e * es);
+        for (int d = a->rank - 1; d >= 0; d--) {
+            if (++idx[d] < sz[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    int32 start[3] = { 0, 0, 0 };
+    if (SDwritedata(id, start, NULL, sz, buf) == FAIL)
+        die("SDwritedata");
+    free(buf);
+    char ln[160];
+    snprintf(ln, sizeof ln, "piece %d of %s", pi, a->name);
+    SDsetattr(id, "long_name", DFNT_CHAR8, (int32)strlen(ln), ln);
+    SDendaccess(id);
+}
+
+/* The MHF: descriptions, attributes, File_Info and chunk tables. */
+static void write_main(const set *s)
+{
+    char path[4096];
     snprintf(path, sizeof path, "%s/main.hdf", s->dir);
     int32 sd = SDstart(path, DFACC_CREATE);
     if (sd == FAIL)
@@ -302,14 +323,16 @@ static void write_set(const set *s)
     }
     Vend(f);
     Hclose(f);
+}
 
-    /* the oracle: whole arrays (holes as zeros) and each piece */
+/* The oracle: whole arrays (holes as zeros) and each piece, from the
+ * formula the pieces were cut from. */
+static void write_oracle(const set *s)
+{
     for (int ai = 0; ai < s->narrays; ai++) {
         const array *a = &s->a[ai];
         int es = esize(a->nt);
-        uint64_t n = 1;
-        for (int d = 0; d < a->rank; d++)
-            n *= (uint64_t)a->dims[d];
+        uint64_t n = nelems(a->rank, a->dims);
         unsigned char *all = calloc(n, (size_t)es);
         uint8_t *cov = calloc(n, 1);
         char dir[4096];
@@ -350,6 +373,15 @@ static void write_set(const set *s)
         free(all);
         free(cov);
     }
+}
+
+/* Write the whole set. */
+static void write_set(const set *s)
+{
+    int first = 1;
+    write_ahfs_with(s, formula_piece, &first);
+    write_main(s);
+    write_oracle(s);
 }
 
 /* A regular tiling of dims into t[d] tiles per dimension (uneven sizes),
@@ -452,6 +484,7 @@ static void write_unwritten(const char *dir)
     SDend(sd);
 }
 
+#ifndef DHDF_GEN_NO_MAIN
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -560,3 +593,4 @@ int main(int argc, char **argv)
     write_set(&s);
     return 0;
 }
+#endif
