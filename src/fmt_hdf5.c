@@ -297,6 +297,24 @@ static const char *chunk_index_name(hid_t did)
     }
 }
 
+/* A filter of d libhdf5 does not have: a note and a warning, unless the
+ * reader decodes the chunks itself (LZF). */
+static void note_unavailable(h5 *h, h5_dset *d, const char *what, int decoded)
+{
+    if (decoded) {
+        GString *f = g_string_new(d->filters);
+        g_string_replace(f, "(unavailable)", "", 0);
+        g_free(d->filters);
+        d->filters = g_string_free(f, FALSE);
+        return;
+    }
+    if (d->note)
+        return;
+    d->note = g_strdup(what);
+    g_string_append_printf(h->warnings, "warning: %s: %s in this libhdf5: reads fail with EIO\n",
+                           d->path, what);
+}
+
 /* Describe dataset d->id: shape, types, layout, how it is read.  Fills
  * *chunk_band with the bytes of one row of chunks (0 if not chunked), the
  * bytes of a chunk and the number of chunks. */
@@ -306,6 +324,8 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
     hid_t ftype = H5Dget_type(d->id), space = H5Dget_space(d->id), dcpl = H5Dget_create_plist(d->id);
     int rc = HPC_E_IO;
     GString *g = g_string_new(NULL);
+    char *unavail = NULL;          /* the last filter libhdf5 lacks */
+    int own_lzf = 1;               /* ... all of them LZF, which the reader decodes */
     *chunk_band = *chunk_bytes = *nchunks = 0;
     if (ftype < 0 || space < 0 || dcpl < 0)
         goto out;
@@ -371,15 +391,15 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
         case H5Z_FILTER_SZIP: g_string_append(g, "szip"); break;
         case H5Z_FILTER_NBIT: g_string_append(g, "nbit"); break;
         case H5Z_FILTER_SCALEOFFSET: g_string_append(g, "scaleoffset"); break;
+        case HPC_H5CHUNK_FILTER_LZF: g_string_append(g, "lzf"); break;
         default: g_string_append_printf(g, "filter-%d", (int)id); break;
         }
         if (id >= 0 && H5Zfilter_avail(id) <= 0) {
             g_string_append(g, "(unavailable)");
-            g_free(d->note);
-            d->note = g_strdup_printf("filter %d (%s) is not available", (int)id, *name ? name : "unnamed");
-            g_string_append_printf(h->warnings, "warning: %s: filter %d (%s) is not available "
-                                   "in this libhdf5: reads fail with EIO\n", d->path, (int)id,
-                                   *name ? name : "unnamed");
+            g_free(unavail);
+            unavail = g_strdup_printf("filter %d (%s) is not available", (int)id,
+                                      *name ? name : "unnamed");
+            own_lzf = own_lzf && id == HPC_H5CHUNK_FILTER_LZF;
         }
     }
     d->filters = g_strdup(nf > 0 ? g->str : "-");
@@ -463,8 +483,16 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
             g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
         }
     }
+    if (unavail && own_lzf) {
+        hpc_h5chunk_plan *p = NULL;
+        own_lzf = hpc_h5chunk_plan_new(dcpl, ftype, d->mtype, d->esize, d->rank, d->dims, &p) == HPC_OK;
+        hpc_h5chunk_plan_free(p);
+    }
     rc = HPC_OK;
 out:
+    if (unavail)
+        note_unavailable(h, d, unavail, own_lzf && d->kind == DS_DATA);
+    g_free(unavail);
     g_string_free(g, TRUE);
     if (ftype >= 0)
         H5Tclose(ftype);
@@ -834,10 +862,8 @@ static void plan_chunks(h5_handle *hd)
     if (d->kind != DS_DATA || d->rank < 1 || d->size == 0)
         return;
     hid_t ftype = H5Dget_type(d->id), dcpl = H5Dget_create_plist(d->id);
-    if (ftype >= 0 && dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
-        H5Pget_external_count(dcpl) == 0 && H5Tequal(ftype, d->mtype) > 0 &&
-        H5Tget_size(ftype) == d->esize)
-        hpc_h5chunk_plan_new(dcpl, ftype, d->esize, d->rank, d->dims, &hd->plan);
+    if (ftype >= 0 && dcpl >= 0)
+        hpc_h5chunk_plan_new(dcpl, ftype, d->mtype, d->esize, d->rank, d->dims, &hd->plan);
     if (ftype >= 0)
         H5Tclose(ftype);
     if (dcpl >= 0)
