@@ -69,7 +69,6 @@ typedef struct h5_dset {
     char *text;                    /* DS_TEXT */
     char *shape, *dtype, *layout, *filters, *chunks, *note;
     uint64_t cache_bytes;          /* chunk cache of the handle, 0: default */
-    int zero_fill;                 /* compound: zero buffers before H5Dread */
 } h5_dset;
 
 /* One object or link met in the file (see "the lazy tree"): 32 bytes. */
@@ -471,7 +470,6 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
         goto out;
     }
     d->kind = DS_DATA;
-    d->zero_fill = H5Tdetect_class(d->mtype, H5T_COMPOUND) > 0;
     if (lay == H5D_CONTIGUOUS && next == 0 && d->size > 0 && H5Tequal(ftype, d->mtype) > 0) {
         haddr_t a = H5Dget_offset(d->id);
         if (a != HADDR_UNDEF && hpc_source_contains(h->src, (uint64_t)a, d->size)) {
@@ -1405,9 +1403,10 @@ static int read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
 {
     hid_t fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
     int rc = HPC_E_IO;
-    /* a conversion writes the members of a compound, not its padding */
-    if (d->zero_fill)
-        memset(buf, 0, (size_t)(e1 - e0) * d->esize);
+    /* H5Dread leaves bytes untouched (storage never allocated with
+     * H5D_FILL_TIME_NEVER, the padding of converted compounds): they are
+     * zero, as in h5py's numpy.zeros buffers, never what buf held */
+    memset(buf, 0, (size_t)(e1 - e0) * d->esize);
     if (d->rank == 0) {
         if (H5Dread(d->id, d->mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
             rc = HPC_OK;
