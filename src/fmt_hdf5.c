@@ -58,6 +58,7 @@ typedef enum {
 typedef struct h5_dset {
     hid_t id;
     hid_t mtype;                   /* little-endian twin of the file type */
+    hid_t rtype;                   /* big-endian numbers: read as h5py does (below), or -1 */
     char *path;                    /* first path it was found under */
     ds_kind kind;
     int rank;
@@ -217,6 +218,8 @@ static void dset_free(gpointer p)
         H5Dclose(d->id);
     if (d->mtype >= 0)
         H5Tclose(d->mtype);
+    if (d->rtype >= 0)
+        H5Tclose(d->rtype);
     g_free(d->path);
     g_free(d->text);
     g_free(d->shape);
@@ -294,6 +297,43 @@ static const char *chunk_index_name(hid_t did)
     case H5D_CHUNK_IDX_BT2: return "btree-v2";
     default: return "?";
     }
+}
+
+/* Big-endian integers, floats and enums are read as h5py reads them, into their
+ * full-size type in the file's byte order, and swapped afterwards: the
+ * conversion libhdf5 1.10 makes of the fill value of an n-bit type gives
+ * other bytes into the little-endian type (-5 of 12 bits becomes 4091).
+ * H5I_INVALID_HID for other types. */
+static hid_t read_type(hid_t ftype, hid_t mtype)
+{
+    H5T_class_t cls = H5Tget_class(ftype);
+    size_t n = H5Tget_size(mtype);
+    if ((cls != H5T_INTEGER && cls != H5T_FLOAT && cls != H5T_ENUM) ||
+        H5Tget_order(ftype) != H5T_ORDER_BE || (n != 2 && n != 4 && n != 8))
+        return H5I_INVALID_HID;
+    /* an enum converted to another byte order turns values that are not
+     * members into all ones; h5py reads it as stored */
+    if (cls == H5T_ENUM)
+        return H5Tget_size(ftype) == n && H5Tget_precision(ftype) == 8 * n ? H5Tcopy(ftype)
+                                                                          : H5I_INVALID_HID;
+    hid_t t = H5Tcopy(mtype);
+    if (t >= 0 && H5Tset_order(t, H5T_ORDER_BE) < 0) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* Elements of n bytes in the file's (big-endian) order to little-endian. */
+static void swap_elements(void *buf, uint64_t count, size_t n)
+{
+    unsigned char *p = buf;
+    for (uint64_t i = 0; i < count; i++, p += n)
+        for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+            unsigned char t = p[a];
+            p[a] = p[b];
+            p[b] = t;
+        }
 }
 
 /* A filter of d libhdf5 does not have: a note and a warning, unless the
@@ -470,6 +510,7 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
         goto out;
     }
     d->kind = DS_DATA;
+    d->rtype = read_type(ftype, d->mtype);
     if (lay == H5D_CONTIGUOUS && next == 0 && d->size > 0 && H5Tequal(ftype, d->mtype) > 0) {
         haddr_t a = H5Dget_offset(d->id);
         if (a != HADDR_UNDEF && hpc_source_contains(h->src, (uint64_t)a, d->size)) {
@@ -901,7 +942,7 @@ static int handle_open(h5 *h, uint32_t id, h5_handle **out)
     uint64_t band = 0, cbytes = 0, nchunks = 0;
     const char *name = node_name(h, id);
     int rc = HPC_E_IO;
-    d->id = d->mtype = H5I_INVALID_HID;
+    d->id = d->mtype = d->rtype = H5I_INVALID_HID;
     d->path = node_path(h, id);
     hid_t g = group_open(h, NODE(h, id)->parent);
     if (g >= 0)
@@ -1407,8 +1448,9 @@ static int read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
      * H5D_FILL_TIME_NEVER, the padding of converted compounds): they are
      * zero, as in h5py's numpy.zeros buffers, never what buf held */
     memset(buf, 0, (size_t)(e1 - e0) * d->esize);
+    hid_t rtype = d->rtype >= 0 ? d->rtype : d->mtype;
     if (d->rank == 0) {
-        if (H5Dread(d->id, d->mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+        if (H5Dread(d->id, rtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
             rc = HPC_OK;
         goto out;
     }
@@ -1441,9 +1483,11 @@ static int read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
         ms = H5Scopy(fs);
         base = (void *)((uintptr_t)buf - (uintptr_t)(e0 * d->esize));
     }
-    if (ms >= 0 && H5Dread(d->id, d->mtype, ms, fs, H5P_DEFAULT, base) >= 0)
+    if (ms >= 0 && H5Dread(d->id, rtype, ms, fs, H5P_DEFAULT, base) >= 0)
         rc = HPC_OK;
 out:
+    if (rc == HPC_OK && d->rtype >= 0)
+        swap_elements(buf, e1 - e0, d->esize);
     if (rc != HPC_OK) {
         char *why = h5_errtext();
         hpc_log("hdf5: %s: H5Dread of elements %" PRIu64 "..%" PRIu64 " failed: %s%s%s",
