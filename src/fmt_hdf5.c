@@ -712,9 +712,40 @@ static uint32_t classify_soft(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const 
     return id;
 }
 
+/* Does dataset `name` of group g (node dir) hold more bytes than the
+ * largest file (2^63 - 1)?  Then it has no file: it is left out of the
+ * listing (lookup: ENOENT) with a warning line in .info.  Its file type's
+ * size counts: the size served is never smaller. */
+static int too_large(h5 *h, hid_t g, uint32_t dir, const char *name)
+{
+    hid_t d = H5Dopen2(g, name, h->dapl);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID, t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
+    hsize_t dims[H5S_MAX_RANK];
+    int r = sp >= 0 && H5Sget_simple_extent_type(sp) == H5S_SIMPLE ? H5Sget_simple_extent_dims(sp, dims, NULL) : 0;
+    uint64_t bytes = t >= 0 ? H5Tget_size(t) : 0;
+    int over = 0;
+    for (int i = 0; i < r && bytes && !over; i++)
+        over = __builtin_mul_overflow(bytes, (uint64_t)dims[i], &bytes) || bytes > (uint64_t)INT64_MAX;
+    if (over) {
+        char *dpath = node_path(h, dir);
+        g_string_append_printf(h->warnings, "warning: %s%s%s: more bytes than the largest file "
+                               "size (2^63 - 1): left out\n", dpath, strcmp(dpath, "/") ? "/" : "",
+                               name);
+        g_free(dpath);
+    }
+    if (t >= 0)
+        H5Tclose(t);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (d >= 0)
+        H5Dclose(d);
+    return over;
+}
+
 /* The node of hard link idx (named e->name) of group dir; 0: left out
- * (committed datatypes). */
-static uint32_t classify_hard(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const link_ent *e)
+ * (committed datatypes, datasets larger than a file). */
+static uint32_t classify_hard(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t idx,
+                              const link_ent *e)
 {
     gpointer v;
     uint64_t addr = (uint64_t)e->addr;
@@ -738,10 +769,13 @@ static uint32_t classify_hard(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const 
         id = node_new(h, K_DAMAGED, addr, dir, idx);
         note_damaged(h, id, "cannot read the object header", why);
         g_free(why);
+    } else if (st.type == H5G_DATASET && too_large(h, g, dir, e->name)) {
+        return 0;
     } else if (st.type == H5G_GROUP || st.type == H5G_DATASET) {
         id = node_new(h, st.type == H5G_GROUP ? K_GROUP : K_DATASET, addr, dir, idx);
         NODE(h, id)->nlink = st.type == H5G_GROUP ? 0 : MAX(st.nlink, 1u);
     } else {
+        l->ntypes++;
         return 0;                  /* committed datatypes have no bytes */
     }
     g_hash_table_insert(h->by_addr, GSIZE_TO_POINTER(addr), GUINT_TO_POINTER(id));
@@ -805,13 +839,11 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
         if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0 || !*e->name)
             continue;              /* no file name: left out */
         if (e->type == H5L_TYPE_HARD)
-            l->child[i] = classify_hard(h, g, dir, i, e);
+            l->child[i] = classify_hard(h, g, l, dir, i, e);
         else if (e->type == H5L_TYPE_SOFT)
             l->child[i] = classify_soft(h, g, dir, i, e);
         else
             note_left_out(h, g, l, dir, e);
-        if (e->type == H5L_TYPE_HARD && l->child[i] == 0)
-            l->ntypes++;
     }
     return l;
 }
