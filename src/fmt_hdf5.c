@@ -1464,7 +1464,7 @@ static int read_decoded(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, vo
     char *why = NULL;
     int rc = hpc_h5chunk_read(h->chunks, hd->plan, hd->node, hd->d->id, h->src, h->base,
                               e0, e1, buf, &why);
-    if (rc != HPC_OK)
+    if (rc != HPC_OK || why)
         hpc_log("hdf5: %s: elements %" PRIu64 "..%" PRIu64 ": %s", hd->d->path, e0, e1,
                 why ? why : hpc_strerror(rc));
     g_free(why);

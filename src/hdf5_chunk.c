@@ -274,6 +274,12 @@ static int plan_filters(hpc_h5chunk_plan *p, hid_t dcpl)
             return HPC_E_NOTSUP;
         }
     }
+    /* the input size of a second compressor is not known: H5Dread */
+    unsigned packers = 0;
+    for (int i = 0; i < nf; i++)
+        packers += p->filt[i] == F_DEFLATE || p->filt[i] == F_LZF;
+    if (packers > 1)
+        return HPC_E_NOTSUP;
     p->nfilt = (unsigned)nf;
     return HPC_OK;
 }
@@ -357,7 +363,7 @@ typedef struct cshard {
 
 struct hpc_h5chunk_cache {
     cshard shard[NSHARDS];
-    uint64_t decoded, hits;
+    uint64_t decoded, hits, library;
 };
 
 static uint64_t mix(uint64_t key, uint64_t chunk)
@@ -418,10 +424,12 @@ void hpc_h5chunk_cache_free(hpc_h5chunk_cache *cc)
     g_free(cc);
 }
 
-void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits)
+void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits,
+                             uint64_t *library)
 {
     *decoded = __atomic_load_n(&cc->decoded, __ATOMIC_RELAXED);
     *hits = __atomic_load_n(&cc->hits, __ATOMIC_RELAXED);
+    *library = __atomic_load_n(&cc->library, __ATOMIC_RELAXED);
 }
 
 static cshard *shard_of(hpc_h5chunk_cache *cc, uint64_t key, uint64_t chunk)
@@ -539,8 +547,10 @@ static int raw_chunk(const chunk_src *cs, const hsize_t *off, unsigned char **ra
     return HPC_OK;
 }
 
-/* Decode chunk number `chunk` into out (p->chunk_bytes, all written). */
-static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, char **why)
+/* Decode chunk number `chunk` into out (p->chunk_bytes, all written);
+ * *by_library: read by libhdf5 instead. */
+static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, int *by_library,
+                      char **why)
 {
     const hpc_h5chunk_plan *p = cs->p;
     hsize_t off[HPC_HDF5_MAX_RANK];
@@ -551,25 +561,32 @@ static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, c
     int rc = raw_chunk(cs, off, &raw, &len, &mask);
     if (rc != HPC_OK)
         return rc;
+    *by_library = 1;
     if (!raw)
         return library_chunk(cs, off, out, why);
     /* libhdf5 ignores the filter mask of partial edge chunks stored
      * unfiltered (H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) */
     if (p->raw_edges && partial_edge(p, off))
         mask = ~0u;
-    if ((mask >> MIN(p->nfilt, 31u)) != 0 && mask != ~0u)
-        rc = HPC_E_NOTSUP;         /* bits of filters the dataset lacks */
-    else
+    if ((mask >> MIN(p->nfilt, 31u)) != 0 && mask != ~0u) {
+        rc = HPC_E_NOTSUP;
+        *why = g_strdup_printf("filter mask %#x names filters the dataset lacks", mask);
+    } else {
         rc = decode(p, raw, len, mask, out, why);
+    }
     g_free(raw);
-    if (rc == HPC_OK)
+    if (rc == HPC_OK) {
+        *by_library = 0;
         return HPC_OK;
+    }
     /* what the reader cannot decode with certainty goes to libhdf5: its
      * answer (bytes or error) is the one h5py gets */
     rc = library_chunk(cs, off, out, why);
     if (rc == HPC_OK) {
+        char *note = g_strdup_printf("chunk %" PRIu64 " read by libhdf5: the reader's decoding "
+                                     "failed (%s)", chunk, *why ? *why : hpc_strerror(rc));
         g_free(*why);
-        *why = NULL;
+        *why = note;
     }
     return rc;
 }
@@ -603,8 +620,9 @@ static int get_chunk(hpc_h5chunk_cache *cc, const chunk_src *cs, uint64_t key, u
     g_mutex_unlock(&s->lock);
 
     e->data = g_try_malloc(cs->p->chunk_bytes);
-    int rc = e->data ? load_chunk(cs, chunk, e->data, why) : HPC_E_NOMEM;
-    __atomic_fetch_add(&cc->decoded, 1, __ATOMIC_RELAXED);
+    int by_library = 0;
+    int rc = e->data ? load_chunk(cs, chunk, e->data, &by_library, why) : HPC_E_NOMEM;
+    __atomic_fetch_add(by_library ? &cc->library : &cc->decoded, 1, __ATOMIC_RELAXED);
 
     g_mutex_lock(&s->lock);
     if (rc == HPC_OK) {
@@ -669,8 +687,14 @@ int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t 
             release(cc, cur);
             cur = NULL;
         }
+        char *note = NULL;
         if (!cur)
-            rc = get_chunk(cc, &cs, key, chunk, &cur, why);
+            rc = get_chunk(cc, &cs, key, chunk, &cur, &note);
+        if (note) {
+            /* a failure, or a chunk libhdf5 had to read: said once */
+            g_free(*why);
+            *why = note;
+        }
         if (rc != HPC_OK)
             break;
         memcpy(dst, cur->data + cin * p->esize, (size_t)(len * p->esize));

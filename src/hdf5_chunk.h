@@ -60,8 +60,10 @@ hpc_h5chunk_cache *hpc_h5chunk_cache_new(uint64_t capacity);
 /** Free the cache (no reader may be using it). */
 void hpc_h5chunk_cache_free(hpc_h5chunk_cache *cc);
 
-/** Counters: chunks decoded, reads served from the cache. */
-void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits);
+/** Counters: chunks decoded by the reader, chunks served from the cache,
+ *  chunks read by libhdf5 (never written, or not decodable with certainty). */
+void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits,
+                             uint64_t *library);
 
 /**
  * Copy the elements [e0, e1) (C order) of a dataset into buf.  key
@@ -71,6 +73,8 @@ void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t 
  * block).
  * HPC_E_IO with *why (g_free it) for a chunk neither the reader nor
  * H5Dread can read (bad checksum, inflate error, unavailable filter).
+ * HPC_OK with *why set: a chunk the reader could not decode was read by
+ * libhdf5 (worth a log line).
  */
 int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
                      hid_t did, const hpc_source *src, uint64_t base, uint64_t e0,
