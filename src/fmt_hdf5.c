@@ -126,7 +126,6 @@ typedef struct h5 {
     GString *damaged;              /* one "damaged: ..." line per damaged object */
     unsigned super_version;
     uint64_t userblock;
-    uint64_t base;                 /* file offset of the superblock: chunk addresses count from it */
 } h5;
 
 /* ---- libhdf5 housekeeping --------------------------------------------- */
@@ -1379,7 +1378,6 @@ static int h5_open(hpc_container *c, GError **err)
         goto out;
     }
     uint64_t sb = superblock_offset(h->src);
-    h->base = sb;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
 #if H5_VERSION_GE(1, 10, 7)
     /* a read-only view must not take (or wait for) the writer's lock */
@@ -1462,8 +1460,8 @@ static void read_release(hpc_container *c, h5_handle *hd)
 static int read_decoded(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, void *buf)
 {
     char *why = NULL;
-    int rc = hpc_h5chunk_read(h->chunks, hd->plan, hd->node, hd->d->id, h->src, h->base,
-                              e0, e1, buf, &why);
+    int rc = hpc_h5chunk_read(h->chunks, hd->plan, hd->node, hd->d->id, h->src, e0, e1,
+                              buf, &why);
     if (rc != HPC_OK || why)
         hpc_log("hdf5: %s: elements %" PRIu64 "..%" PRIu64 ": %s", hd->d->path, e0, e1,
                 why ? why : hpc_strerror(rc));

@@ -470,7 +470,6 @@ typedef struct chunk_src {
     const hpc_h5chunk_plan *p;
     hid_t did;
     const hpc_source *src;
-    uint64_t base;
 } chunk_src;
 
 /* Chunk number `chunk` (C order over the chunk grid): its first element. */
@@ -671,10 +670,10 @@ static void run_at(const hpc_h5chunk_plan *p, uint64_t e, uint64_t *chunk, uint6
 }
 
 int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
-                     hid_t did, const hpc_source *src, uint64_t base, uint64_t e0,
-                     uint64_t e1, void *buf, char **why)
+                     hid_t did, const hpc_source *src, uint64_t e0, uint64_t e1, void *buf,
+                     char **why)
 {
-    chunk_src cs = { p, did, src, base };
+    chunk_src cs = { p, did, src };
     unsigned char *dst = buf;
     centry *cur = NULL;
     int rc = HPC_OK;

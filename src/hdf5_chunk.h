@@ -68,17 +68,16 @@ void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t 
 /**
  * Copy the elements [e0, e1) (C order) of a dataset into buf.  key
  * identifies the dataset in the cache for the life of the mount; did is an
- * open handle of it (used for chunk addresses only); src the .h5 file,
- * base the file offset libhdf5's chunk addresses count from (its user
- * block).
+ * open handle of it (libhdf5 finds and reads the raw chunks through it);
+ * src the .h5 file (its size bounds the raw chunks).
  * HPC_E_IO with *why (g_free it) for a chunk neither the reader nor
  * H5Dread can read (bad checksum, inflate error, unavailable filter).
  * HPC_OK with *why set: a chunk the reader could not decode was read by
  * libhdf5 (worth a log line).
  */
 int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
-                     hid_t did, const hpc_source *src, uint64_t base, uint64_t e0,
-                     uint64_t e1, void *buf, char **why);
+                     hid_t did, const hpc_source *src, uint64_t e0, uint64_t e1, void *buf,
+                     char **why);
 
 /** HDF5's Fletcher-32 of len bytes (exported for the unit tests). */
 uint32_t hpc_h5chunk_fletcher32(const unsigned char *data, size_t len);
