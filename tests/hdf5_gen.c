@@ -47,14 +47,22 @@ static void put(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
     H5Sclose(sp);
 }
 
-static void capi(const char *dir)
+/* A new file DIR/NAME written in the format of libhdf5 version `ver`. */
+static hid_t create(const char *dir, const char *name, H5F_libver_t ver)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/capi.h5", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    CHECK(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18));
+    CHECK(H5Pset_libver_bounds(fapl, ver, ver));
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f);
+    H5Pclose(fapl);
+    return f;
+}
+
+static void capi(const char *dir)
+{
+    hid_t f = create(dir, "capi.h5", H5F_LIBVER_V18);
 
     /* n-bit: 12 significant bits of unsigned 32-bit integers */
     {
@@ -209,7 +217,6 @@ static void capi(const char *dir)
         H5Gclose(g);
     }
     H5Fclose(f);
-    H5Pclose(fapl);
 }
 
 static void sb1(const char *dir)
@@ -503,18 +510,12 @@ static void edges_bigelem(hid_t f)
 
 static void edges(const char *dir)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/edges.h5", dir);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    CHECK(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST));
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    CHECK(f);
+    hid_t f = create(dir, "edges.h5", H5F_LIBVER_LATEST);
     edges_partial(f);
     edges_never(f);
     edges_nbit_so(f);
     edges_bigelem(f);
     H5Fclose(f);
-    H5Pclose(fapl);
 }
 
 int main(int argc, char **argv)

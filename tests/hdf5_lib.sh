@@ -21,3 +21,12 @@ h5_verify() {
     [ "$rc" -eq 0 ] && [ "$n" -gt 0 ] || fail "$(basename "$f"): verifier exit $rc after $n checks"
     unmount_container "$mnt"
 }
+
+# h5_generate: skip without h5py; write the files of tests/hdf5_gen.py and
+# tests/hdf5_gen into G="$TMP/h5"
+h5_generate() {
+    "$PY" -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+    G="$TMP/h5"
+    check "h5py generator" "$PY" "$top_srcdir/tests/hdf5_gen.py" "$G"
+    check "C API generator" "$top_builddir/tests/hdf5_gen" "$G"
+}
