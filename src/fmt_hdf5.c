@@ -41,6 +41,7 @@
 #define ELEM_SLOT_MIN (1u << 20)    /* larger elements: parts read through the slot */
 #define XATTR_VALUE_MAX 65536      /* Linux XATTR_SIZE_MAX */
 #define XATTR_NAME_MAX_LEN 255
+#define NAME_MAX_LEN 255           /* a file name (Linux NAME_MAX) */
 #define CHUNK_CACHE_DEFAULT (1ull << 20)   /* libhdf5's */
 #define CHUNK_CACHE_MIN (4ull << 20)
 #define CHUNK_CACHE_MAX (512ull << 20)
@@ -843,6 +844,17 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
         const link_ent *e = &g_array_index(ents, link_ent, i);
         if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0 || !*e->name)
             continue;              /* no file name: left out */
+        if (strlen(e->name) > NAME_MAX_LEN) {
+            /* no file name either (the kernel takes 255 bytes): left out, noted */
+            if (!l->notes)
+                l->notes = g_string_new(NULL);
+            char *dpath = node_path(h, dir);
+            g_string_append_printf(l->notes, "%s%s%.40s... -> name of %zu bytes, longer than a "
+                                   "file name (255): not shown\n", dpath,
+                                   strcmp(dpath, "/") ? "/" : "", e->name, strlen(e->name));
+            g_free(dpath);
+            continue;
+        }
         if (e->type == H5L_TYPE_HARD)
             l->child[i] = classify_hard(h, g, l, dir, i, e);
         else if (e->type == H5L_TYPE_SOFT)

@@ -53,6 +53,13 @@ expect_eq "var2 (storage never allocated, fill time never): zeros" \
     "$(head -c 16384 /dev/zero | sha256sum | cut -d' ' -f1)" \
     "$(M="$TMP/mnt-v"; mount_container "$G/edges.h5" "$M" && cat "$M/bigelem_le" "$M/var2" | tail -c 16384 | sha256sum | cut -d' ' -f1; unmount_container "$M")"
 
+# names longer than a file name are left out (the group stays listable)
+M="$TMP/mnt-long"
+mount_container "$G/longname.h5" "$M" || fail "mount longname.h5"
+expect_eq "long link names: left out, the group listed" "short" "$(ls "$M/grp" 2>&1)"
+check "long link names: .info says why" grep -q "^/grp/LLLL.*name of 300 bytes, longer than a file name (255): not shown" "$M/.info"
+unmount_container "$M"
+
 # the public files (HPC_H5_CORPUS: e.g. a copy of the HDF Group's hdf5
 # test and tools files and jhdf's test resources)
 if [ -n "${HPC_H5_CORPUS:-}" ] && [ -d "$HPC_H5_CORPUS" ]; then

@@ -327,3 +327,10 @@ with h5py.File(os.path.join(out, "fill.h5"), "w") as f:
                                     data=np.arange(30, dtype="<i4").reshape(3, 10) if written == "part" else None,
                                     box=np.s_[20:23, 5:15])
                         n += 1
+
+# longname.h5: link names longer than a file name (255 bytes) beside a short one
+with h5py.File(os.path.join(out, "longname.h5"), "w") as f:
+    g = f.create_group("grp")
+    g["short"] = np.arange(3, dtype="<i4")
+    g["L" * 300] = np.arange(4, dtype="<i4")
+    g["S" * 400] = h5py.SoftLink("/grp/short")
