@@ -41,6 +41,7 @@
 #define ELEM_SLOT_MIN (1u << 20)    /* larger elements: parts read through the slot */
 #define XATTR_VALUE_MAX 65536      /* Linux XATTR_SIZE_MAX */
 #define XATTR_NAME_MAX_LEN 255
+#define NAME_MAX_LEN 255           /* a file name (Linux NAME_MAX) */
 #define CHUNK_CACHE_DEFAULT (1ull << 20)   /* libhdf5's */
 #define CHUNK_CACHE_MIN (4ull << 20)
 #define CHUNK_CACHE_MAX (512ull << 20)
@@ -58,6 +59,8 @@ typedef enum {
 typedef struct h5_dset {
     hid_t id;
     hid_t mtype;                   /* little-endian twin of the file type */
+    hid_t rtype;                   /* big-endian numbers: read as h5py does (below), or -1 */
+    GArray *pad;                   /* hpc_h5t_pad: compound padding zeroed after reads, or NULL */
     char *path;                    /* first path it was found under */
     ds_kind kind;
     int rank;
@@ -69,7 +72,6 @@ typedef struct h5_dset {
     char *text;                    /* DS_TEXT */
     char *shape, *dtype, *layout, *filters, *chunks, *note;
     uint64_t cache_bytes;          /* chunk cache of the handle, 0: default */
-    int zero_fill;                 /* compound: zero buffers before H5Dread */
 } h5_dset;
 
 /* One object or link met in the file (see "the lazy tree"): 32 bytes. */
@@ -126,7 +128,6 @@ typedef struct h5 {
     GString *damaged;              /* one "damaged: ..." line per damaged object */
     unsigned super_version;
     uint64_t userblock;
-    uint64_t base;                 /* file offset of the superblock: chunk addresses count from it */
 } h5;
 
 /* ---- libhdf5 housekeeping --------------------------------------------- */
@@ -218,6 +219,10 @@ static void dset_free(gpointer p)
         H5Dclose(d->id);
     if (d->mtype >= 0)
         H5Tclose(d->mtype);
+    if (d->rtype >= 0)
+        H5Tclose(d->rtype);
+    if (d->pad)
+        g_array_unref(d->pad);
     g_free(d->path);
     g_free(d->text);
     g_free(d->shape);
@@ -297,6 +302,61 @@ static const char *chunk_index_name(hid_t did)
     }
 }
 
+/* Big-endian integers, floats and enums are read as h5py reads them, into their
+ * full-size type in the file's byte order, and swapped afterwards: the
+ * conversion libhdf5 1.10 makes of the fill value of an n-bit type gives
+ * other bytes into the little-endian type (-5 of 12 bits becomes 4091).
+ * H5I_INVALID_HID for other types. */
+static hid_t read_type(hid_t ftype, hid_t mtype)
+{
+    H5T_class_t cls = H5Tget_class(ftype);
+    size_t n = H5Tget_size(mtype);
+    if ((cls != H5T_INTEGER && cls != H5T_FLOAT && cls != H5T_ENUM) ||
+        H5Tget_order(ftype) != H5T_ORDER_BE || (n != 2 && n != 4 && n != 8))
+        return H5I_INVALID_HID;
+    /* an enum converted to another byte order turns values that are not
+     * members into all ones; h5py reads it as stored */
+    if (cls == H5T_ENUM)
+        return H5Tget_size(ftype) == n && H5Tget_precision(ftype) == 8 * n ? H5Tcopy(ftype)
+                                                                          : H5I_INVALID_HID;
+    hid_t t = H5Tcopy(mtype);
+    if (t >= 0 && H5Tset_order(t, H5T_ORDER_BE) < 0) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* Elements of n bytes in the file's (big-endian) order to little-endian. */
+static void swap_elements(void *buf, uint64_t count, size_t n)
+{
+    unsigned char *p = buf;
+    for (uint64_t i = 0; i < count; i++, p += n)
+        for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+            unsigned char t = p[a];
+            p[a] = p[b];
+            p[b] = t;
+        }
+}
+
+/* A filter of d libhdf5 does not have: a note and a warning, unless the
+ * reader decodes the chunks itself (LZF). */
+static void note_unavailable(h5 *h, h5_dset *d, const char *what, int decoded)
+{
+    if (decoded) {
+        GString *f = g_string_new(d->filters);
+        g_string_replace(f, "(unavailable)", "", 0);
+        g_free(d->filters);
+        d->filters = g_string_free(f, FALSE);
+        return;
+    }
+    if (d->note)
+        return;
+    d->note = g_strdup(what);
+    g_string_append_printf(h->warnings, "warning: %s: %s in this libhdf5: reads fail with EIO\n",
+                           d->path, what);
+}
+
 /* Describe dataset d->id: shape, types, layout, how it is read.  Fills
  * *chunk_band with the bytes of one row of chunks (0 if not chunked), the
  * bytes of a chunk and the number of chunks. */
@@ -306,6 +366,8 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
     hid_t ftype = H5Dget_type(d->id), space = H5Dget_space(d->id), dcpl = H5Dget_create_plist(d->id);
     int rc = HPC_E_IO;
     GString *g = g_string_new(NULL);
+    char *unavail = NULL;          /* the last filter libhdf5 lacks */
+    int own_lzf = 1;               /* ... all of them LZF, which the reader decodes */
     *chunk_band = *chunk_bytes = *nchunks = 0;
     if (ftype < 0 || space < 0 || dcpl < 0)
         goto out;
@@ -371,15 +433,15 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
         case H5Z_FILTER_SZIP: g_string_append(g, "szip"); break;
         case H5Z_FILTER_NBIT: g_string_append(g, "nbit"); break;
         case H5Z_FILTER_SCALEOFFSET: g_string_append(g, "scaleoffset"); break;
+        case HPC_H5CHUNK_FILTER_LZF: g_string_append(g, "lzf"); break;
         default: g_string_append_printf(g, "filter-%d", (int)id); break;
         }
         if (id >= 0 && H5Zfilter_avail(id) <= 0) {
             g_string_append(g, "(unavailable)");
-            g_free(d->note);
-            d->note = g_strdup_printf("filter %d (%s) is not available", (int)id, *name ? name : "unnamed");
-            g_string_append_printf(h->warnings, "warning: %s: filter %d (%s) is not available "
-                                   "in this libhdf5: reads fail with EIO\n", d->path, (int)id,
-                                   *name ? name : "unnamed");
+            g_free(unavail);
+            unavail = g_strdup_printf("filter %d (%s) is not available", (int)id,
+                                      *name ? name : "unnamed");
+            own_lzf = own_lzf && id == HPC_H5CHUNK_FILTER_LZF;
         }
     }
     d->filters = g_strdup(nf > 0 ? g->str : "-");
@@ -451,8 +513,11 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
         goto out;
     }
     d->kind = DS_DATA;
-    d->zero_fill = H5Tdetect_class(d->mtype, H5T_COMPOUND) > 0;
-    if (lay == H5D_CONTIGUOUS && next == 0 && d->size > 0 && H5Tequal(ftype, d->mtype) > 0) {
+    d->rtype = read_type(ftype, d->mtype);
+    /* the file's padding bytes may hold anything, h5py's are zero: such
+     * datasets go through H5Dread, which zeroes them (read_elements) */
+    d->pad = hpc_h5t_padding(d->mtype, d->esize);
+    if (lay == H5D_CONTIGUOUS && next == 0 && d->size > 0 && !d->pad && H5Tequal(ftype, d->mtype) > 0) {
         haddr_t a = H5Dget_offset(d->id);
         if (a != HADDR_UNDEF && hpc_source_contains(h->src, (uint64_t)a, d->size)) {
             d->kind = DS_FAST;
@@ -463,8 +528,16 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
             g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
         }
     }
+    if (unavail && own_lzf) {
+        hpc_h5chunk_plan *p = NULL;
+        own_lzf = hpc_h5chunk_plan_new(dcpl, ftype, d->mtype, d->esize, d->rank, d->dims, &p) == HPC_OK;
+        hpc_h5chunk_plan_free(p);
+    }
     rc = HPC_OK;
 out:
+    if (unavail)
+        note_unavailable(h, d, unavail, own_lzf && d->kind == DS_DATA);
+    g_free(unavail);
     g_string_free(g, TRUE);
     if (ftype >= 0)
         H5Tclose(ftype);
@@ -645,9 +718,40 @@ static uint32_t classify_soft(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const 
     return id;
 }
 
+/* Does dataset `name` of group g (node dir) hold more bytes than the
+ * largest file (2^63 - 1)?  Then it has no file: it is left out of the
+ * listing (lookup: ENOENT) with a warning line in .info.  Its file type's
+ * size counts: the size served is never smaller. */
+static int too_large(h5 *h, hid_t g, uint32_t dir, const char *name)
+{
+    hid_t d = H5Dopen2(g, name, h->dapl);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID, t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
+    hsize_t dims[H5S_MAX_RANK];
+    int r = sp >= 0 && H5Sget_simple_extent_type(sp) == H5S_SIMPLE ? H5Sget_simple_extent_dims(sp, dims, NULL) : 0;
+    uint64_t bytes = t >= 0 ? H5Tget_size(t) : 0;
+    int over = 0;
+    for (int i = 0; i < r && bytes && !over; i++)
+        over = __builtin_mul_overflow(bytes, (uint64_t)dims[i], &bytes) || bytes > (uint64_t)INT64_MAX;
+    if (over) {
+        char *dpath = node_path(h, dir);
+        g_string_append_printf(h->warnings, "warning: %s%s%s: more bytes than the largest file "
+                               "size (2^63 - 1): left out\n", dpath, strcmp(dpath, "/") ? "/" : "",
+                               name);
+        g_free(dpath);
+    }
+    if (t >= 0)
+        H5Tclose(t);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (d >= 0)
+        H5Dclose(d);
+    return over;
+}
+
 /* The node of hard link idx (named e->name) of group dir; 0: left out
- * (committed datatypes). */
-static uint32_t classify_hard(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const link_ent *e)
+ * (committed datatypes, datasets larger than a file). */
+static uint32_t classify_hard(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t idx,
+                              const link_ent *e)
 {
     gpointer v;
     uint64_t addr = (uint64_t)e->addr;
@@ -671,10 +775,13 @@ static uint32_t classify_hard(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const 
         id = node_new(h, K_DAMAGED, addr, dir, idx);
         note_damaged(h, id, "cannot read the object header", why);
         g_free(why);
+    } else if (st.type == H5G_DATASET && too_large(h, g, dir, e->name)) {
+        return 0;
     } else if (st.type == H5G_GROUP || st.type == H5G_DATASET) {
         id = node_new(h, st.type == H5G_GROUP ? K_GROUP : K_DATASET, addr, dir, idx);
         NODE(h, id)->nlink = st.type == H5G_GROUP ? 0 : MAX(st.nlink, 1u);
     } else {
+        l->ntypes++;
         return 0;                  /* committed datatypes have no bytes */
     }
     g_hash_table_insert(h->by_addr, GSIZE_TO_POINTER(addr), GUINT_TO_POINTER(id));
@@ -737,14 +844,23 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
         const link_ent *e = &g_array_index(ents, link_ent, i);
         if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0 || !*e->name)
             continue;              /* no file name: left out */
+        if (strlen(e->name) > NAME_MAX_LEN) {
+            /* no file name either (the kernel takes 255 bytes): left out, noted */
+            if (!l->notes)
+                l->notes = g_string_new(NULL);
+            char *dpath = node_path(h, dir);
+            g_string_append_printf(l->notes, "%s%s%.40s... -> name of %zu bytes, longer than a "
+                                   "file name (255): not shown\n", dpath,
+                                   strcmp(dpath, "/") ? "/" : "", e->name, strlen(e->name));
+            g_free(dpath);
+            continue;
+        }
         if (e->type == H5L_TYPE_HARD)
-            l->child[i] = classify_hard(h, g, dir, i, e);
+            l->child[i] = classify_hard(h, g, l, dir, i, e);
         else if (e->type == H5L_TYPE_SOFT)
             l->child[i] = classify_soft(h, g, dir, i, e);
         else
             note_left_out(h, g, l, dir, e);
-        if (e->type == H5L_TYPE_HARD && l->child[i] == 0)
-            l->ntypes++;
     }
     return l;
 }
@@ -831,13 +947,11 @@ static void handles_trim(h5 *h)
 static void plan_chunks(h5_handle *hd)
 {
     h5_dset *d = hd->d;
-    if (d->kind != DS_DATA || d->rank < 1 || d->size == 0)
+    if (d->kind != DS_DATA || d->rank < 1 || d->size == 0 || d->pad)
         return;
     hid_t ftype = H5Dget_type(d->id), dcpl = H5Dget_create_plist(d->id);
-    if (ftype >= 0 && dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
-        H5Pget_external_count(dcpl) == 0 && H5Tequal(ftype, d->mtype) > 0 &&
-        H5Tget_size(ftype) == d->esize)
-        hpc_h5chunk_plan_new(dcpl, ftype, d->esize, d->rank, d->dims, &hd->plan);
+    if (ftype >= 0 && dcpl >= 0)
+        hpc_h5chunk_plan_new(dcpl, ftype, d->mtype, d->esize, d->rank, d->dims, &hd->plan);
     if (ftype >= 0)
         H5Tclose(ftype);
     if (dcpl >= 0)
@@ -877,7 +991,7 @@ static int handle_open(h5 *h, uint32_t id, h5_handle **out)
     uint64_t band = 0, cbytes = 0, nchunks = 0;
     const char *name = node_name(h, id);
     int rc = HPC_E_IO;
-    d->id = d->mtype = H5I_INVALID_HID;
+    d->id = d->mtype = d->rtype = H5I_INVALID_HID;
     d->path = node_path(h, id);
     hid_t g = group_open(h, NODE(h, id)->parent);
     if (g >= 0)
@@ -1282,7 +1396,6 @@ static int h5_open(hpc_container *c, GError **err)
         goto out;
     }
     uint64_t sb = superblock_offset(h->src);
-    h->base = sb;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
 #if H5_VERSION_GE(1, 10, 7)
     /* a read-only view must not take (or wait for) the writer's lock */
@@ -1365,13 +1478,24 @@ static void read_release(hpc_container *c, h5_handle *hd)
 static int read_decoded(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, void *buf)
 {
     char *why = NULL;
-    int rc = hpc_h5chunk_read(h->chunks, hd->plan, hd->node, hd->d->id, h->src, h->base,
-                              e0, e1, buf, &why);
-    if (rc != HPC_OK)
+    int rc = hpc_h5chunk_read(h->chunks, hd->plan, hd->node, hd->d->id, h->src, e0, e1,
+                              buf, &why);
+    if (rc != HPC_OK || why)
         hpc_log("hdf5: %s: elements %" PRIu64 "..%" PRIu64 ": %s", hd->d->path, e0, e1,
                 why ? why : hpc_strerror(rc));
     g_free(why);
     return rc;
+}
+
+/* Zero the padding bytes of count elements of d in buf. */
+static void zero_padding(const h5_dset *d, void *buf, uint64_t count)
+{
+    unsigned char *e = buf;
+    for (uint64_t i = 0; i < count; i++, e += d->esize)
+        for (guint k = 0; k < d->pad->len; k++) {
+            const hpc_h5t_pad *p = &g_array_index(d->pad, hpc_h5t_pad, k);
+            memset(e + p->off, 0, p->len);
+        }
 }
 
 /* Elements [e0, e1) of d into buf. */
@@ -1379,11 +1503,13 @@ static int read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
 {
     hid_t fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
     int rc = HPC_E_IO;
-    /* a conversion writes the members of a compound, not its padding */
-    if (d->zero_fill)
-        memset(buf, 0, (size_t)(e1 - e0) * d->esize);
+    /* H5Dread leaves bytes untouched (storage never allocated with
+     * H5D_FILL_TIME_NEVER, the padding of converted compounds): they are
+     * zero, as in h5py's numpy.zeros buffers, never what buf held */
+    memset(buf, 0, (size_t)(e1 - e0) * d->esize);
+    hid_t rtype = d->rtype >= 0 ? d->rtype : d->mtype;
     if (d->rank == 0) {
-        if (H5Dread(d->id, d->mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+        if (H5Dread(d->id, rtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
             rc = HPC_OK;
         goto out;
     }
@@ -1416,9 +1542,13 @@ static int read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
         ms = H5Scopy(fs);
         base = (void *)((uintptr_t)buf - (uintptr_t)(e0 * d->esize));
     }
-    if (ms >= 0 && H5Dread(d->id, d->mtype, ms, fs, H5P_DEFAULT, base) >= 0)
+    if (ms >= 0 && H5Dread(d->id, rtype, ms, fs, H5P_DEFAULT, base) >= 0)
         rc = HPC_OK;
 out:
+    if (rc == HPC_OK && d->rtype >= 0)
+        swap_elements(buf, e1 - e0, d->esize);
+    if (rc == HPC_OK && d->pad)
+        zero_padding(d, buf, e1 - e0);
     if (rc != HPC_OK) {
         char *why = h5_errtext();
         hpc_log("hdf5: %s: H5Dread of elements %" PRIu64 "..%" PRIu64 " failed: %s%s%s",

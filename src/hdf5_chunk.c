@@ -13,11 +13,14 @@
 #else
 #include <zlib.h>
 #endif
+#ifdef HAVE_LIBLZF
+#include <lzf.h>
+#endif
 
 #define MAX_FILTERS 8
 #define NSHARDS 16
 
-typedef enum { F_SHUFFLE, F_DEFLATE, F_FLETCHER } filt_kind;
+typedef enum { F_SHUFFLE, F_DEFLATE, F_FLETCHER, F_LZF } filt_kind;
 
 struct hpc_h5chunk_plan {
     int rank;
@@ -30,7 +33,8 @@ struct hpc_h5chunk_plan {
     unsigned nfilt;
     filt_kind filt[MAX_FILTERS];       /* in the order the writer applied them */
     size_t shuffle_size;
-    unsigned char *fill;               /* one element of the fill value */
+    int raw_edges;                     /* partial edge chunks are stored unfiltered */
+    hid_t mtype;                       /* the type served, for chunks libhdf5 reads */
 };
 
 /* ---- filters ---------------------------------------------------------- */
@@ -146,8 +150,59 @@ static int inflate_exact(const unsigned char *in, size_t inlen, unsigned char *o
 #endif
 }
 
+#ifdef HAVE_LIBLZF
+/* Decompress the LZF block in[0..inlen) into exactly want bytes of out. */
+static int lzf_exact(const unsigned char *in, size_t inlen, unsigned char *out, size_t want,
+                     char **why)
+{
+    unsigned got = want ? lzf_decompress(in, (unsigned)inlen, out, (unsigned)want) : 0;
+    if (inlen > UINT_MAX || want > UINT_MAX || got != want) {
+        *why = g_strdup_printf("LZF decompression failed (%u of %zu bytes)", got, want);
+        return HPC_E_IO;
+    }
+    return HPC_OK;
+}
+#endif
+
+/* Bytes the writer handed to filter i: the chunk plus a Fletcher-32
+ * trailer for each checksum applied before it. */
+static size_t size_into(const hpc_h5chunk_plan *p, unsigned i, unsigned mask)
+{
+    size_t n = (size_t)p->chunk_bytes;
+    for (unsigned j = 0; j < i; j++)
+        if (p->filt[j] == F_FLETCHER && !(mask & (1u << j)))
+            n += 4;
+    return n;
+}
+
+/* Undo filter i (a compressor) on cur[0..*len) into a new buffer of
+ * exactly the size it was given. */
+static int unpack(const hpc_h5chunk_plan *p, unsigned i, unsigned mask, unsigned char **cur,
+                  size_t *len, unsigned char **tmp, char **why)
+{
+    size_t want = size_into(p, i, mask);
+    unsigned char *dst = g_try_malloc(want ? want : 1);
+    if (!dst)
+        return HPC_E_NOMEM;
+    int rc;
+    if (p->filt[i] == F_DEFLATE)
+        rc = inflate_exact(*cur, *len, dst, want, why);
+#ifdef HAVE_LIBLZF
+    else
+        rc = lzf_exact(*cur, *len, dst, want, why);
+#else
+    else
+        rc = HPC_E_NOTSUP;
+#endif
+    g_free(*tmp);
+    *tmp = *cur = dst;
+    *len = want;
+    return rc;
+}
+
 /* Decode raw (len bytes, filters with mask bits set were skipped by the
- * writer) into out (p->chunk_bytes).  raw may be overwritten. */
+ * writer) into out (p->chunk_bytes), undoing the filters in the reverse
+ * of the order the file lists them.  raw may be overwritten. */
 static int decode(const hpc_h5chunk_plan *p, unsigned char *raw, size_t len, unsigned mask,
                   unsigned char *out, char **why)
 {
@@ -160,18 +215,10 @@ static int decode(const hpc_h5chunk_plan *p, unsigned char *raw, size_t len, uns
         case F_FLETCHER:
             rc = check_fletcher(cur, &len, why);
             break;
-        case F_DEFLATE: {
-            unsigned char *dst = g_try_malloc(p->chunk_bytes);
-            if (!dst) {
-                rc = HPC_E_NOMEM;
-                break;
-            }
-            rc = inflate_exact(cur, len, dst, p->chunk_bytes, why);
-            g_free(tmp);
-            tmp = cur = dst;
-            len = p->chunk_bytes;
+        case F_DEFLATE:
+        case F_LZF:
+            rc = unpack(p, (unsigned)i, mask, &cur, &len, &tmp, why);
             break;
-        }
         case F_SHUFFLE: {
             unsigned char *dst = g_try_malloc(len ? len : 1);
             if (!dst) {
@@ -218,33 +265,39 @@ static int plan_filters(hpc_h5chunk_plan *p, hid_t dcpl)
             /* the element size the writer shuffled with */
             p->shuffle_size = ncd >= 1 && cd[0] > 0 ? cd[0] : p->esize;
             break;
+#ifdef HAVE_LIBLZF
+        case HPC_H5CHUNK_FILTER_LZF:
+            p->filt[i] = F_LZF;
+            break;
+#endif
         default:
             return HPC_E_NOTSUP;
         }
     }
+    /* the input size of a second compressor is not known: H5Dread */
+    unsigned packers = 0;
+    for (int i = 0; i < nf; i++)
+        packers += p->filt[i] == F_DEFLATE || p->filt[i] == F_LZF;
+    if (packers > 1)
+        return HPC_E_NOTSUP;
     p->nfilt = (unsigned)nf;
     return HPC_OK;
 }
 
-static int plan_fill(hpc_h5chunk_plan *p, hid_t dcpl, hid_t ftype)
-{
-    H5D_fill_value_t st;
-    if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED)
-        return HPC_E_NOTSUP;
-    p->fill = g_malloc0(p->esize);
-    if (st == H5D_FILL_VALUE_USER_DEFINED && H5Pget_fill_value(dcpl, ftype, p->fill) < 0)
-        return HPC_E_NOTSUP;
-    return HPC_OK;
-}
-
-int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, size_t esize, int rank,
+int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, hid_t mtype, size_t esize, int rank,
                          const uint64_t *dims, hpc_h5chunk_plan **out)
 {
     hsize_t cd[HPC_HDF5_MAX_RANK];
     hpc_h5chunk_plan *p = g_new0(hpc_h5chunk_plan, 1);
+    unsigned opts = 0;
     int rc = HPC_E_NOTSUP;
     *out = NULL;
-    if (rank < 1 || rank > HPC_HDF5_MAX_RANK || esize == 0 ||
+    p->mtype = H5Tcopy(mtype);
+    if (p->mtype < 0 || H5Pget_chunk_opts(dcpl, &opts) < 0)
+        goto out;
+    p->raw_edges = (opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) != 0;
+    if (rank < 1 || rank > HPC_HDF5_MAX_RANK || esize == 0 || H5Tequal(ftype, mtype) <= 0 ||
+        H5Tget_size(ftype) != esize || H5Pget_external_count(dcpl) != 0 ||
         H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, rank, cd) != rank)
         goto out;
     p->rank = rank;
@@ -265,7 +318,7 @@ int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, size_t esize, int rank,
     p->full_from = rank - 1;
     while (p->full_from > 0 && p->cdims[p->full_from] == p->dims[p->full_from])
         p->full_from--;
-    if (plan_filters(p, dcpl) != HPC_OK || plan_fill(p, dcpl, ftype) != HPC_OK)
+    if (plan_filters(p, dcpl) != HPC_OK)
         goto out;
     *out = p;
     p = NULL;
@@ -279,7 +332,8 @@ void hpc_h5chunk_plan_free(hpc_h5chunk_plan *p)
 {
     if (!p)
         return;
-    g_free(p->fill);
+    if (p->mtype >= 0)
+        H5Tclose(p->mtype);
     g_free(p);
 }
 
@@ -309,7 +363,7 @@ typedef struct cshard {
 
 struct hpc_h5chunk_cache {
     cshard shard[NSHARDS];
-    uint64_t decoded, hits;
+    uint64_t decoded, hits, library;
 };
 
 static uint64_t mix(uint64_t key, uint64_t chunk)
@@ -370,10 +424,12 @@ void hpc_h5chunk_cache_free(hpc_h5chunk_cache *cc)
     g_free(cc);
 }
 
-void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits)
+void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits,
+                             uint64_t *library)
 {
     *decoded = __atomic_load_n(&cc->decoded, __ATOMIC_RELAXED);
     *hits = __atomic_load_n(&cc->hits, __ATOMIC_RELAXED);
+    *library = __atomic_load_n(&cc->library, __ATOMIC_RELAXED);
 }
 
 static cshard *shard_of(hpc_h5chunk_cache *cc, uint64_t key, uint64_t chunk)
@@ -414,59 +470,124 @@ typedef struct chunk_src {
     const hpc_h5chunk_plan *p;
     hid_t did;
     const hpc_source *src;
-    uint64_t base;
 } chunk_src;
 
-/* Decode chunk number `chunk` (C order over the chunk grid) into out. */
-static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, char **why)
+/* Chunk number `chunk` (C order over the chunk grid): its first element. */
+static void chunk_origin(const hpc_h5chunk_plan *p, uint64_t chunk, hsize_t *off)
 {
-    const hpc_h5chunk_plan *p = cs->p;
-    hsize_t off[HPC_HDF5_MAX_RANK];
     uint64_t rest = chunk;
     for (int k = p->rank - 1; k >= 0; k--) {
         off[k] = (rest % p->nchunk[k]) * p->cdims[k];
         rest /= p->nchunk[k];
     }
-    unsigned mask = 0;
-    haddr_t addr = HADDR_UNDEF;
-    hsize_t size = 0;
-    if (H5Dget_chunk_info_by_coord(cs->did, off, &mask, &addr, &size) < 0) {
-        *why = g_strdup_printf("libhdf5 cannot locate chunk %" PRIu64, chunk);
-        return HPC_E_IO;
+}
+
+/* Does the chunk at off reach beyond the dataset's extent? */
+static int partial_edge(const hpc_h5chunk_plan *p, const hsize_t *off)
+{
+    for (int k = 0; k < p->rank; k++)
+        if (off[k] + p->cdims[k] > p->dims[k])
+            return 1;
+    return 0;
+}
+
+/* The chunk at off read by libhdf5 (H5Dread of its box): unwritten chunks
+ * (fill value, or nothing for H5D_FILL_TIME_NEVER: zeros, as h5py has
+ * them) and any chunk the reader cannot decode with certainty. */
+static int library_chunk(const chunk_src *cs, const hsize_t *off, unsigned char *out, char **why)
+{
+    const hpc_h5chunk_plan *p = cs->p;
+    hsize_t count[HPC_HDF5_MAX_RANK], zero[HPC_HDF5_MAX_RANK] = { 0 }, cd[HPC_HDF5_MAX_RANK];
+    for (int k = 0; k < p->rank; k++) {
+        cd[k] = p->cdims[k];
+        count[k] = MIN(p->cdims[k], p->dims[k] - off[k]);
     }
-    if (addr != HADDR_UNDEF && size != 0 && __builtin_add_overflow((uint64_t)addr, cs->base, &addr))
-        addr = HADDR_UNDEF - 1;    /* outside the file: reported below */
-    if (addr == HADDR_UNDEF || size == 0) {
-        /* never written: the fill value */
-        for (uint64_t i = 0; i < p->chunk_elems; i++)
-            memcpy(out + i * p->esize, p->fill, p->esize);
+    memset(out, 0, (size_t)p->chunk_bytes);
+    hid_t fs = H5Dget_space(cs->did), ms = H5Screate_simple(p->rank, cd, NULL);
+    int rc = HPC_E_IO;
+    if (fs >= 0 && ms >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, count, NULL) >= 0 &&
+        H5Sselect_hyperslab(ms, H5S_SELECT_SET, zero, NULL, count, NULL) >= 0 &&
+        H5Dread(cs->did, p->mtype, ms, fs, H5P_DEFAULT, out) >= 0)
+        rc = HPC_OK;
+    else if (!*why)
+        *why = g_strdup("libhdf5 cannot read the chunk");
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (ms >= 0)
+        H5Sclose(ms);
+    return rc;
+}
+
+/* The raw bytes of the chunk at off and its filter mask, through the same
+ * index lookup H5Dread makes (H5Dget_chunk_storage_size, H5Dread_chunk;
+ * not H5Dget_chunk_info*, which walk the index and misplace the chunks of
+ * extensible arrays in libhdf5 1.10).  *raw NULL: unwritten, or too large
+ * to take (left to libhdf5). */
+static int raw_chunk(const chunk_src *cs, const hsize_t *off, unsigned char **raw,
+                     size_t *len, unsigned *mask)
+{
+    hsize_t size = 0;
+    uint32_t filters = 0;
+    *raw = NULL;
+    if (H5Dget_chunk_storage_size(cs->did, off, &size) < 0 || size == 0 ||
+        size > cs->src->size || size > 2 * cs->p->chunk_bytes + 4096)
+        return HPC_OK;
+    unsigned char *buf = g_try_malloc((size_t)size);
+    if (!buf)
+        return HPC_E_NOMEM;
+    if (H5Dread_chunk(cs->did, H5P_DEFAULT, off, &filters, buf) < 0) {
+        g_free(buf);
         return HPC_OK;
     }
-    if (!hpc_source_contains(cs->src, (uint64_t)addr, (uint64_t)size) || size > 2 * p->chunk_bytes + 4096) {
-        *why = g_strdup_printf("chunk %" PRIu64 " at %" PRIu64 " (+%" PRIu64 ") lies outside "
-                               "the file or is too large", chunk, (uint64_t)addr, (uint64_t)size);
-        return HPC_E_IO;
-    }
-    if (p->nfilt == 0 || mask == (1u << p->nfilt) - 1) {
-        if (size != p->chunk_bytes) {
-            *why = g_strdup_printf("unfiltered chunk %" PRIu64 " holds %" PRIu64 " bytes, not %"
-                                   PRIu64, chunk, (uint64_t)size, p->chunk_bytes);
-            return HPC_E_IO;
-        }
-        return hpc_source_pread(cs->src, out, (size_t)size, (uint64_t)addr) == HPC_OK ? HPC_OK : HPC_E_IO;
-    }
-    unsigned char *raw = g_try_malloc((size_t)size);
-    if (!raw)
-        return HPC_E_NOMEM;
-    int rc = hpc_source_pread(cs->src, raw, (size_t)size, (uint64_t)addr);
+    *raw = buf;
+    *len = (size_t)size;
+    *mask = filters;
+    return HPC_OK;
+}
+
+/* Decode chunk number `chunk` into out (p->chunk_bytes, all written);
+ * *by_library: read by libhdf5 instead. */
+static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, int *by_library,
+                      char **why)
+{
+    const hpc_h5chunk_plan *p = cs->p;
+    hsize_t off[HPC_HDF5_MAX_RANK];
+    unsigned char *raw = NULL;
+    size_t len = 0;
+    unsigned mask = 0;
+    chunk_origin(p, chunk, off);
+    int rc = raw_chunk(cs, off, &raw, &len, &mask);
     if (rc != HPC_OK)
-        *why = g_strdup_printf("cannot read chunk %" PRIu64 " at %" PRIu64, chunk, (uint64_t)addr);
-    else
-        rc = decode(p, raw, (size_t)size, mask, out, why);
-    if (rc != HPC_OK && !*why)
-        *why = g_strdup_printf("chunk %" PRIu64 ": %s", chunk, hpc_strerror(rc));
+        return rc;
+    *by_library = 1;
+    if (!raw)
+        return library_chunk(cs, off, out, why);
+    /* libhdf5 ignores the filter mask of partial edge chunks stored
+     * unfiltered (H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) */
+    if (p->raw_edges && partial_edge(p, off))
+        mask = ~0u;
+    if ((mask >> MIN(p->nfilt, 31u)) != 0 && mask != ~0u) {
+        rc = HPC_E_NOTSUP;
+        *why = g_strdup_printf("filter mask %#x names filters the dataset lacks", mask);
+    } else {
+        rc = decode(p, raw, len, mask, out, why);
+    }
     g_free(raw);
-    return rc == HPC_OK ? HPC_OK : HPC_E_IO;
+    if (rc == HPC_OK) {
+        *by_library = 0;
+        return HPC_OK;
+    }
+    /* what the reader cannot decode with certainty goes to libhdf5: its
+     * answer (bytes or error) is the one h5py gets */
+    rc = library_chunk(cs, off, out, why);
+    if (rc == HPC_OK) {
+        char *note = g_strdup_printf("chunk %" PRIu64 " read by libhdf5: the reader's decoding "
+                                     "failed (%s)", chunk, *why ? *why : hpc_strerror(rc));
+        g_free(*why);
+        *why = note;
+    }
+    return rc;
 }
 
 /* The decoded chunk, referenced: from the cache, or decoded now by this
@@ -498,8 +619,9 @@ static int get_chunk(hpc_h5chunk_cache *cc, const chunk_src *cs, uint64_t key, u
     g_mutex_unlock(&s->lock);
 
     e->data = g_try_malloc(cs->p->chunk_bytes);
-    int rc = e->data ? load_chunk(cs, chunk, e->data, why) : HPC_E_NOMEM;
-    __atomic_fetch_add(&cc->decoded, 1, __ATOMIC_RELAXED);
+    int by_library = 0;
+    int rc = e->data ? load_chunk(cs, chunk, e->data, &by_library, why) : HPC_E_NOMEM;
+    __atomic_fetch_add(by_library ? &cc->library : &cc->decoded, 1, __ATOMIC_RELAXED);
 
     g_mutex_lock(&s->lock);
     if (rc == HPC_OK) {
@@ -548,10 +670,10 @@ static void run_at(const hpc_h5chunk_plan *p, uint64_t e, uint64_t *chunk, uint6
 }
 
 int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
-                     hid_t did, const hpc_source *src, uint64_t base, uint64_t e0,
-                     uint64_t e1, void *buf, char **why)
+                     hid_t did, const hpc_source *src, uint64_t e0, uint64_t e1, void *buf,
+                     char **why)
 {
-    chunk_src cs = { p, did, src, base };
+    chunk_src cs = { p, did, src };
     unsigned char *dst = buf;
     centry *cur = NULL;
     int rc = HPC_OK;
@@ -564,8 +686,14 @@ int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t 
             release(cc, cur);
             cur = NULL;
         }
+        char *note = NULL;
         if (!cur)
-            rc = get_chunk(cc, &cs, key, chunk, &cur, why);
+            rc = get_chunk(cc, &cs, key, chunk, &cur, &note);
+        if (note) {
+            /* a failure, or a chunk libhdf5 had to read: said once */
+            g_free(*why);
+            *why = note;
+        }
         if (rc != HPC_OK)
             break;
         memcpy(dst, cur->data + cin * p->esize, (size_t)(len * p->esize));

@@ -1,12 +1,15 @@
 /* hdf5_chunk.h - chunks of HDF5 datasets decoded by the daemon's threads.
  *
- * For a chunked dataset whose filters are only shuffle, deflate and
- * fletcher32 and whose file type already is the type served, the reader
- * does not go through H5Dread: libhdf5 says where a chunk is
- * (H5Dget_chunk_info_by_coord, a short call under its global lock), the raw
- * bytes are read with pread, and the chunk is checked, inflated (libdeflate,
- * else zlib) and unshuffled in the calling thread, outside libhdf5's lock.
- * So FUSE worker threads decode chunks in parallel.
+ * For a chunked dataset whose filters are only shuffle, deflate, fletcher32
+ * and LZF (any of them, in the order the file lists them) and whose file
+ * type already is the type served, the reader does not go through H5Dread:
+ * libhdf5 finds a chunk and hands over its raw bytes and filter mask
+ * (H5Dget_chunk_storage_size, H5Dread_chunk: the index lookup H5Dread
+ * itself makes, short calls under its global lock), and the chunk is
+ * checked, decompressed (libdeflate or zlib, liblzf) and unshuffled in the
+ * calling thread, outside libhdf5's lock.  So FUSE worker threads decode
+ * chunks in parallel.  Chunks never written, and any chunk the reader cannot
+ * decode with certainty, are read by H5Dread (its answer is h5py's).
  *
  * Decoded chunks are kept in a chunk cache (sharded LRU, bounded in bytes)
  * shared by all datasets of a mount.  A chunk being decoded by one thread
@@ -32,14 +35,17 @@ typedef struct hpc_h5chunk_cache hpc_h5chunk_cache;
 #define HPC_H5CHUNK_MAX_BYTES (64u << 20)
 
 /**
- * Plan the decoding of dataset did (chunked, creation properties dcpl, file
- * type ftype of esize bytes, rank 1..HPC_HDF5_MAX_RANK, dimensions dims).
- * HPC_E_NOTSUP when the dataset must go through H5Dread (other filters,
- * chunks over HPC_H5CHUNK_MAX_BYTES, an undefined fill value).  Calls
- * libhdf5.
+ * Plan the decoding of a chunked dataset (creation properties dcpl, file
+ * type ftype, served as mtype of esize bytes, rank 1..HPC_HDF5_MAX_RANK,
+ * dimensions dims).  HPC_E_NOTSUP when the dataset must go through H5Dread
+ * (not chunked, external storage, a conversion, other filters, chunks over
+ * HPC_H5CHUNK_MAX_BYTES).  Calls libhdf5.
  */
-int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, size_t esize, int rank,
+int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, hid_t mtype, size_t esize, int rank,
                          const uint64_t *dims, hpc_h5chunk_plan **out);
+
+/** h5py's and PyTables' LZF filter, decoded with liblzf when built with it. */
+#define HPC_H5CHUNK_FILTER_LZF 32000
 
 /** Free a plan (NULL is fine). */
 void hpc_h5chunk_plan_free(hpc_h5chunk_plan *p);
@@ -54,21 +60,24 @@ hpc_h5chunk_cache *hpc_h5chunk_cache_new(uint64_t capacity);
 /** Free the cache (no reader may be using it). */
 void hpc_h5chunk_cache_free(hpc_h5chunk_cache *cc);
 
-/** Counters: chunks decoded, reads served from the cache. */
-void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits);
+/** Counters: chunks decoded by the reader, chunks served from the cache,
+ *  chunks read by libhdf5 (never written, or not decodable with certainty). */
+void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t *hits,
+                             uint64_t *library);
 
 /**
  * Copy the elements [e0, e1) (C order) of a dataset into buf.  key
  * identifies the dataset in the cache for the life of the mount; did is an
- * open handle of it (used for chunk addresses only); src the .h5 file,
- * base the file offset libhdf5's chunk addresses count from (its user
- * block).
- * HPC_E_IO with *why (g_free it) for a damaged chunk (bad checksum, inflate
- * error, raw bytes outside the file).
+ * open handle of it (libhdf5 finds and reads the raw chunks through it);
+ * src the .h5 file (its size bounds the raw chunks).
+ * HPC_E_IO with *why (g_free it) for a chunk neither the reader nor
+ * H5Dread can read (bad checksum, inflate error, unavailable filter).
+ * HPC_OK with *why set: a chunk the reader could not decode was read by
+ * libhdf5 (worth a log line).
  */
 int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
-                     hid_t did, const hpc_source *src, uint64_t base, uint64_t e0,
-                     uint64_t e1, void *buf, char **why);
+                     hid_t did, const hpc_source *src, uint64_t e0, uint64_t e1, void *buf,
+                     char **why);
 
 /** HDF5's Fletcher-32 of len bytes (exported for the unit tests). */
 uint32_t hpc_h5chunk_fletcher32(const unsigned char *data, size_t len);

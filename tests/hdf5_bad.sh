@@ -95,8 +95,9 @@ check "salvage: the same listing" sh -c "ls '$M/types' | grep -qx le_i4"
 unmount_container "$M"
 
 # damaged chunk data: EIO on read, logged; the rest of the file is served.
-# The LZF case needs the filter missing: an empty plugin directory (Debian's
-# hdf5-plugin-lzf may be installed).
+# The unavailable filter: big-endian LZF (the reader decodes little-endian
+# LZF only) with an empty plugin directory (Debian's hdf5-plugin-lzf may be
+# installed).
 mkdir -p "$TMP/no-plugins"
 export HDF5_PLUGIN_PATH="$TMP/no-plugins"
 cp "$G/big.h5" "$TMP/chunk.h5"
@@ -110,7 +111,7 @@ for path, ds, nchunk in [(sys.argv[1], "gz", 63), (sys.argv[2], "layout/fletcher
         fh.seek(info.byte_offset + info.size // 2)
         fh.write(b"\x00\x13\x37" * 40)
 PY
-for t in "chunk.h5 gz deflate" "fletcher.h5 layout/fletcher fletcher32" "lzf.h5 lzf unavailable-filter"; do
+for t in "chunk.h5 gz deflate" "fletcher.h5 layout/fletcher fletcher32" "nofilter.h5 lzf_be unavailable-filter"; do
     set -- $t
     src=$TMP/$1; [ -f "$src" ] || src=$G/$1
     M="$TMP/mnt-$3"
@@ -132,8 +133,8 @@ mount_container "$TMP/chunk.h5" "$M"
 expect_eq "damaged gz: bytes before the damaged chunk" \
     "$("$HPCDUMP" cat "$G/big.h5" gz | head -c 100000 | sha256sum | cut -d' ' -f1)" \
     "$(head -c 100000 "$M/gz" | sha256sum | cut -d' ' -f1)"
-"$HPCDUMP" info "$G/lzf.h5" > "$TMP/lzf.info"
-check "lzf: .info warns about the filter" grep -q "filter 32000 (lzf) is not available" "$TMP/lzf.info"
+"$HPCDUMP" info "$G/nofilter.h5" > "$TMP/lzf.info"
+check "big-endian lzf: .info warns about the filter" grep -q "^warning: /lzf_be: filter 32000 (lzf) is not available" "$TMP/lzf.info"
 unmount_container "$M"
 
 finish

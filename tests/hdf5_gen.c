@@ -12,6 +12,13 @@
  *            floats, fixed-length strings with space padding and bytes after
  *            the NUL, 80-bit long doubles stored in 16 and in 12 bytes.
  *   bigelem.h5 one element of 72 MiB (an array type), gzip-compressed.
+ *   edges.h5 (libver latest) partial edge chunks stored unfiltered
+ *            (H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) under deflate and
+ *            fletcher32; contiguous storage never allocated with
+ *            H5D_FILL_TIME_NEVER (as netcdf-c's f03tst_open_mem.nc /var2);
+ *            n-bit and scale-offset chunks with edges and unwritten chunks;
+ *            elements of 1.5 MiB in chunks, some never written; compounds
+ *            whose padding holds garbage.
  *
  * The expected bytes come from h5py reading these files (hdf5_verify.py).
  */
@@ -41,14 +48,22 @@ static void put(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
     H5Sclose(sp);
 }
 
-static void capi(const char *dir)
+/* A new file DIR/NAME written in the format of libhdf5 version `ver`. */
+static hid_t create(const char *dir, const char *name, H5F_libver_t ver)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/capi.h5", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    CHECK(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18));
+    CHECK(H5Pset_libver_bounds(fapl, ver, ver));
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(f);
+    H5Pclose(fapl);
+    return f;
+}
+
+static void capi(const char *dir)
+{
+    hid_t f = create(dir, "capi.h5", H5F_LIBVER_V18);
 
     /* n-bit: 12 significant bits of unsigned 32-bit integers */
     {
@@ -203,7 +218,6 @@ static void capi(const char *dir)
         H5Gclose(g);
     }
     H5Fclose(f);
-    H5Pclose(fapl);
 }
 
 static void sb1(const char *dir)
@@ -363,6 +377,174 @@ static void bigelem(const char *dir)
     free(v);
 }
 
+/* a region [lo, hi) of a 1-D or 2-D dataset written with H5Dwrite */
+static void put_box(hid_t d, hid_t mtype, int rank, const hsize_t *start, const hsize_t *count,
+                    const void *data)
+{
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(rank, count, NULL);
+    CHECK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+    CHECK(H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, data));
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
+static hid_t make(hid_t f, const char *name, hid_t ftype, int rank, const hsize_t *dims, hid_t dcpl)
+{
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t d = H5Dcreate2(f, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d);
+    H5Sclose(sp);
+    return d;
+}
+
+/* partial edge chunks stored unfiltered, written whole and in parts */
+static void edges_partial(hid_t f)
+{
+    static float v[12 * 7];
+    hsize_t dims[2] = { 12, 7 }, ch[2] = { 5, 3 }, at[2] = { 0, 0 }, part[2] = { 5, 3 };
+    for (int i = 0; i < 12 * 7; i++)
+        v[i] = (float)i * 0.5f - 3;
+    const char *names[] = { "partial_raw_deflate", "partial_raw_fletcher_deflate" };
+    for (int k = 0; k < 2; k++) {
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        CHECK(H5Pset_chunk(dcpl, 2, ch));
+        CHECK(H5Pset_chunk_opts(dcpl, H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS));
+        if (k)
+            CHECK(H5Pset_fletcher32(dcpl));
+        CHECK(H5Pset_deflate(dcpl, 9));
+        put(f, names[k], H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 2, dims, dcpl, v);
+        H5Pclose(dcpl);
+    }
+    /* one whole chunk and one edge chunk written, the rest never */
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    float fill = -1.5f;
+    CHECK(H5Pset_chunk(dcpl, 2, ch));
+    CHECK(H5Pset_chunk_opts(dcpl, H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS));
+    CHECK(H5Pset_shuffle(dcpl));
+    CHECK(H5Pset_deflate(dcpl, 1));
+    CHECK(H5Pset_fill_value(dcpl, H5T_NATIVE_FLOAT, &fill));
+    hid_t d = make(f, "partial_raw_sparse", H5T_IEEE_F32LE, 2, dims, dcpl);
+    put_box(d, H5T_NATIVE_FLOAT, 2, at, part, v);
+    at[0] = 10;
+    at[1] = 6;
+    part[0] = 2;
+    part[1] = 1;
+    put_box(d, H5T_NATIVE_FLOAT, 2, at, part, v + 20);
+    H5Dclose(d);
+    H5Pclose(dcpl);
+}
+
+/* contiguous storage never allocated, fill time never: zeros (h5py) */
+static void edges_never(hid_t f)
+{
+    hsize_t n = 4096;
+    int fill = 99;
+    for (int k = 0; k < 2; k++) {
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        CHECK(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
+        CHECK(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_LATE));
+        if (k)
+            CHECK(H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &fill));
+        hid_t d = make(f, k ? "var2_fill99" : "var2", H5T_STD_I32LE, 1, &n, dcpl);
+        H5Dclose(d);
+        H5Pclose(dcpl);
+    }
+}
+
+/* n-bit and scale-offset chunks: edges, unwritten chunks, fill values */
+static void edges_nbit_so(hid_t f)
+{
+    static int v[50 * 9];
+    hsize_t dims[2] = { 50, 9 }, ch[2] = { 8, 4 }, at[2] = { 3, 2 }, part[2] = { 20, 5 };
+    for (int i = 0; i < 50 * 9; i++)
+        v[i] = (i * 37) % 1500 - 700;
+    int fill = -5;
+    hid_t t = H5Tcopy(H5T_STD_I32BE);
+    CHECK(H5Tset_precision(t, 12));
+    for (int k = 0; k < 2; k++) {
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        CHECK(H5Pset_chunk(dcpl, 2, ch));
+        CHECK(H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &fill));
+        if (k)
+            CHECK(H5Pset_scaleoffset(dcpl, H5Z_SO_INT, H5Z_SO_INT_MINBITS_DEFAULT));
+        else
+            CHECK(H5Pset_nbit(dcpl));
+        hid_t d = make(f, k ? "so_int_sparse" : "nbit_sparse", k ? H5T_STD_I32LE : t, 2, dims, dcpl);
+        put_box(d, H5T_NATIVE_INT, 2, at, part, v);
+        H5Dclose(d);
+        H5Pclose(dcpl);
+    }
+    H5Tclose(t);
+}
+
+/* elements of 1.5 MiB (more than the 1 MiB slot threshold) in chunks of
+ * two, little- and big-endian, one chunk never written */
+static void edges_bigelem(hid_t f)
+{
+    hsize_t ad = 3u << 17, n = 5, ch = 2, at = 0, cnt = 2;
+    unsigned *v = malloc(2 * ad * sizeof *v);
+    if (!v)
+        exit(1);
+    for (hsize_t i = 0; i < 2 * ad; i++)
+        v[i] = (unsigned)(i * 2654435761u);
+    const hid_t base[2] = { H5T_STD_U32LE, H5T_STD_U32BE };
+    const char *names[2] = { "bigelem_le", "bigelem_be" };
+    for (int k = 0; k < 2; k++) {
+        hid_t ft = H5Tarray_create2(base[k], 1, &ad), mt = H5Tarray_create2(H5T_NATIVE_UINT, 1, &ad);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        CHECK(H5Pset_chunk(dcpl, 1, &ch));
+        CHECK(H5Pset_deflate(dcpl, 1));
+        hid_t d = make(f, names[k], ft, 1, &n, dcpl);
+        at = 0;
+        put_box(d, mt, 1, &at, &cnt, v);
+        at = 4;
+        cnt = 1;
+        put_box(d, mt, 1, &at, &cnt, v);
+        cnt = 2;
+        H5Dclose(d);
+        H5Pclose(dcpl);
+        H5Tclose(ft);
+        H5Tclose(mt);
+    }
+    free(v);
+}
+
+/* compounds whose padding holds the writer's garbage (written with the
+ * file type itself, so libhdf5 stores the bytes as given): h5py's values
+ * have zeros there; contiguous, and chunked with deflate */
+static void edges_padding(hid_t f)
+{
+    static unsigned char v[40][16];
+    hsize_t n = 40, ch = 16;
+    memset(v, 0xab, sizeof v);
+    for (int i = 0; i < 40; i++) {
+        double b = i * 1.5;
+        v[i][0] = (unsigned char)i;
+        memcpy(&v[i][8], &b, 8);
+    }
+    hid_t t = H5Tcreate(H5T_COMPOUND, 16);
+    CHECK(H5Tinsert(t, "a", 0, H5T_STD_I8LE));
+    CHECK(H5Tinsert(t, "b", 8, H5T_IEEE_F64LE));
+    put(f, "padded_contig", t, t, 1, &n, H5P_DEFAULT, v);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 1, &ch));
+    CHECK(H5Pset_deflate(dcpl, 6));
+    put(f, "padded_gzip", t, t, 1, &n, dcpl, v);
+    H5Pclose(dcpl);
+    H5Tclose(t);
+}
+
+static void edges(const char *dir)
+{
+    hid_t f = create(dir, "edges.h5", H5F_LIBVER_LATEST);
+    edges_partial(f);
+    edges_never(f);
+    edges_nbit_so(f);
+    edges_bigelem(f);
+    edges_padding(f);
+    H5Fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -373,5 +555,6 @@ int main(int argc, char **argv)
     sb1(argv[1]);
     values(argv[1]);
     bigelem(argv[1]);
+    edges(argv[1]);
     return 0;
 }

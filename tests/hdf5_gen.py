@@ -9,7 +9,10 @@ latest.h5   libver='latest': the four newer chunk indexes, dense link and
             (sources in vds_src.h5).
 userblock.h5 a 1 KiB user block before the superblock.
 big.h5      a 4 MiB shuffle+gzip dataset and a contiguous one (concurrency).
-lzf.h5      h5py's own LZF filter, which libhdf5 decodes only with a plugin.
+lzf.h5      h5py's own LZF filter, which libhdf5 decodes only with a plugin
+            (the reader decodes it itself).
+nofilter.h5 big-endian LZF: neither libhdf5 (no plugin) nor the reader.
+fidelity.h5 the chunk decoder's hard cases; fill.h5 every fill/alloc time.
 structs.h5  nested compounds, arrays of compounds, arrays of arrays, unpacked
             compounds, a scalar compound.
 plugins.h5  LZ4, BZip2 and Blosc through filter plugins (those installed).
@@ -173,6 +176,11 @@ with h5py.File(os.path.join(out, "lzf.h5"), "w") as f:
     f.create_dataset("lzf", data=np.arange(10000, dtype="<i4"), chunks=(1000,), compression="lzf")
     f["ok"] = np.arange(10, dtype="<i4")
 
+# a filter libhdf5 lacks on data the reader does not decode (big-endian LZF)
+with h5py.File(os.path.join(out, "nofilter.h5"), "w") as f:
+    f.create_dataset("lzf_be", data=np.arange(10000, dtype=">i4"), chunks=(1000,), compression="lzf")
+    f["ok"] = np.arange(10, dtype="<i4")
+
 # structured types in depth: nested compounds, arrays of compounds, arrays
 # of arrays (HDF5 array types built with the low-level API), unpacked ones
 inner = np.dtype([("x", ">i4"), ("y", "<f8", (2,))])
@@ -227,3 +235,102 @@ with h5py.File(os.path.join(out, "plugins.h5"), "w") as f:
 with h5py.File(os.path.join(out, "huge.h5"), "w") as f:
     f.create_dataset("huge", shape=(2**60 + 1,), dtype="<i8", chunks=(4096,))
     f["small"] = np.arange(5, dtype="<i2")
+
+
+# fidelity.h5: the chunk decoder's hard cases (tests/hdf5_fidelity.sh)
+def lowlevel_ds(f, name, dtype, shape, dcpl, maxshape=None, data=None, box=None):
+    space = h5py.h5s.create_simple(shape, maxshape)
+    tid = h5py.h5t.py_create(np.dtype(dtype))
+    ds = h5py.Dataset(h5py.h5d.create(f.id, name.encode(), tid, space, dcpl=dcpl))
+    if data is not None:
+        ds[box if box is not None else ()] = data
+    return ds
+
+
+def pipeline(chunks, *filters, fill=None, fill_time=None, alloc_time=None):
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    if chunks:
+        dcpl.set_chunk(chunks)
+    for name, arg in filters:
+        if name == "shuffle":
+            dcpl.set_shuffle()
+        elif name == "fletcher32":
+            dcpl.set_fletcher32()
+        elif name == "deflate":
+            dcpl.set_deflate(arg)
+        elif name == "lzf":
+            dcpl.set_filter(32000, h5py.h5z.FLAG_OPTIONAL)
+    if fill is not None:
+        dcpl.set_fill_value(np.array(fill))
+    if fill_time is not None:
+        dcpl.set_fill_time(fill_time)
+    if alloc_time is not None:
+        dcpl.set_alloc_time(alloc_time)
+    return dcpl
+
+
+with h5py.File(os.path.join(out, "fidelity.h5"), "w", libver="latest") as f:
+    # extensible-array index over an unlimited second dimension: libhdf5
+    # 1.10's H5Dget_chunk_info* give these chunks wrong coordinates
+    ea = f.create_dataset("ea_dim1", (4, 6), "<i4", chunks=(2, 3), maxshape=(10, None))
+    ea[:, 0:3] = np.arange(24, dtype="<i4").reshape(4, 6)[:, 0:3]
+    ea2 = f.create_dataset("ea_dim1_gzip", (9, 40), "<f8", chunks=(2, 3), maxshape=(9, None),
+                           compression="gzip", shuffle=True)
+    ea2[:, :] = rng.standard_normal((9, 40))
+    ea2[:, 10:20] = 0
+    ea3 = f.create_dataset("ea_dim1_sparse", (6, 30), "<i2", chunks=(4, 7), maxshape=(20, None),
+                           fillvalue=-3, compression="gzip")
+    ea3[4:6, 20:30] = 5
+    ea3[0:1, 0:2] = 9
+    # fletcher32 between shuffle and deflate, and first (the file's order)
+    x = (np.arange(40 * 20, dtype="<i4") * 7919 % 1000).reshape(40, 20)
+    lowlevel_ds(f, "shuffle_fletcher_deflate", "<i4", (40, 20),
+                pipeline((20, 10), ("shuffle", 0), ("fletcher32", 0), ("deflate", 9)), data=x)
+    lowlevel_ds(f, "fletcher_shuffle_deflate", "<u1", (3, 5),
+                pipeline((2, 3), ("fletcher32", 0), ("shuffle", 0), ("deflate", 1)),
+                data=np.arange(15, dtype="<u1").reshape(3, 5))
+    lowlevel_ds(f, "deflate_fletcher_edges", "<f4", (13, 11),
+                pipeline((5, 4), ("deflate", 4), ("fletcher32", 0)),
+                data=rng.standard_normal((13, 11)).astype("<f4"))
+    # LZF (h5py's filter, optional: incompressible chunks are stored raw)
+    y = (np.arange(30000, dtype="<i8") // 13).reshape(300, 100)
+    f.create_dataset("lzf", data=y, chunks=(64, 100), compression="lzf")
+    f.create_dataset("lzf_shuffle", data=y.astype("<f4"), chunks=(50, 30), compression="lzf",
+                     shuffle=True)
+    f.create_dataset("lzf_random", data=rng.integers(0, 2**63, (500,), dtype="<u8"), chunks=(128,),
+                     compression="lzf")
+    f.create_dataset("lzf_fletcher_unwritten", (1000,), "<i2", chunks=(100,), compression="lzf",
+                     shuffle=True, fletcher32=True, fillvalue=11)[200:450] = np.arange(250)
+
+# fill.h5: storage never allocated or chunks never written, for every fill
+# time, allocation time and fill value (defined or not); before each, a
+# dataset of the same size full of bytes (so leftover buffers would show)
+with h5py.File(os.path.join(out, "fill.h5"), "w") as f:
+    times = {"ifset": h5py.h5d.FILL_TIME_IFSET, "alloc": h5py.h5d.FILL_TIME_ALLOC,
+             "never": h5py.h5d.FILL_TIME_NEVER}
+    allocs = {"late": h5py.h5d.ALLOC_TIME_LATE, "early": h5py.h5d.ALLOC_TIME_EARLY,
+              "incr": h5py.h5d.ALLOC_TIME_INCR}
+    n = 0
+    for lay in ("contig", "chunked", "gzip"):
+        for tn, t in times.items():
+            for an, a in allocs.items():
+                if lay == "contig" and an == "incr":
+                    continue
+                for fill in (None, 7):
+                    for written in ("none", "part"):
+                        name = "%s_%s_%s_%s_%s" % (lay, tn, an, "fill7" if fill else "nofill", written)
+                        f["a%03d_bytes" % n] = np.full((50, 30), -1, dtype="<i4")
+                        chunks = None if lay == "contig" else (16, 8)
+                        flt = [("deflate", 4)] if lay == "gzip" else []
+                        dcpl = pipeline(chunks, *flt, fill=fill, fill_time=t, alloc_time=a)
+                        lowlevel_ds(f, "a%03d_%s" % (n, name), "<i4", (50, 30), dcpl,
+                                    data=np.arange(30, dtype="<i4").reshape(3, 10) if written == "part" else None,
+                                    box=np.s_[20:23, 5:15])
+                        n += 1
+
+# longname.h5: link names longer than a file name (255 bytes) beside a short one
+with h5py.File(os.path.join(out, "longname.h5"), "w") as f:
+    g = f.create_group("grp")
+    g["short"] = np.arange(3, dtype="<i4")
+    g["L" * 300] = np.arange(4, dtype="<i4")
+    g["S" * 400] = h5py.SoftLink("/grp/short")

@@ -5,32 +5,13 @@
 # bytes; shape, dtype and attribute xattrs; symlinks, hard links; reads at
 # odd offsets (tests/hdf5_verify.py); 8 concurrent readers.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/hdf5_lib.sh"
 need_fuse
-"$PY" -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
 
-G="$TMP/h5"
-check "h5py generator" "$PY" "$top_srcdir/tests/hdf5_gen.py" "$G"
-check "C API generator" "$top_builddir/tests/hdf5_gen" "$G"
+h5_generate
 
-# verify FILE: run hdf5_verify.py on a fresh mount of FILE
-verify() {
-    mnt="$TMP/mnt-$(basename "$1" .h5)"
-    if ! mount_container "$1" "$mnt"; then fail "mount $1"; return; fi
-    "$PY" "$top_srcdir/tests/hdf5_verify.py" "$1" "$mnt" "$HPCDUMP" > "$TMP/verify.log" 2>&1
-    rc=$?
-    n=0
-    while IFS= read -r line; do
-        case $line in
-            ok:*) pass "$(basename "$1"): ${line#ok: }"; n=$((n + 1)) ;;
-            FAIL:*) fail "$(basename "$1"): ${line#FAIL: }" ;;
-            *) echo "$line" ;;
-        esac
-    done < "$TMP/verify.log"
-    [ "$rc" -eq 0 ] && [ "$n" -gt 0 ] || fail "$(basename "$1"): verifier exit $rc after $n checks"
-    unmount_container "$mnt"
-}
 for f in basic latest userblock capi sb1 big; do
-    verify "$G/$f.h5"
+    h5_verify "$G/$f.h5"
 done
 
 # hpcdump and the mount show the same tree and the same .info
