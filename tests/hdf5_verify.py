@@ -39,7 +39,10 @@ def expected_bytes(ds):
         a = np.empty(ds.shape, dtype="V%d" % t.get_size())
         ds.id.read(h5py.h5s.ALL, h5py.h5s.ALL, a, mtype=t)
         return a.tobytes()
-    a = np.asarray(ds[()])
+    v = ds[()]
+    # a scalar fixed-length string comes back as bytes, which asarray
+    # would cut to its length: keep the dataset's dtype
+    a = np.asarray(v, dtype=ds.dtype if isinstance(v, bytes) else None)
     le = a.dtype.newbyteorder("<")
     exp = np.zeros(a.shape, dtype=le)
     exp[...] = a
@@ -53,6 +56,27 @@ def le_dtype(ds):
     if ds.dtype.kind == "O" or ds.dtype.hasobject:
         return "O"
     return ds.dtype.newbyteorder("<")
+
+
+def xattr_checks(ds, path, full):
+    """(ok, description) of user.shape and user.dtype of dataset ds (HDF5
+    path path), whose file in the mount is full."""
+    out = []
+    shape = "0" if ds.shape is None else ",".join(str(n) for n in ds.shape)
+    xs = os.getxattr(full, "user.shape").decode()
+    out.append((xs == shape, "%s: user.shape %r (got %r)" % (path, shape, xs)))
+    xd = os.getxattr(full, "user.dtype").decode()
+    want = le_dtype(ds)
+    try:
+        parsed = ast.literal_eval(xd)
+    except (ValueError, SyntaxError):
+        parsed = xd
+    try:
+        same = (xd == want) if isinstance(want, str) else np.dtype(parsed) == want
+    except TypeError:
+        same = False
+    out.append((same, "%s: user.dtype %s (got %s)" % (path, want, xd)))
+    return out
 
 
 def sha(b):
@@ -164,20 +188,8 @@ def main():
             r = subprocess.run([hpcdump, "cat", h5file, path], capture_output=True)
             check(r.returncode == 0 and sha(r.stdout) == sha(exp),
                   "%s: sha256 through hpcdump (rc %d)" % (path, r.returncode))
-            shape = "0" if ds.shape is None else ",".join(str(n) for n in ds.shape)
-            xs = os.getxattr(full, "user.shape").decode()
-            check(xs == shape, "%s: user.shape %r (got %r)" % (path, shape, xs))
-            xd = os.getxattr(full, "user.dtype").decode()
-            want = le_dtype(ds)
-            try:
-                parsed = ast.literal_eval(xd)
-            except (ValueError, SyntaxError):
-                parsed = xd
-            try:
-                same = (xd == want) if isinstance(want, str) else np.dtype(parsed) == want
-            except TypeError:
-                same = False
-            check(same, "%s: user.dtype %s (got %s)" % (path, want, xd))
+            for ok, desc in xattr_checks(ds, path, full):
+                check(ok, desc)
             for name, v in ds.attrs.items():
                 key = "user.attr." + name
                 if len(key) > 255:
