@@ -20,7 +20,9 @@
  *             arrays) in compact, contiguous and chunked layouts;
  *   shapes    ranks 1..4, chunks not dividing the extent, chunks larger than
  *             the extent, one-element chunks, a chunk over the reader's
- *             decode limit, elements over 1 MiB.
+ *             decode limit, elements over 1 MiB;
+ *   userblock the fixed-array/v1 B-tree datasets of "index" after a user
+ *             block of 1 KiB, v1 B-tree nodes of K=2 (several levels).
  *
  * Data are pseudo-random bytes written with the file type itself (no
  * conversion on write); the expected bytes are what libhdf5 reads back
@@ -76,7 +78,10 @@ static void gen(hid_t t, unsigned char *p, size_t n)
         for (size_t i = 0; i < n; i++)
             CHECK(H5Tget_member_value(t, (unsigned)(rnd() % (uint64_t)nm), p + i * sz));
     } else if (c == H5T_COMPOUND) {
+        /* padding bytes as C programs leave them: anything */
         int nm = H5Tget_nmembers(t);
+        for (size_t i = 0; i < n * sz; i++)
+            p[i] = (unsigned char)rnd();
         for (size_t i = 0; i < n; i++)
             for (int m = 0; m < nm; m++) {
                 hid_t mt = H5Tget_member_type(t, (unsigned)m);
@@ -448,6 +453,11 @@ static size_t types_list(named_type *o)
     CHECK(H5Tinsert(c, "b", 8, H5T_IEEE_F64BE));
     CHECK(H5Tinsert(c, "c", 16, H5T_STD_I16BE));
     T("cmp_padded_be", c);
+    c = H5Tcreate(H5T_COMPOUND, 16);
+    CHECK(H5Tinsert(c, "a", 0, H5T_STD_I8LE));
+    CHECK(H5Tinsert(c, "b", 4, H5T_IEEE_F32LE));
+    CHECK(H5Tinsert(c, "c", 12, H5T_STD_U16LE));
+    T("cmp_padded_le", c);
     c = H5Tcreate(H5T_COMPOUND, 3);
     CHECK(H5Tinsert(c, "r", 0, H5T_STD_U8LE));
     CHECK(H5Tinsert(c, "g", 1, H5T_STD_U8LE));
@@ -598,18 +608,30 @@ static void file_bigelem(hid_t f)
     H5Tclose(be);
 }
 
+/* chunk addresses count from the superblock: after a user block of 1 KiB,
+ * with small v1 B-tree nodes (many levels) */
+static void file_userblock(hid_t f)
+{
+    index_kind(f, "fixed", H5T_STD_I32LE);
+}
+
 static void write_file(const char *dir, const char *name, int latest, void (*fn)(hid_t))
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s_%s.h5", dir, name, latest ? "latest" : "early");
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = H5Pcreate(H5P_FILE_CREATE);
     CHECK(H5Pset_libver_bounds(fapl, latest ? H5F_LIBVER_LATEST : H5F_LIBVER_EARLIEST,
                                H5F_LIBVER_LATEST));
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fn == file_userblock) {
+        CHECK(H5Pset_userblock(fcpl, 1024));
+        CHECK(H5Pset_istore_k(fcpl, 2));
+    }
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
     CHECK(f);
     fn(f);
     CHECK(H5Fclose(f));
     H5Pclose(fapl);
+    H5Pclose(fcpl);
 }
 
 int main(int argc, char **argv)
@@ -621,6 +643,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*fn)(hid_t); } files[] = {
         { "index", file_index }, { "fill", file_fill }, { "extent", file_extent },
         { "types", file_types }, { "shapes", file_shapes }, { "bigelem", file_bigelem },
+        { "userblock", file_userblock },
     };
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     for (size_t i = 0; i < NELEMS(files); i++) {
