@@ -423,6 +423,21 @@ static hid_t half_type(void)
     return t;
 }
 
+/* A compound of size bytes with three members named by the letters of
+ * names, at offsets o1..o3 of types t1..t3. */
+static hid_t cmp3(size_t size, const char *names, size_t o1, hid_t t1, size_t o2, hid_t t2,
+                  size_t o3, hid_t t3)
+{
+    hid_t c = H5Tcreate(H5T_COMPOUND, size);
+    const size_t off[3] = { o1, o2, o3 };
+    const hid_t t[3] = { t1, t2, t3 };
+    for (int i = 0; i < 3; i++) {
+        char nm[2] = { names[i], 0 };
+        CHECK(H5Tinsert(c, nm, off[i], t[i]));
+    }
+    return c;
+}
+
 static size_t types_list(named_type *o)
 {
     size_t n = 0;
@@ -457,30 +472,14 @@ static size_t types_list(named_type *o)
     T("str5_nullpad", str_type(5, H5T_STR_NULLPAD));
     T("str6_nullterm", str_type(6, H5T_STR_NULLTERM));
     T("str7_spacepad", str_type(7, H5T_STR_SPACEPAD));
-    hid_t c = H5Tcreate(H5T_COMPOUND, 7);
-    CHECK(H5Tinsert(c, "a", 0, H5T_STD_I16LE));
-    CHECK(H5Tinsert(c, "b", 2, H5T_IEEE_F32LE));
-    CHECK(H5Tinsert(c, "c", 6, H5T_STD_U8LE));
-    T("cmp_packed_le", c);
-    c = H5Tcreate(H5T_COMPOUND, 24);
-    CHECK(H5Tinsert(c, "a", 0, H5T_STD_I8LE));
-    CHECK(H5Tinsert(c, "b", 8, H5T_IEEE_F64BE));
-    CHECK(H5Tinsert(c, "c", 16, H5T_STD_I16BE));
-    T("cmp_padded_be", c);
-    c = H5Tcreate(H5T_COMPOUND, 16);
-    CHECK(H5Tinsert(c, "a", 0, H5T_STD_I8LE));
-    CHECK(H5Tinsert(c, "b", 4, H5T_IEEE_F32LE));
-    CHECK(H5Tinsert(c, "c", 12, H5T_STD_U16LE));
-    T("cmp_padded_le", c);
-    c = H5Tcreate(H5T_COMPOUND, 3);
-    CHECK(H5Tinsert(c, "r", 0, H5T_STD_U8LE));
-    CHECK(H5Tinsert(c, "g", 1, H5T_STD_U8LE));
-    CHECK(H5Tinsert(c, "b", 2, H5T_STD_U8LE));
-    T("cmp_rgb", c);
+    T("cmp_packed_le", cmp3(7, "abc", 0, H5T_STD_I16LE, 2, H5T_IEEE_F32LE, 6, H5T_STD_U8LE));
+    T("cmp_padded_be", cmp3(24, "abc", 0, H5T_STD_I8LE, 8, H5T_IEEE_F64BE, 16, H5T_STD_I16BE));
+    T("cmp_padded_le", cmp3(16, "abc", 0, H5T_STD_I8LE, 4, H5T_IEEE_F32LE, 12, H5T_STD_U16LE));
+    T("cmp_rgb", cmp3(3, "rgb", 0, H5T_STD_U8LE, 1, H5T_STD_U8LE, 2, H5T_STD_U8LE));
     hsize_t ad[2] = { 2, 3 }, ad1 = 4;
     T("arr_i32le_2x3", H5Tarray_create2(H5T_STD_I32LE, 2, ad));
     T("arr_f64be_4", H5Tarray_create2(H5T_IEEE_F64BE, 1, &ad1));
-    c = H5Tcreate(H5T_COMPOUND, 4 + 8 * 4);
+    hid_t c = H5Tcreate(H5T_COMPOUND, 4 + 8 * 4);
     CHECK(H5Tinsert(c, "n", 0, H5T_STD_U32LE));
     hid_t at = H5Tarray_create2(H5T_IEEE_F64LE, 1, &ad1);
     CHECK(H5Tinsert(c, "v", 4, at));
@@ -567,10 +566,7 @@ static void file_shapes(hid_t f)
     const char *specs[] = { "", "s,d6", "f,s,d1", "e,s,f" };
     hid_t types[] = { H5T_STD_I32LE, H5T_STD_I16BE };
     hsize_t unl[MAXR] = { H5S_UNLIMITED, H5S_UNLIMITED, H5S_UNLIMITED, H5S_UNLIMITED };
-    hid_t rgb = H5Tcreate(H5T_COMPOUND, 3);
-    CHECK(H5Tinsert(rgb, "r", 0, H5T_STD_U8LE));
-    CHECK(H5Tinsert(rgb, "g", 1, H5T_STD_U8LE));
-    CHECK(H5Tinsert(rgb, "b", 2, H5T_STD_U8LE));
+    hid_t rgb = cmp3(3, "rgb", 0, H5T_STD_U8LE, 1, H5T_STD_U8LE, 2, H5T_STD_U8LE);
     hid_t g = group(f, "shapes");
     for (size_t i = 0; i < NELEMS(shapes); i++) {
         const shape_case *c = &shapes[i];
