@@ -21,12 +21,15 @@ check "generator" sh -c '"$0" "$@" > "'"$TMP"'/gen.log"' "$top_builddir/tests/hd
 echo "combinations libhdf5 refuses (not written):" \
     $(sed -n 's/^skip: \([^:]*\):.*/\1/p' "$TMP/gen.log" | sort -u)
 
-# diff B: compare the mounted file $G/B.h5 (hpcdump extract, then
-# hdf5_diff.py), output in $TMP/diff-B.log
+# diff B: compare the file mounted at $TMP/mnt-B (hpcdump extract, then
+# hdf5_diff.py), output in $TMP/diff-B.log; the file is $G/B.h5, or
+# $G/index_latest.h5 for the mount with small caches
 diff_one() {
+    f="$G/$1.h5"
+    [ "$1" = small ] && f="$G/index_latest.h5"
     rm -rf "$TMP/x-$1"
-    "$HPCDUMP" extract "$G/$1.h5" "$TMP/x-$1" > "$TMP/extract-$1.log" 2>&1
-    "$PY" "$top_srcdir/tests/hdf5_diff.py" "$G/$1.h5" "$TMP/mnt-$1" "$HPCDUMP" "$TMP/x-$1" \
+    "$HPCDUMP" extract "$f" "$TMP/x-$1" > "$TMP/extract-$1.log" 2>&1
+    "$PY" "$top_srcdir/tests/hdf5_diff.py" "$f" "$TMP/mnt-$1" "$HPCDUMP" "$TMP/x-$1" \
         > "$TMP/diff-$1.log" 2>&1
     echo "exit $?" >> "$TMP/diff-$1.log"
     rm -rf "$TMP/x-$1"
@@ -41,6 +44,15 @@ for f in "$G"/*.h5; do
     if [ $((i % 2)) -eq 0 ]; then lane0="$lane0 $b"; else lane1="$lane1 $b"; fi
     i=$((i + 1))
 done
+# the index datasets again with two handles and 1 MiB caches: handles
+# closed and reopened between reads, decoded chunks evicted while in use
+if [ -f "$G/index_latest.h5" ]; then
+    if mount_container "$G/index_latest.h5" "$TMP/mnt-small" -o h5handles=2,h5cache=1M,cache_size=1M; then
+        lane1="$lane1 small"
+    else
+        fail "mount index_latest.h5 with small caches"
+    fi
+fi
 (for b in $lane0; do diff_one "$b"; done) &
 (for b in $lane1; do diff_one "$b"; done) &
 wait
