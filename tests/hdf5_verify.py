@@ -5,8 +5,8 @@ what h5py reads.  One line per check: "ok: ..." or "FAIL: ...".
 
   hdf5_verify.py --expect H5FILE PATH   print the sha256 h5py expects for PATH
 
-Expected bytes: ds[()] as little-endian C order (compound padding zero where
-the byte order changes, as read otherwise);
+Expected bytes: ds[()] as little-endian C order (compound padding: the
+file's where libhdf5 reads elements unconverted, zero where it converts);
 variable-length strings as lines.  Expected xattrs: user.shape, user.dtype
 (parsed by NumPy) and user.attr.<name> for every attribute.
 """
@@ -45,12 +45,25 @@ def expected_bytes(ds):
     # would cut to its length: keep the dataset's dtype
     a = np.asarray(v, dtype=ds.dtype if isinstance(v, bytes) else None)
     le = a.dtype.newbyteorder("<")
-    if a.dtype == le:
-        # read without conversion: compound padding as in the file
-        return np.ascontiguousarray(a).tobytes()
+    if a.dtype.names is not None and a.dtype == le and a.size:
+        return padded_bytes(ds, a.dtype)
     exp = np.zeros(a.shape, dtype=le)
     exp[...] = a
     return exp.tobytes()
+
+
+def padded_bytes(ds, dt):
+    """Elements of a little-endian compound as H5Dread gives them, padding
+    included: where libhdf5 copies elements unconverted, the file's bytes;
+    where it converts member by member, it leaves padding alone (what was
+    in the buffer): zero."""
+    reads = []
+    for pre in (0x00, 0xFF):
+        b = np.empty(ds.shape, dtype=dt)
+        b.reshape(-1).view(np.uint8)[...] = pre
+        ds.read_direct(b)
+        reads.append(np.frombuffer(b.tobytes(), dtype=np.uint8))
+    return np.where(reads[0] == reads[1], reads[0], 0).astype(np.uint8).tobytes()
 
 
 def le_dtype(ds):
