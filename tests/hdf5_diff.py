@@ -27,7 +27,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hdf5_verify import expected_bytes, walk, xattr_checks  # noqa: E402
+from hdf5_verify import expected_bytes, prefilled_reads, walk, xattr_checks  # noqa: E402
 
 SIZES = [1, 3, 7, 13, 4096 + 5, 65536 + 3, 200001]
 # hpcdump cat takes a while to start: at most MAX_CATS per file (only
@@ -46,12 +46,7 @@ def undefined_mask(ds, exp):
     if not (never or undef) or ds.shape is None or ds.dtype.kind not in "iufb" or not exp:
         return exp, None, None
     le = ds.dtype.newbyteorder("<")
-    reads = []
-    for pre in (0x00, 0xFF):
-        a = np.empty(ds.shape, dtype=le)
-        a.view(np.uint8)[...] = pre
-        ds.id.read(h5py.h5s.ALL, h5py.h5s.ALL, a)
-        reads.append(np.frombuffer(a.tobytes(), dtype=np.uint8))
+    reads = prefilled_reads(ds, le)
     mask = reads[0] != reads[1]
     fill = np.zeros(1, dtype=le)
     if not undef:

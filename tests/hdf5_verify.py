@@ -57,13 +57,20 @@ def padded_bytes(ds, dt):
     included: where libhdf5 copies elements unconverted, the file's bytes;
     where it converts member by member, it leaves padding alone (what was
     in the buffer): zero."""
+    r0, r1 = prefilled_reads(ds, dt)
+    return np.where(r0 == r1, r0, 0).astype(np.uint8).tobytes()
+
+
+def prefilled_reads(ds, dt):
+    """The bytes of ds read (H5Dread) as dt into a buffer of 00s and into
+    one of ffs: where they differ, libhdf5 wrote nothing."""
     reads = []
     for pre in (0x00, 0xFF):
         b = np.empty(ds.shape, dtype=dt)
         b.reshape(-1).view(np.uint8)[...] = pre
         ds.read_direct(b)
         reads.append(np.frombuffer(b.tobytes(), dtype=np.uint8))
-    return np.where(reads[0] == reads[1], reads[0], 0).astype(np.uint8).tobytes()
+    return reads
 
 
 def le_dtype(ds):
