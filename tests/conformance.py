@@ -149,6 +149,21 @@ class Mount:
             time.sleep(0.1)
 
 
+def mount_unless_refused(path, tmp, res, lib, refused):
+    """The library refused the file: hpcmount and hpcdump must refuse it
+    too (None).  Else mount it: the Mount, or None (a failed check)."""
+    if refused:
+        one_line_refusal([HPCMOUNT, path, os.path.join(tmp, "mnt")], res, "hpcmount")
+        one_line_refusal([HPCDUMP, "info", path], res, "hpcdump info")
+        return None
+    m = Mount(path, tmp)
+    r = m.mount()
+    if r.returncode != 0:
+        res.check(False, "%s reads it, hpcmount refused: %s" % (lib, r.stderr.decode(errors="replace").strip()[:300]))
+        return None
+    return m
+
+
 def extract(src, tmp, res, may_fail=False):
     """hpcdump extract src into tmp/x; the directory or None.  may_fail:
     the library itself fails on some object, so may hpcdump (the files
@@ -222,14 +237,11 @@ def run_hdf5(path, tmp, res):
     os.chdir(os.path.dirname(path))
     try:
         h5py.File(path, "r").close()
+        refused = False
     except Exception:                           # noqa: BLE001 - h5py refuses the file
-        one_line_refusal([HPCMOUNT, path, os.path.join(tmp, "mnt")], res, "hpcmount")
-        one_line_refusal([HPCDUMP, "info", path], res, "hpcdump info")
-        return
-    m = Mount(path, tmp)
-    r = m.mount()
-    if r.returncode != 0:
-        res.check(False, "h5py opens it, hpcmount refused: %s" % r.stderr.decode(errors="replace").strip()[:300])
+        refused = True
+    m = mount_unless_refused(path, tmp, res, "h5py", refused)
+    if m is None:
         return
     try:
         xdir = extract(path, tmp, res, may_fail=True)
@@ -282,13 +294,9 @@ def run_gsd(path, tmp, res):
     try:
         f = gsd.fl.open(name=path, mode="rb")
     except Exception:                           # noqa: BLE001 - gsd refuses the file
-        one_line_refusal([HPCMOUNT, path, os.path.join(tmp, "mnt")], res, "hpcmount")
-        one_line_refusal([HPCDUMP, "info", path], res, "hpcdump info")
-        return
-    m = Mount(path, tmp)
-    r = m.mount()
-    if r.returncode != 0:
-        res.check(False, "gsd.fl opens it, hpcmount refused: %s" % r.stderr.decode(errors="replace").strip()[:300])
+        f = None
+    m = mount_unless_refused(path, tmp, res, "gsd.fl", f is None)
+    if m is None:
         return
     try:
         xdir = extract(path, tmp, res)
@@ -387,14 +395,8 @@ def hdf4_oracle(path):
 
 def run_hdf4(path, tmp, res):
     refused, sdss = hdf4_oracle(path)
-    if refused:
-        one_line_refusal([HPCMOUNT, path, os.path.join(tmp, "mnt")], res, "hpcmount")
-        one_line_refusal([HPCDUMP, "info", path], res, "hpcdump info")
-        return
-    m = Mount(path, tmp)
-    r = m.mount()
-    if r.returncode != 0:
-        res.check(False, "libhdf4 opens it, hpcmount refused: %s" % r.stderr.decode(errors="replace").strip()[:300])
+    m = mount_unless_refused(path, tmp, res, "libhdf4", refused)
+    if m is None:
         return
     try:
         xdir = extract(path, tmp, res, any(s["status"] == "fail" for s in sdss))
@@ -459,10 +461,8 @@ def run_sion(path, tmp, res):
         return
     tasks = sion_expected(log)
     res.check(len(tasks) > 0, "%s: no Task lines" % os.path.basename(log))
-    m = Mount(path, tmp)
-    r = m.mount()
-    if r.returncode != 0:
-        res.check(False, "SIONlib read it, hpcmount refused: %s" % r.stderr.decode(errors="replace").strip()[:300])
+    m = mount_unless_refused(path, tmp, res, "SIONlib", False)
+    if m is None:
         return
     try:
         xdir = extract(path, tmp, res)
