@@ -316,7 +316,7 @@ def nbytes(ds):
     """The dataset's size in bytes (Python integers: h5py's size can
     overflow for exabyte-sized dataspaces)."""
     n = ds.dtype.itemsize
-    for d in ds.shape:
+    for d in ds.shape or ():
         n *= int(d)
     return n
 
