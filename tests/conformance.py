@@ -535,7 +535,9 @@ def child(fmt, path):
     os.environ["UBSAN_OPTIONS"] = "%s:log_path=%s/sanitizer:print_stacktrace=1" % (
         os.environ.get("UBSAN_OPTIONS", "").rstrip(":"), tmp)
     try:
-        RUNNERS[fmt](os.path.abspath(path), tmp, res)
+        # the real path: external raw data, virtual dataset sources and a
+        # SION file's recorded output lie beside the real file
+        RUNNERS[fmt](os.path.realpath(path), tmp, res)
     except Exception as e:                      # noqa: BLE001 - any error fails the file
         res.check(False, "%s: %s" % (type(e).__name__, e))
     finally:
