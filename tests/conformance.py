@@ -248,6 +248,20 @@ def tree_files(mnt, sub=""):
 # ---------------------------------------------------------------- HDF5
 
 
+EXTRACT_MAX = 1 << 30
+
+
+def hdf5_bytes(path):
+    """The bytes of all datasets of an HDF5 file, as `hpcdump info` lists them."""
+    r = subprocess.run([HPCDUMP] + MOUNT_OPTS + ["info", path], capture_output=True, timeout=FILE_TIMEOUT)
+    total = 0
+    for ln in r.stdout.decode(errors="replace").splitlines():
+        f = ln.split("\t")
+        if len(f) >= 7 and f[0].startswith("/") and f[6].isdigit():
+            total += int(f[6])
+    return total
+
+
 def run_hdf5(path, tmp, res):
     import h5py
     sys.path.insert(0, HERE)
@@ -270,7 +284,9 @@ def run_hdf5(path, tmp, res):
     if m is None:
         return
     try:
-        xdir = extract(path, tmp, res, may_fail=True)
+        # hpcdump extract writes every dataset to disk: not files of GiBs
+        # (then one hpcdump cat per dataset up to 256 MiB)
+        xdir = extract(path, tmp, res, may_fail=True) if hdf5_bytes(path) <= EXTRACT_MAX else None
         lines = hdf5_verify.verify(path, m.mnt, HPCDUMP, 3, res.notserved, extracted=xdir, attrs=False)
     finally:
         m.umount()
