@@ -265,6 +265,7 @@ def hdf5_bytes(path):
 def run_hdf5(path, tmp, res):
     import h5py
     sys.path.insert(0, HERE)
+    sys.dont_write_bytecode = True              # no __pycache__ in the source tree
     import hdf5_verify
     os.chdir(os.path.dirname(path))
     try:
