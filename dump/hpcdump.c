@@ -456,6 +456,8 @@ static int extract_node(hpc_mount *c, const hpc_stat *st, const char *p)
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
             rc = HPC_E_IO;
         }
+        if (rc != HPC_OK)       /* never leave a file holding part of the bytes */
+            unlink(p);
     }
     if (rc == HPC_OK)
         rc = copy_xattrs(c, st, p);
@@ -465,7 +467,9 @@ static int extract_node(hpc_mount *c, const hpc_stat *st, const char *p)
 }
 
 /* Recreate the tree below dir at host path dest: directories, files,
- * symlinks, their user.* attributes and modification times. */
+ * symlinks, their user.* attributes and modification times.  A node that
+ * fails (e.g. EIO of a damaged dataset) is reported and left out, the
+ * others are still extracted; the first error is returned. */
 static int extract_tree(hpc_mount *c, const hpc_stat *dir, const char *dest)
 {
     if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
@@ -473,11 +477,14 @@ static int extract_tree(hpc_mount *c, const hpc_stat *dir, const char *dest)
         return HPC_E_IO;
     }
     GArray *a = NULL;
+    int first = HPC_OK;
     int rc = list_entries(c, dir, dest, &a);
     for (guint i = 0; rc == HPC_OK && i < a->len; i++) {
         entry *e = &g_array_index(a, entry, i);
         char *p = g_build_filename(dest, e->name, NULL);
-        rc = extract_node(c, &e->st, p);
+        int r = extract_node(c, &e->st, p);
+        if (r != HPC_OK && first == HPC_OK)
+            first = r;
         g_free(p);
     }
     if (a)
@@ -486,7 +493,7 @@ static int extract_tree(hpc_mount *c, const hpc_stat *dir, const char *dest)
         rc = copy_xattrs(c, dir, dest);
     if (rc == HPC_OK)       /* last: filling the directory changed its time */
         rc = copy_mtime(dir, dest);
-    return rc;
+    return rc == HPC_OK ? first : rc;
 }
 
 /* ---- command line ------------------------------------------------------- */

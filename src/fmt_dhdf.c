@@ -783,10 +783,12 @@ static void array_xattrs(hpc_tree *tree, hpc_ino ino, unsigned rank, const uint6
     g_free(shape);
 }
 
-/* Sizes of an SDS: checked rank, dims, type; total bytes. */
+/* Sizes of an SDS: checked rank, dims, type; total bytes.  empty_ok: a
+ * dimension may have size 0 (an unlimited dimension with no record yet;
+ * SDgetinfo gives 0 and the SDS holds no element: an empty file). */
 static int sds_shape(const char *path, const char *name, int32 rank, const int32 *d32, int32 nt,
-                     unsigned *rank_out, uint64_t *dims, uint32_t *esize, uint64_t *nbytes,
-                     GError **err)
+                     int empty_ok, unsigned *rank_out, uint64_t *dims, uint32_t *esize,
+                     uint64_t *nbytes, GError **err)
 {
     const char *dt;
     *esize = nt_info(nt, &dt);
@@ -797,7 +799,7 @@ static int sds_shape(const char *path, const char *name, int32 rank, const int32
         return hpc_fail(err, HPC_E_CORRUPT, path, name, 0, "rank %d (1 to 32)", (int)rank);
     uint64_t n = *esize;
     for (int32 i = 0; i < rank; i++) {
-        if (d32[i] < 1)
+        if (d32[i] < 1 && !(d32[i] == 0 && empty_ok))
             return hpc_fail(err, HPC_E_CORRUPT, path, name, 0,
                             "dimension %d has size %d", (int)i, (int)d32[i]);
         dims[i] = (uint64_t)d32[i];
@@ -1211,15 +1213,15 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
         }
         dhdf_array *a = &d->arrays[d->narrays];
         GError *e = NULL;
-        rc = sds_shape(c->path, s->name, s->rank, s->dims, s->nt, &a->rank, a->dims,
-                       &a->esize, &a->nbytes, &e);
+        rc = sds_shape(c->path, s->name, s->rank, s->dims, s->nt, ct == NULL, &a->rank,
+                       a->dims, &a->esize, &a->nbytes, &e);
         if (rc != HPC_OK) {
             if (ct) {
                 g_propagate_error(err, e);
                 break;
             }
-            /* a plain SDS we cannot serve (type, or an empty unlimited
-             * dimension): skip it, say so */
+            /* a plain SDS we cannot serve (its type, a negative size):
+             * skip it, say so */
             g_ptr_array_add(d->warnings, g_strdup_printf("SDS '%s' not shown: %s", s->name,
                                                          e->message));
             g_clear_error(&e);

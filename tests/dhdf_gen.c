@@ -455,6 +455,10 @@ static void write_unwritten(const char *dir)
     SDendaccess(id);
     id = SDcreate(sd, "doubles", DFNT_FLOAT64, 1, d1);
     SDendaccess(id);
+    /* an unlimited dimension without a record: SDgetinfo says 0 x 3 */
+    int32 du[2] = { SD_UNLIMITED, 3 };
+    id = SDcreate(sd, "norecords", DFNT_INT16, 2, du);
+    SDendaccess(id);
     SDend(sd);
 
     sd = SDstart(path, DFACC_READ);
@@ -470,9 +474,9 @@ static void write_unwritten(const char *dir)
         size_t n = 1;
         for (int32 d = 0; d < rank; d++)
             n *= (size_t)dims[d];
-        unsigned char *buf = malloc(n * (size_t)es);
+        unsigned char *buf = malloc(n ? n * (size_t)es : 1);
         memset(buf, 0xa5, n * (size_t)es);
-        if (SDreaddata(id, start, NULL, dims, buf) == FAIL)
+        if (n > 0 && SDreaddata(id, start, NULL, dims, buf) == FAIL)
             die("SDreaddata unwritten");
         for (size_t k = 0; k < n; k++)
             to_le(buf + k * (size_t)es, es);

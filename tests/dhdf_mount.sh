@@ -124,6 +124,18 @@ check "mount a plain HDF4 file" mount_container "$S/main.hdf" "$MPL"
 expect_eq "its SDS is served byte-exact" "$(sha "$S/counts.expect")" "$(sha "$MPL/counts")"
 check ".info says it is a plain HDF4 file" grep -q '^role: plain HDF4 file' "$MPL/.info"
 
+# an unlimited dimension without records (netCDF-style files): an empty
+# array whose user.shape keeps the 0, as SDgetinfo gives it
+S="$TMP/unw"
+"$GEN" "$S" unwritten
+MU="$TMP/m_unw"
+check "mount a plain file of unwritten SDSs" mount_container "$S/main.hdf" "$MU"
+expect_eq "no records: an empty file" 0 "$(stat -c %s "$MU/norecords")"
+expect_eq "no records: user.shape 0,3" "0,3" \
+    "$($PY -c "import os; print(os.getxattr('$MU/norecords','user.shape').decode())")"
+check "no records: .info has no warning" sh -c "! grep -q '^warning:' '$MU/.info'"
+expect_eq "unwritten SDS: libhdf4's fill value" "$(sha "$S/part.expect")" "$(sha "$MU/part")"
+
 # an associated file mounted alone: its pieces as plain arrays
 MA="$TMP/m_ahf"
 check "mount an associated file alone" mount_container "$FIX/ahf1.hdf" "$MA"

@@ -89,6 +89,16 @@ for d in types/le_f4 types/le_f8 types/be_i4 layout/gzip_shuffle; do
 done
 check "damaged file: still mounted" is_mounted "$M"
 unmount_container "$M"
+# hpcdump extract goes past the damaged objects: the rest extracted (le_u4
+# and u1 come after them), exit 1, no damaged dataset written in part
+rc=0; "$HPCDUMP" extract "$TMP/header.h5" "$TMP/x-damaged" 2>"$TMP/x.err" || rc=$?
+expect_eq "damaged file: hpcdump extract exits 1" 1 "$rc"
+for d in types/be_i4 types/le_u4 types/u1 layout/gzip_shuffle; do
+    expect_eq "damaged file: hpcdump extract still extracts $d" \
+        "$("$PY" "$top_srcdir/tests/hdf5_verify.py" --expect "$G/basic.h5" "$d")" "$(sha "$TMP/x-damaged/$d")"
+done
+check "damaged file: no damaged dataset extracted in part" sh -c \
+    "for d in le_i4 le_u2 le_i2; do [ ! -s '$TMP/x-damaged/types/'\$d ] || exit 1; done"
 M="$TMP/mnt-salvage"
 check "damaged objects: -o salvage is accepted" mount_container "$TMP/header.h5" "$M" -o salvage
 check "salvage: the same listing" sh -c "ls '$M/types' | grep -qx le_i4"

@@ -11,6 +11,7 @@ variable-length strings as lines.  Expected xattrs: user.shape, user.dtype
 (parsed by NumPy) and user.attr.<name> for every attribute.
 """
 import ast
+import errno
 import hashlib
 import os
 import posixpath
@@ -35,6 +36,13 @@ def expected_bytes(ds):
         return out
     if ds.dtype.kind == "O" or ds.dtype.hasobject:
         return b""                            # vlen sequences, references: not served
+    if t.get_class() == h5py.h5t.BITFIELD:
+        # h5py has no conversion for bitfields: libhdf5 reads them with the
+        # file's type, in the file's byte order
+        order = ">" if t.get_order() == h5py.h5t.ORDER_BE else "<"
+        a = np.empty(ds.shape, dtype="%su%d" % (order, t.get_size()))
+        ds.id.read(h5py.h5s.ALL, h5py.h5s.ALL, a, mtype=t)
+        return a.astype(a.dtype.newbyteorder("<")).tobytes()
     if t.get_class() == h5py.h5t.OPAQUE:
         # h5py's own opaque type has another tag: read with the file's type
         a = np.empty(ds.shape, dtype="V%d" % t.get_size())
@@ -107,22 +115,62 @@ def sha(b):
     return hashlib.sha256(b).hexdigest()
 
 
-def walk(f):
-    """(path, object, link kind, link value) for every link, breadth first."""
+def not_served(ds):
+    """The category of a dataset hpcmount deliberately does not serve
+    (docs/hdf5.md, "Not served"), or None."""
+    t = ds.id.get_type()
+    if isinstance(t, h5py.h5t.TypeStringID) and t.is_variable_str():
+        return None
+    if ds.dtype.kind != "O" and not ds.dtype.hasobject:
+        return None
+    if h5py.check_dtype(ref=ds.dtype) is not None:
+        return "reference"
+    if h5py.check_dtype(vlen=ds.dtype) is not None:
+        return "variable-length sequence"
+    return "variable-length or reference member"
+
+
+def walk(f, skipped=None):
+    """(path, object, link kind, link value) for every link, breadth first.
+    Links not followed (external, user-defined) go to skipped as (path,
+    kind); objects h5py lists but cannot open come out as kind "broken"
+    with the error as value."""
     out, seen, todo = [], set(), [("/", f)]
-    seen.add(h5py.h5o.get_info(f.id).addr)
+    try:
+        seen.add(h5py.h5o.get_info(f.id).addr)
+    except Exception as e:                    # noqa: BLE001 - h5py cannot describe the root
+        return [("/", None, "broken", str(e))]
     while todo:
         path, g = todo.pop(0)
-        for name in sorted(g.keys()):
+        try:
+            names = sorted(g.keys())
+        except Exception as e:                # noqa: BLE001 - h5py cannot list the group
+            out.append((path, None, "broken", str(e)))
+            continue
+        for name in names:
             p = posixpath.join(path, name)
-            link = g.get(name, getlink=True)
+            try:
+                link = g.get(name, getlink=True)
+            except Exception as e:            # noqa: BLE001 - h5py raises many kinds
+                out.append((p, None, "broken", str(e)))
+                continue
             if isinstance(link, h5py.SoftLink):
                 out.append((p, None, "soft", link.path))
                 continue
             if isinstance(link, h5py.ExternalLink):
+                if skipped is not None:
+                    skipped.append((p, "external link"))
                 continue
-            obj = g[name]
-            addr = h5py.h5o.get_info(obj.id).addr
+            if not isinstance(link, h5py.HardLink):
+                if skipped is not None:
+                    skipped.append((p, "user-defined link"))
+                continue
+            try:
+                obj = g[name]
+                addr = h5py.h5o.get_info(obj.id).addr
+            except Exception as e:            # noqa: BLE001
+                out.append((p, None, "broken", str(e)))
+                continue
             if isinstance(obj, h5py.Group):
                 out.append((p, obj, "group", addr))
                 if addr not in seen:
@@ -157,6 +205,294 @@ def attr_matches(text, v):
     return True                                # other kinds: shown as hex
 
 
+def foreign_float_bytes(ds):
+    """Floats of an order h5py has no dtype for (VAX): libhdf5 converts them
+    to IEEE little-endian of the same size; None when it cannot."""
+    t = ds.id.get_type()
+    if t.get_class() != h5py.h5t.FLOAT or t.get_size() not in (4, 8):
+        return None
+    mt, dt = (h5py.h5t.IEEE_F64LE, "<f8") if t.get_size() == 8 else (h5py.h5t.IEEE_F32LE, "<f4")
+    shape = ds.id.shape
+    a = np.empty(shape, dtype=dt)
+    try:
+        ds.id.read(h5py.h5s.ALL, h5py.h5s.ALL, a, mtype=mt)
+    except Exception:                         # noqa: BLE001 - no conversion in libhdf5 either
+        return None
+    return a.tobytes()
+
+
+def check_broken(mnt, path, why, check):
+    """An object h5py lists but cannot open: left out, or shown with reads
+    giving EIO and .info naming it as damaged."""
+    full = mnt + path
+    if not os.path.lexists(full):
+        check(True, "%s: left out (h5py: %s)" % (path, why))
+        return
+    info = open(mnt + "/.info").read()
+    check(any(ln.startswith("damaged: " + path + " ") for ln in info.splitlines()),
+          "%s: .info names it damaged (h5py: %s)" % (path, why))
+    try:
+        if os.path.isdir(full):
+            os.listdir(full)
+        else:
+            open(full, "rb").read()
+        check(False, "%s: reading it gives EIO (h5py: %s), got data" % (path, why))
+    except OSError as e:
+        check(e.errno == errno.EIO, "%s: reading it gives EIO (got %s)" % (path, e))
+
+
+def check_unreadable(mnt, hpcdump, h5file, path, why, check):
+    """A dataset h5py opens but cannot read: the mount and hpcdump give EIO."""
+    try:
+        open(mnt + path, "rb").read()
+        check(False, "%s: h5py cannot read it (%s), the mount served data" % (path, why))
+    except OSError as e:
+        check(e.errno == errno.EIO, "%s: EIO like h5py's error (got %s)" % (path, e))
+    if hpcdump is None:
+        return
+    r = subprocess.run([hpcdump, "cat", h5file, path], capture_output=True)
+    check(r.returncode != 0, "%s: hpcdump cat fails like h5py (rc %d)" % (path, r.returncode))
+
+
+def check_not_served(full, path, kind, check):
+    """A dataset hpcmount deliberately does not serve: empty, user.dtype O."""
+    check(os.stat(full).st_size == 0, "%s: %s not served: empty file" % (path, kind))
+    check(os.getxattr(full, "user.dtype").decode() == "O",
+          "%s: %s not served: user.dtype O" % (path, kind))
+
+
+def verify(h5file, mnt, hpcdump, nodd=20, notserved=None, extracted=None, attrs=True):
+    """Compare the mount of h5file at mnt and hpcdump with h5py.  Returns
+    the list of "ok: ..." / "FAIL: ..." lines; appends (path, category) of
+    what is deliberately not served to notserved.  extracted: the directory
+    `hpcdump extract` wrote (compared instead of one `hpcdump cat` per
+    dataset); attrs: compare attributes too.  The caller chdirs to the
+    file's directory (libhdf5 1.10 resolves external raw data files against
+    the working directory)."""
+    rnd = random.Random(17)
+    results = []
+    skipped = [] if notserved is None else notserved
+
+    def check(ok, desc):
+        results.append(("ok: " if ok else "FAIL: ") + desc)
+
+    opts = dict(nodd=nodd, rnd=rnd, extracted=extracted, attrs=attrs)
+    with h5py.File(h5file, "r") as f:
+        inodes = {}
+        ndatasets = set()
+        walked = walk(f, skipped)
+        for path, obj, kind, val in walked:
+            try:
+                verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets,
+                            opts, skipped, check)
+            except Exception as e:            # noqa: BLE001 - any error is a failed check
+                check(False, "%s: %s: %s" % (path, type(e).__name__, e))
+        for name, v in (f.attrs.items() if attrs else ()):
+            key = "user.attr." + name
+            text = os.getxattr(mnt, key).decode()
+            check(attr_matches(text, v), "/: attribute %s (got %r)" % (name, text))
+        info = open(mnt + "/.info").read()
+        # objects h5py cannot open may be counted (as damaged datasets)
+        line = [ln for ln in info.splitlines() if ln.startswith("datasets: ")]
+        nbroken = sum(1 for _, _, kind, _ in walked if kind == "broken")
+        check(len(line) == 1 and len(ndatasets) <= int(line[0].split()[1]) <= len(ndatasets) + nbroken,
+              ".info: datasets: %d (got %s)" % (len(ndatasets), line))
+    return results
+
+
+def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, opts,
+                skipped, check):
+    full = mnt + path
+    if kind == "broken":
+        check_broken(mnt, path, val, check)
+        return
+    if kind == "soft":
+        want = val if not val.startswith("/") else \
+            posixpath.relpath(val, posixpath.dirname(path))
+        try:
+            got = os.readlink(full)
+        except OSError as e:
+            got = "error %s" % e
+        check(got == want, "%s: symlink -> %s (got %s)" % (path, want, got))
+        return
+    if kind == "group":
+        if val in inodes:      # second name of a group: a symlink to the first
+            check(os.path.islink(full) and os.path.realpath(full) ==
+                  os.path.realpath(mnt + inodes[val][1]), "%s: group hard link" % path)
+        else:
+            check(os.path.isdir(full), "%s: directory" % path)
+            inodes[val] = (os.stat(full).st_ino, path)
+            for name, v in (obj.attrs.items() if opts["attrs"] else ()):
+                text = os.getxattr(full, "user.attr." + name).decode()
+                check(attr_matches(text, v), "%s: attribute %s (got %r)" % (path, name, text))
+        return
+    ds = obj
+    st = os.stat(full)
+    if val in inodes:
+        check(st.st_ino == inodes[val][0], "%s: same inode as %s" % (path, inodes[val][1]))
+    else:
+        inodes[val] = (st.st_ino, path)
+        ndatasets.add(val)
+    try:
+        ns = not_served(ds)
+    except Exception as e:                    # noqa: BLE001 - h5py has no dtype for it (VAX floats)
+        exp = foreign_float_bytes(ds)
+        if exp is None:
+            check_unreadable(mnt, None if opts["extracted"] else hpcdump, h5file, path,
+                             "%s: %s" % (type(e).__name__, e), check)
+        else:
+            got = open(full, "rb").read()
+            check(got == exp, "%s: floats h5py has no dtype for, as libhdf5 converts them "
+                  "to IEEE little-endian (%d bytes, got %d)" % (path, len(exp), len(got)))
+        return
+    if ns is not None:
+        skipped.append((path, ns))
+        check_not_served(full, path, ns, check)
+        return
+    if nbytes(ds) > (1 << 63) - 1:
+        skipped.append((path, "larger than the largest file size"))
+        check(st.st_size == 0, "%s: larger than a file can be: empty file" % path)
+        return
+    if is_big(ds) and nbytes(ds) > HUGE:
+        verify_huge(mnt, path, ds, st, check)
+        return
+    if is_big(ds):
+        verify_big(mnt, path, ds, st, opts, check)
+        return
+    try:
+        exp = expected_bytes(ds)
+    except Exception as e:                    # noqa: BLE001 - h5py cannot read it
+        check_unreadable(mnt, None if opts["extracted"] else hpcdump, h5file, path,
+                         "%s: %s" % (type(e).__name__, e), check)
+        return
+    verify_dataset(h5file, mnt, hpcdump, path, ds, exp, st, opts, check)
+
+
+BIG = 256 << 20                               # larger datasets are compared in slices
+
+
+def nbytes(ds):
+    """The dataset's size in bytes (Python integers: h5py's size can
+    overflow for exabyte-sized dataspaces)."""
+    n = ds.dtype.itemsize
+    for d in ds.shape or ():
+        n *= int(d)
+    return n
+
+
+def is_big(ds):
+    t = ds.id.get_type()
+    if ds.shape is None or ds.shape == () or isinstance(t, h5py.h5t.TypeStringID) and t.is_variable_str():
+        return False
+    if t.get_class() in (h5py.h5t.OPAQUE, h5py.h5t.BITFIELD):
+        return False
+    return nbytes(ds) > BIG
+
+
+HUGE = 4 << 30                                # larger ones: sampled rows
+
+
+def verify_huge(mnt, path, ds, st, check):
+    """A dataset too large to read whole through the mount in a test (up to
+    exabytes of fill value): the first elements of the first, last and 6
+    random rows, read through h5py and at their offsets through the mount."""
+    full = mnt + path
+    isz = ds.dtype.itemsize
+    rowelems = nbytes(ds) // isz // ds.shape[0]
+    m = min(ds.shape[-1], 4096) if ds.ndim > 1 else min(ds.shape[0], 4096)
+    rnd = random.Random(5)
+    rows = sorted({0, ds.shape[0] - 1} | {rnd.randrange(ds.shape[0]) for _ in range(6)})
+    le = ds.dtype.newbyteorder("<")
+    bad = []
+    with open(full, "rb", buffering=0) as fh:
+        for r in rows:
+            sel = (r,) + (0,) * (ds.ndim - 2) + (slice(0, m),) if ds.ndim > 1 else slice(r, r + 1)
+            part = ds[sel]
+            exp = np.zeros(np.shape(part), dtype=le)
+            exp[...] = part
+            exp = exp.tobytes()
+            off = r * rowelems * isz
+            if os.pread(fh.fileno(), len(exp), off) != exp:
+                bad.append(r)
+    check(not bad and st.st_size == nbytes(ds), "%s: %d bytes, rows %s sampled%s"
+          % (path, st.st_size, rows, " differ: %s" % bad if bad else ""))
+    for ok, desc in xattr_checks(ds, path, full):
+        check(ok, desc)
+
+
+def verify_big(mnt, path, ds, st, opts, check):
+    """A dataset too large to hold twice in memory: ds[a:b] slice by slice
+    (little-endian, as expected_bytes) against the mount and the extract."""
+    full = mnt + path
+    x = opts["extracted"] + path if opts["extracted"] else None
+    row = max(1, nbytes(ds) // ds.shape[0] if ds.shape[0] else 0)
+    step = max(1, (64 << 20) // row)
+    le = ds.dtype.newbyteorder("<")
+    total, bad = 0, []
+    with open(full, "rb") as fh, open(x if x and os.path.isfile(x) else os.devnull, "rb") as xh:
+        for a in range(0, ds.shape[0], step):
+            part = ds[a:a + step]
+            exp = np.zeros(part.shape, dtype=le)
+            exp[...] = part
+            exp = exp.tobytes()
+            if fh.read(len(exp)) != exp:
+                bad.append("mount at row %d" % a)
+            if x and xh.read(len(exp)) != exp:
+                bad.append("extract at row %d" % a)
+            total += len(exp)
+            if bad:
+                break
+        if not bad and (fh.read(1) != b"" or (x and xh.read(1) != b"")):
+            bad.append("longer than %d bytes" % total)
+    check(not bad and st.st_size == total, "%s: %d bytes in slices of %d rows%s"
+          % (path, st.st_size, step, " differ: %s" % bad if bad else ""))
+    for ok, desc in xattr_checks(ds, path, full):
+        check(ok, desc)
+
+
+def verify_dataset(h5file, mnt, hpcdump, path, ds, exp, st, opts, check):
+    nodd, rnd = opts["nodd"], opts["rnd"]
+    full = mnt + path
+    with open(full, "rb") as fh:
+        got = fh.read()
+    check(len(got) == len(exp) == st.st_size,
+          "%s: size %d (got %d, st_size %d)" % (path, len(exp), len(got), st.st_size))
+    check(sha(got) == sha(exp), "%s: sha256 through the mount" % path)
+    if opts["extracted"]:
+        x = opts["extracted"] + path
+        got = open(x, "rb").read() if os.path.isfile(x) else None
+        check(got is not None and sha(got) == sha(exp), "%s: sha256 through hpcdump extract%s"
+              % (path, "" if got is not None else " (not extracted)"))
+    else:
+        r = subprocess.run([hpcdump, "cat", h5file, path], capture_output=True)
+        check(r.returncode == 0 and sha(r.stdout) == sha(exp),
+              "%s: sha256 through hpcdump (rc %d)" % (path, r.returncode))
+    for ok, desc in xattr_checks(ds, path, full):
+        check(ok, desc)
+    for name, v in (ds.attrs.items() if opts["attrs"] else ()):
+        key = "user.attr." + name
+        if len(key) > 255:
+            check(key not in os.listxattr(full), "%s: over-long attribute name left out" % path)
+            continue
+        text = os.getxattr(full, key).decode()
+        check(attr_matches(text, v), "%s: attribute %s = %r (got %r)" % (path, name, v, text))
+    # reads at odd offsets and sizes, and past the end
+    if exp:
+        with open(full, "rb", buffering=0) as fh:
+            fd = fh.fileno()
+            bad = []
+            for i in range(nodd):
+                off = rnd.randrange(len(exp))
+                n = rnd.choice([1, 3, 7, 13, 4096 + 5, 65536 + 3, 200001])
+                if i == 0:
+                    off, n = len(exp) - 1, 9
+                if os.pread(fd, n, off) != exp[off:off + n]:
+                    bad.append((off, n))
+            if os.pread(fd, 10, len(exp) + 5) != b"":
+                bad.append(("past end",))
+        check(not bad, "%s: %d reads at odd offsets%s" % (path, nodd, " %r" % bad if bad else ""))
+
+
 def main():
     if sys.argv[1] == "--expect":
         os.chdir(os.path.dirname(os.path.abspath(sys.argv[2])))
@@ -164,92 +500,9 @@ def main():
             print(sha(expected_bytes(f[sys.argv[3]])))
         return 0
     h5file, mnt, hpcdump = (os.path.abspath(a) for a in sys.argv[1:4])
-    # libhdf5 1.10 resolves external raw data files against the working directory
     os.chdir(os.path.dirname(h5file))
     nodd = int(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[4] == "--odd" else 20
-    rnd = random.Random(17)
-    results = []
-
-    def check(ok, desc):
-        results.append(("ok: " if ok else "FAIL: ") + desc)
-
-    with h5py.File(h5file, "r") as f:
-        inodes = {}
-        ndatasets = set()
-        for path, obj, kind, val in walk(f):
-            full = mnt + path
-            if kind == "soft":
-                want = val if not val.startswith("/") else \
-                    posixpath.relpath(val, posixpath.dirname(path))
-                try:
-                    got = os.readlink(full)
-                except OSError as e:
-                    got = "error %s" % e
-                check(got == want, "%s: symlink -> %s (got %s)" % (path, want, got))
-                continue
-            if kind == "group":
-                if val in inodes:      # second name of a group: a symlink to the first
-                    check(os.path.islink(full) and os.path.realpath(full) ==
-                          os.path.realpath(mnt + inodes[val][1]), "%s: group hard link" % path)
-                else:
-                    check(os.path.isdir(full), "%s: directory" % path)
-                    inodes[val] = (os.stat(full).st_ino, path)
-                    for name, v in obj.attrs.items():
-                        text = os.getxattr(full, "user.attr." + name).decode()
-                        check(attr_matches(text, v), "%s: attribute %s (got %r)" % (path, name, text))
-                continue
-            ds = obj
-            exp = expected_bytes(ds)
-            st = os.stat(full)
-            if val in inodes:
-                check(st.st_ino == inodes[val][0], "%s: same inode as %s" % (path, inodes[val][1]))
-            else:
-                inodes[val] = (st.st_ino, path)
-                ndatasets.add(val)
-            try:
-                with open(full, "rb") as fh:
-                    got = fh.read()
-            except OSError as e:
-                check(False, "%s: read: %s" % (path, e))
-                continue
-            check(len(got) == len(exp) == st.st_size,
-                  "%s: size %d (got %d, st_size %d)" % (path, len(exp), len(got), st.st_size))
-            check(sha(got) == sha(exp), "%s: sha256 through the mount" % path)
-            r = subprocess.run([hpcdump, "cat", h5file, path], capture_output=True)
-            check(r.returncode == 0 and sha(r.stdout) == sha(exp),
-                  "%s: sha256 through hpcdump (rc %d)" % (path, r.returncode))
-            for ok, desc in xattr_checks(ds, path, full):
-                check(ok, desc)
-            for name, v in ds.attrs.items():
-                key = "user.attr." + name
-                if len(key) > 255:
-                    check(key not in os.listxattr(full), "%s: over-long attribute name left out" % path)
-                    continue
-                text = os.getxattr(full, key).decode()
-                check(attr_matches(text, v), "%s: attribute %s = %r (got %r)" % (path, name, v, text))
-            # reads at odd offsets and sizes, and past the end
-            if exp:
-                with open(full, "rb", buffering=0) as fh:
-                    fd = fh.fileno()
-                    bad = []
-                    for i in range(nodd):
-                        off = rnd.randrange(len(exp))
-                        n = rnd.choice([1, 3, 7, 13, 4096 + 5, 65536 + 3, 200001])
-                        if i == 0:
-                            off, n = len(exp) - 1, 9
-                        if os.pread(fd, n, off) != exp[off:off + n]:
-                            bad.append((off, n))
-                    if os.pread(fd, 10, len(exp) + 5) != b"":
-                        bad.append(("past end",))
-                check(not bad, "%s: %d reads at odd offsets%s" % (path, nodd, " %r" % bad if bad else ""))
-        for name, v in f.attrs.items():
-            key = "user.attr." + name
-            text = os.getxattr(mnt, key).decode()
-            check(attr_matches(text, v), "/: attribute %s (got %r)" % (name, text))
-        info = open(mnt + "/.info").read()
-        line = [ln for ln in info.splitlines() if ln.startswith("datasets: ")]
-        check(line == ["datasets: %d" % len(ndatasets)], ".info: datasets: %d (got %s)" % (len(ndatasets), line))
-    print("\n".join(results))
+    print("\n".join(verify(h5file, mnt, hpcdump, nodd)))
     return 0
 
 

@@ -7,6 +7,11 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tests/deps.sh"
 cd "$top"
+# the real files of tests/conformance.sh: CI clones the repository with
+# shared/ beside it
+if [ -z "${HPC_CORPUS:-}" ] && [ -d "$top/../shared/corpus" ]; then
+    HPC_CORPUS=$(cd "$top/../shared/corpus" && pwd); export HPC_CORPUS
+fi
 autoreconf -fi >/dev/null 2>&1
 status=0
 for variant in plain sanitizers; do
