@@ -19,6 +19,7 @@
 #include "hpc_tree.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,10 +140,42 @@ static int do_map(chan *ch, const hpc_rq *rq)
     return rc;
 }
 
+/* Fault injection for tests/helper_faults.sh (HPCMOUNT_HELPER_FAULT=
+ * KIND:SIZE): a read of any node of SIZE bytes crashes the helper (crash),
+ * loops (spin), grows without bound (grow) or sleeps (sleep), as damaged
+ * files make the libraries do. */
+static void fault_on_read(hpc_container *c, hpc_ino ino)
+{
+    static const char *kind;
+    static guint64 size;
+    if (!kind) {
+        const char *f = g_getenv("HPCMOUNT_HELPER_FAULT");
+        const char *colon = f ? strchr(f, ':') : NULL;
+        size = colon ? g_ascii_strtoull(colon + 1, NULL, 10) : 0;
+        kind = colon ? g_strndup(f, (gsize)(colon - f)) : "";
+    }
+    hpc_stat st = { 0 };
+    if (!size || !c->format->getattr || c->format->getattr(c, ino, &st) != HPC_OK || st.size != size)
+        return;
+    volatile guint64 spin = 0;
+    while (strcmp(kind, "spin") == 0)
+        spin++;
+    while (strcmp(kind, "grow") == 0) {
+        char *p = malloc(16u << 20);
+        if (p)
+            memset(p, 1, 16u << 20);
+    }
+    if (strcmp(kind, "sleep") == 0)
+        pause();
+    if (strcmp(kind, "crash") == 0)
+        raise(SIGSEGV);
+}
+
 static int do_read(chan *ch, const hpc_rq *rq, uint64_t *nread)
 {
     hpc_container *c = ch->s->c;
     size_t got = 0;
+    fault_on_read(c, rq->ino);
     if (!c->format->read)
         return HPC_E_NOTSUP;
     if (rq->size > HPC_REMOTE_SHM)
