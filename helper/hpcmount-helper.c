@@ -41,21 +41,6 @@ typedef struct chan {
     GByteArray *out;             /* the answer's payload */
 } chan;
 
-static int full_io(int fd, void *buf, size_t len, int in)
-{
-    char *p = buf;
-    while (len > 0) {
-        ssize_t n = in ? recv(fd, p, len, 0) : send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* The daemon went away: nothing more to serve. */
 static G_GNUC_NORETURN void daemon_gone(void)
 {
@@ -65,8 +50,8 @@ static G_GNUC_NORETURN void daemon_gone(void)
 static void answer(chan *ch, int rc, uint64_t val)
 {
     hpc_rp rp = { .rc = rc, .len = ch->out->len, .val = val };
-    if (full_io(ch->fd, &rp, sizeof rp, 0) != 0 ||
-        (rp.len && full_io(ch->fd, ch->out->data, rp.len, 0) != 0))
+    if (hpc_remote_io(ch->fd, &rp, sizeof rp, 0) != 0 ||
+        (rp.len && hpc_remote_io(ch->fd, ch->out->data, rp.len, 0) != 0))
         daemon_gone();
     g_byte_array_set_size(ch->out, 0);
 }
@@ -241,8 +226,8 @@ static gpointer serve(gpointer p)
     char name[4097];
     for (;;) {
         hpc_rq rq;
-        if (full_io(ch->fd, &rq, sizeof rq, 1) != 0 || rq.len >= sizeof name ||
-            full_io(ch->fd, name, rq.len, 1) != 0)
+        if (hpc_remote_io(ch->fd, &rq, sizeof rq, 1) != 0 || rq.len >= sizeof name ||
+            hpc_remote_io(ch->fd, name, rq.len, 1) != 0)
             daemon_gone();
         name[rq.len] = '\0';
         uint64_t val = 0;

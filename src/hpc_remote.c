@@ -77,6 +77,19 @@ static const char *lib_of(const remote *r)
 /* ---- /proc ----------------------------------------------------------------- */
 
 /* CPU seconds of thread tid of pid (tid 0: the whole process). */
+/* The text of a small /proc file into buf (NUL-terminated); 0 if none. */
+static size_t proc_read(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* CPU seconds of thread tid of pid (tid 0: the whole process). */
 static double proc_cpu(pid_t pid, int tid)
 {
     char path[64], buf[1024];
@@ -84,16 +97,8 @@ static double proc_cpu(pid_t pid, int tid)
         g_snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, tid);
     else
         g_snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');  /* the name may hold spaces */
-    unsigned long long ut = 0, st = 0;
+    const char *p = proc_read(path, buf, sizeof buf) ? strrchr(buf, ')') : NULL;
+    unsigned long long ut = 0, st = 0;   /* the name before ')' may hold spaces */
     if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
         return 0;
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
@@ -102,17 +107,9 @@ static double proc_cpu(pid_t pid, int tid)
 static uint64_t proc_rss(pid_t pid)
 {
     char path[64], buf[128];
-    g_snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
     unsigned long long size = 0, rss = 0;
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    if (sscanf(buf, "%llu %llu", &size, &rss) != 2)
+    g_snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+    if (!proc_read(path, buf, sizeof buf) || sscanf(buf, "%llu %llu", &size, &rss) != 2)
         return 0;
     return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
 }
@@ -338,11 +335,11 @@ static int recv_all(waiter *w, int fd, void *buf, size_t len)
     return 0;
 }
 
-static int send_all(int fd, const void *buf, size_t len)
+int hpc_remote_io(int fd, void *buf, size_t len, int in)
 {
-    const char *p = buf;
+    char *p = buf;
     while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        ssize_t n = in ? recv(fd, p, len, 0) : send(fd, p, len, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -351,6 +348,11 @@ static int send_all(int fd, const void *buf, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+    return hpc_remote_io(fd, (void *)buf, len, 0);
 }
 
 /* Send rq (and name) on channel w->chan and receive the answer: *rp and
@@ -680,14 +682,20 @@ static int call(hpc_container *c, const hpc_rq *rq, const char *name, hpc_rp *rp
 
 /* ---- the proxy format ------------------------------------------------------ */
 
+/* call() for requests without read bytes: the reader's result merged in. */
+static int call_rc(hpc_container *c, const hpc_rq *rq, const char *name, hpc_rp *rp,
+                   char **payload)
+{
+    int rc = call(c, rq, name, rp, payload, NULL);
+    return rc == HPC_OK ? rp->rc : rc;
+}
+
 /* A request whose answer is one hpc_stat. */
 static int stat_call(hpc_container *c, const hpc_rq *rq, const char *name, hpc_stat *st)
 {
     hpc_rp rp;
     char *payload;
-    int rc = call(c, rq, name, &rp, &payload, NULL);
-    if (rc == HPC_OK)
-        rc = rp.rc;
+    int rc = call_rc(c, rq, name, &rp, &payload);
     if (rc == HPC_OK && rp.len != sizeof *st)
         rc = HPC_E_IO;
     if (rc == HPC_OK)
@@ -746,9 +754,7 @@ static int px_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent
         hpc_rq rq = { .op = HPC_RQ_READDIR, .ino = dir, .off = cookie };
         hpc_rp rp;
         char *payload;
-        int stopped = 0, rc = call(c, &rq, NULL, &rp, &payload, NULL);
-        if (rc == HPC_OK)
-            rc = rp.rc;
+        int stopped = 0, rc = call_rc(c, &rq, NULL, &rp, &payload);
         if (rc == HPC_OK)
             rc = dir_batch(c, dir, payload, rp.len, fn, ctx, &cookie, &stopped);
         g_free(payload);
@@ -762,9 +768,7 @@ static int px_readlink(hpc_container *c, hpc_ino ino, char **target)
     hpc_rq rq = { .op = HPC_RQ_READLINK, .ino = ino };
     hpc_rp rp;
     char *payload;
-    int rc = call(c, &rq, NULL, &rp, &payload, NULL);
-    if (rc == HPC_OK)
-        rc = rp.rc;
+    int rc = call_rc(c, &rq, NULL, &rp, &payload);
     if (rc == HPC_OK)
         *target = g_strndup(payload, rp.len);
     g_free(payload);
@@ -820,9 +824,7 @@ static int px_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
     hpc_rq rq = { .op = HPC_RQ_MAP, .ino = ino, .off = off, .size = len };
     hpc_rp rp;
     char *payload;
-    int rc = call(c, &rq, NULL, &rp, &payload, NULL);
-    if (rc == HPC_OK)
-        rc = rp.rc;
+    int rc = call_rc(c, &rq, NULL, &rp, &payload);
     if (rc == HPC_OK)
         rc = take_extents(c, payload, rp.len, ext, max, n);
     g_free(payload);
@@ -866,9 +868,7 @@ static int px_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
     hpc_rq rq = { .op = HPC_RQ_XATTRS, .ino = ino };
     hpc_rp rp;
     char *payload;
-    int rc = call(c, &rq, NULL, &rp, &payload, NULL);
-    if (rc == HPC_OK)
-        rc = rp.rc;
+    int rc = call_rc(c, &rq, NULL, &rp, &payload);
     for (size_t at = 0; rc == HPC_OK && at < rp.len;) {
         uint32_t nl, vl;
         if (rp.len - at < 2 * sizeof nl) {
@@ -894,8 +894,7 @@ static int px_info(hpc_container *c, GString *out)
 {
     remote *r = c->priv;
     g_mutex_lock(&r->lock);
-    g_string_append_printf(out, "helper: %s runs in hpcmount-helper (pid %d)\n", lib_of(r),
-                           r->cur ? (int)r->cur->pid : 0);
+    g_string_append_printf(out, "helper: %s runs in hpcmount-helper\n", lib_of(r));
     if (r->broken)
         g_string_append_printf(out, "broken: %s\n", r->broken);
     g_mutex_unlock(&r->lock);

@@ -101,6 +101,10 @@ typedef struct hpc_wire_dirent {
     uint32_t namelen, pad;
 } hpc_wire_dirent;
 
+/** Send (in 0) or receive (in 1) exactly len bytes on a channel socket,
+ *  through EINTR; -1 when the other side went away. */
+int hpc_remote_io(int fd, void *buf, size_t len, int in);
+
 /* ---- the daemon's side ---------------------------------------------------- */
 
 /**
