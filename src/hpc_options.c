@@ -92,7 +92,7 @@ const hpc_option_def hpc_option_defs[] = {
                       "in the supervised helper (for tests and measuring)",
       HPC_OPT_FLAG, FIELD(inproc), 0, 0, NULL },
     { "helper_cpu", "SECS", "CPU seconds the helper may spend on one request or\n"
-                            "on the open (default 10)",
+                            "on the open (default 60)",
       HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_cpu },
     { "helper_wait", "SECS", "seconds a helper may neither compute nor answer\n"
                              "(default 300)",

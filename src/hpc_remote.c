@@ -59,6 +59,14 @@ typedef struct remote {
     GHashTable *damaged;         /* key -> why */
     gint ndamaged;
     GHashTable *nodes;           /* ino -> node_rec: names for messages, attributes */
+    GHashTable *children;        /* "parent/name" -> ino, of the nodes above */
+    struct dir_batch {           /* readdir answers, for the calls that follow */
+        hpc_ino dir;
+        uint64_t start;          /* the cookie asked */
+        int more;                /* the helper stopped because the batch was full */
+        GBytes *data;
+    } dirs[16];
+    unsigned dir_next;
     GString *notes;              /* .info lines of what the helper could not serve */
     GHashTable *nomap;           /* inos whose map says HPC_E_NOTSUP */
     GHashTable *spaces;          /* helper's cache space -> ours */
@@ -487,26 +495,50 @@ out:
 /* ---- requests: the current helper, damaged objects, names ---------------- */
 
 /* What the daemon learnt of a node: its name under its parent (for
- * messages) and its attributes (they never change: no live formats here). */
+ * messages and lookups), its attributes and its extended attributes (they
+ * never change: no live formats here). */
 typedef struct node_rec {
     hpc_ino parent;
     hpc_stat st;
     int has_st;
+    GBytes *xattrs;              /* the helper's answer, or NULL */
     char name[];
 } node_rec;
+
+static void rec_free(gpointer p)
+{
+    node_rec *rec = p;
+    if (rec->xattrs)
+        g_bytes_unref(rec->xattrs);
+    g_free(rec);
+}
+
+static char *child_key(hpc_ino parent, const char *name)
+{
+    return g_strdup_printf("%" G_GUINT64_FORMAT "/%s", (guint64)parent, name);
+}
 
 static void remember(remote *r, hpc_ino parent, const char *name, const hpc_stat *st)
 {
     size_t n = strlen(name);
+    g_mutex_lock(&r->tables);
+    const node_rec *old = g_hash_table_lookup(r->nodes, &st->ino);
+    if (old && (old->has_st || st->partial) && old->parent == parent && strcmp(old->name, name) == 0) {
+        g_mutex_unlock(&r->tables);
+        return;                  /* known already, as well or better */
+    }
+    if (g_hash_table_size(r->nodes) >= NAMES_MAX) {
+        g_hash_table_remove_all(r->nodes);
+        g_hash_table_remove_all(r->children);
+    }
     node_rec *rec = g_malloc(sizeof *rec + n + 1);
     rec->parent = parent;
     rec->st = *st;
     rec->has_st = !st->partial;
+    rec->xattrs = NULL;
     memcpy(rec->name, name, n + 1);
-    g_mutex_lock(&r->tables);
-    if (g_hash_table_size(r->nodes) >= NAMES_MAX)
-        g_hash_table_remove_all(r->nodes);
     g_hash_table_replace(r->nodes, g_memdup2(&st->ino, sizeof st->ino), rec);
+    g_hash_table_replace(r->children, child_key(parent, name), g_memdup2(&st->ino, sizeof st->ino));
     g_mutex_unlock(&r->tables);
 }
 
@@ -519,6 +551,39 @@ static int cached_stat(remote *r, hpc_ino ino, hpc_stat *st)
         *st = rec->st;
     g_mutex_unlock(&r->tables);
     return hit;
+}
+
+/* A lookup the daemon can answer from names and attributes it saw. */
+static int cached_lookup(remote *r, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    char *key = child_key(parent, name);
+    g_mutex_lock(&r->tables);
+    const hpc_ino *ino = g_hash_table_lookup(r->children, key);
+    const node_rec *rec = ino ? g_hash_table_lookup(r->nodes, ino) : NULL;
+    int hit = rec && rec->has_st;
+    if (hit)
+        *st = rec->st;
+    g_mutex_unlock(&r->tables);
+    g_free(key);
+    return hit;
+}
+
+static GBytes *cached_xattrs(remote *r, hpc_ino ino)
+{
+    g_mutex_lock(&r->tables);
+    const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
+    GBytes *b = rec && rec->xattrs ? g_bytes_ref(rec->xattrs) : NULL;
+    g_mutex_unlock(&r->tables);
+    return b;
+}
+
+static void keep_xattrs(remote *r, hpc_ino ino, GBytes *b)
+{
+    g_mutex_lock(&r->tables);
+    node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
+    if (rec && !rec->xattrs)
+        rec->xattrs = g_bytes_ref(b);
+    g_mutex_unlock(&r->tables);
 }
 
 /* "/a/b" of ino as far as the daemon saw its names, else "node N". */
@@ -567,6 +632,16 @@ static char *object_name(remote *r, const hpc_rq *rq, const char *name)
     return full;
 }
 
+/* Set while this thread builds .info (under the core's lock, which
+ * hpc_container_info_changed takes too). */
+static __thread int building_info;
+
+static void info_stale(hpc_container *c)
+{
+    if (!building_info)
+        hpc_container_info_changed(c);
+}
+
 static int is_damaged(remote *r, const char *key)
 {
     if (g_atomic_int_get(&r->ndamaged) == 0)
@@ -595,7 +670,7 @@ static int lost(hpc_container *c, const hpc_rq *rq, const char *name, const char
         g_atomic_int_inc(&r->ndamaged);
     }
     g_mutex_unlock(&r->tables);
-    hpc_container_info_changed(c);
+    info_stale(c);
     g_free(obj);
     return HPC_E_IO;
 }
@@ -616,7 +691,7 @@ static int helper_get(hpc_container *c, remote *r, helper **out)
             hpc_log("%s: a new helper could not open it: %s; every request fails until it "
                     "is mounted again", c->path, r->broken);
             g_clear_error(&e);
-            hpc_container_info_changed(c);
+            info_stale(c);
         }
     }
     if (r->broken) {
@@ -709,6 +784,8 @@ static int px_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_sta
     hpc_rq rq = { .op = HPC_RQ_LOOKUP, .len = (uint32_t)strlen(name), .ino = parent };
     if (rq.len > 4096)
         return HPC_E_NOENT;
+    if (cached_lookup(c->priv, parent, name, st))
+        return HPC_OK;
     int rc = stat_call(c, &rq, name, st);
     if (rc == HPC_OK)
         remember(c->priv, parent, name, st);
@@ -723,22 +800,95 @@ static int px_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
     return stat_call(c, &rq, NULL, st);
 }
 
-/* Hand one batch of entries to fn; *stopped when fn took no more. */
-static int dir_batch(hpc_container *c, hpc_ino dir, const char *p, size_t len,
-                     hpc_dirent_fn fn, void *ctx, uint64_t *cookie, int *stopped)
+/* The next entry of a readdir batch at *at: its header and name. */
+static int dirent_at(const char *p, size_t len, size_t *at, hpc_wire_dirent *d, const char **name)
 {
+    if (len - *at < sizeof *d)
+        return HPC_E_IO;
+    memcpy(d, p + *at, sizeof *d);
+    *at += sizeof *d;
+    if (len - *at < d->namelen)
+        return HPC_E_IO;
+    *name = p + *at;
+    *at += d->namelen;
+    return HPC_OK;
+}
+
+/* Whether batch b continues from cookie: it starts there, or one of its
+ * entries but the last of a full batch leads there. */
+static int batch_has(const struct dir_batch *b, uint64_t cookie)
+{
+    gsize len;
+    const char *p = g_bytes_get_data(b->data, &len), *name;
     size_t at = 0;
+    hpc_wire_dirent d;
+    if (b->start == cookie)
+        return 1;
+    while (at < len && dirent_at(p, len, &at, &d, &name) == HPC_OK)
+        if (d.next == cookie)
+            return at < len || !b->more;
+    return 0;
+}
+
+static int batch_find(remote *r, hpc_ino dir, uint64_t cookie, struct dir_batch *out)
+{
+    int hit = 0;
+    g_mutex_lock(&r->tables);
+    for (unsigned i = 0; i < G_N_ELEMENTS(r->dirs) && !hit; i++) {
+        const struct dir_batch *b = &r->dirs[i];
+        hit = b->data && b->dir == dir && batch_has(b, cookie);
+        if (hit) {
+            *out = *b;
+            g_bytes_ref(out->data);
+        }
+    }
+    g_mutex_unlock(&r->tables);
+    return hit;
+}
+
+/* Ask the helper for the entries from cookie; keep the answer. */
+static int batch_fetch(hpc_container *c, hpc_ino dir, uint64_t cookie, struct dir_batch *out)
+{
+    remote *r = c->priv;
+    hpc_rq rq = { .op = HPC_RQ_READDIR, .ino = dir, .off = cookie };
+    hpc_rp rp;
+    char *payload;
+    int rc = call_rc(c, &rq, NULL, &rp, &payload);
+    if (rc != HPC_OK) {
+        g_free(payload);
+        return rc;
+    }
+    *out = (struct dir_batch){ .dir = dir, .start = cookie, .more = rp.val != 0,
+                               .data = g_bytes_new_take(payload, rp.len) };
+    g_mutex_lock(&r->tables);
+    struct dir_batch *slot = &r->dirs[r->dir_next++ % G_N_ELEMENTS(r->dirs)];
+    if (slot->data)
+        g_bytes_unref(slot->data);
+    *slot = *out;
+    g_bytes_ref(slot->data);
+    g_mutex_unlock(&r->tables);
+    return HPC_OK;
+}
+
+/* Hand the entries of batch b after *cookie to fn; *stopped when fn took
+ * no more. */
+static int dir_serve(hpc_container *c, const struct dir_batch *b, hpc_dirent_fn fn, void *ctx,
+                     uint64_t *cookie, int *stopped)
+{
+    gsize len;
+    const char *p = g_bytes_get_data(b->data, &len), *at_name;
+    size_t at = 0;
+    int serving = b->start == *cookie;
     while (at < len) {
         hpc_wire_dirent d;
-        if (len - at < sizeof d)
+        if (dirent_at(p, len, &at, &d, &at_name) != HPC_OK)
             return HPC_E_IO;
-        memcpy(&d, p + at, sizeof d);
-        at += sizeof d;
-        if (len - at < d.namelen)
-            return HPC_E_IO;
-        char *name = g_strndup(p + at, d.namelen);
-        at += d.namelen;
-        remember(c->priv, dir, name, &d.st);
+        if (!serving) {
+            serving = d.next == *cookie;
+            continue;
+        }
+        char *name = g_strndup(at_name, d.namelen);
+        remember(c->priv, b->dir, name, &d.st);
         *stopped = fn(ctx, name, &d.st, d.next);
         g_free(name);
         if (*stopped)
@@ -748,17 +898,21 @@ static int dir_batch(hpc_container *c, hpc_ino dir, const char *p, size_t len,
     return HPC_OK;
 }
 
+/* Readdir answers come in batches of HPC_REMOTE_DIR_BATCH bytes, more than
+ * the kernel takes per call: the daemon keeps the last few and serves the
+ * following calls from them. */
 static int px_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx)
 {
     for (;;) {
-        hpc_rq rq = { .op = HPC_RQ_READDIR, .ino = dir, .off = cookie };
-        hpc_rp rp;
-        char *payload;
-        int stopped = 0, rc = call_rc(c, &rq, NULL, &rp, &payload);
-        if (rc == HPC_OK)
-            rc = dir_batch(c, dir, payload, rp.len, fn, ctx, &cookie, &stopped);
-        g_free(payload);
-        if (rc != HPC_OK || stopped || rp.val == 0)
+        struct dir_batch b;
+        int stopped = 0, rc = HPC_OK;
+        if (!batch_find(c->priv, dir, cookie, &b))
+            rc = batch_fetch(c, dir, cookie, &b);
+        if (rc != HPC_OK)
+            return rc;
+        rc = dir_serve(c, &b, fn, ctx, &cookie, &stopped);
+        g_bytes_unref(b.data);
+        if (rc != HPC_OK || stopped || !b.more)
             return rc;
     }
 }
@@ -865,28 +1019,40 @@ static int px_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_
 
 static int px_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
 {
-    hpc_rq rq = { .op = HPC_RQ_XATTRS, .ino = ino };
-    hpc_rp rp;
-    char *payload;
-    int rc = call_rc(c, &rq, NULL, &rp, &payload);
-    for (size_t at = 0; rc == HPC_OK && at < rp.len;) {
+    GBytes *b = cached_xattrs(c->priv, ino);
+    int rc = HPC_OK;
+    if (!b) {
+        hpc_rq rq = { .op = HPC_RQ_XATTRS, .ino = ino };
+        hpc_rp rp;
+        char *payload;
+        rc = call_rc(c, &rq, NULL, &rp, &payload);
+        if (rc != HPC_OK) {
+            g_free(payload);
+            return rc;
+        }
+        b = g_bytes_new_take(payload, rp.len);
+        keep_xattrs(c->priv, ino, b);
+    }
+    gsize len;
+    const char *p = g_bytes_get_data(b, &len);
+    for (size_t at = 0; at < len;) {
         uint32_t nl, vl;
-        if (rp.len - at < 2 * sizeof nl) {
+        if (len - at < 2 * sizeof nl) {
             rc = HPC_E_IO;
             break;
         }
-        memcpy(&nl, payload + at, sizeof nl);
-        memcpy(&vl, payload + at + sizeof nl, sizeof vl);
+        memcpy(&nl, p + at, sizeof nl);
+        memcpy(&vl, p + at + sizeof nl, sizeof vl);
         at += 2 * sizeof nl;
-        if (rp.len - at < (uint64_t)nl + 1 + vl) {
+        if (len - at < (uint64_t)nl + 1 + vl) {
             rc = HPC_E_IO;
             break;
         }
-        if (fn(ctx, payload + at, payload + at + nl + 1, vl))
+        if (fn(ctx, p + at, p + at + nl + 1, vl))
             break;
         at += (size_t)nl + 1 + vl;
     }
-    g_free(payload);
+    g_bytes_unref(b);
     return rc;
 }
 
@@ -904,7 +1070,9 @@ static int px_info(hpc_container *c, GString *out)
     hpc_rq rq = { .op = HPC_RQ_INFO };
     hpc_rp rp;
     char *payload;
+    building_info = 1;
     int rc = call(c, &rq, NULL, &rp, &payload, NULL);
+    building_info = 0;
     if (rc == HPC_OK && rp.rc == HPC_OK)
         g_string_append_len(out, payload, rp.len);
     else
@@ -924,6 +1092,10 @@ static void px_close(hpc_container *c)
     }
     g_hash_table_destroy(r->damaged);
     g_hash_table_destroy(r->nodes);
+    g_hash_table_destroy(r->children);
+    for (unsigned i = 0; i < G_N_ELEMENTS(r->dirs); i++)
+        if (r->dirs[i].data)
+            g_bytes_unref(r->dirs[i].data);
     g_hash_table_destroy(r->nomap);
     g_hash_table_destroy(r->spaces);
     g_string_free(r->notes, TRUE);
@@ -978,7 +1150,8 @@ static remote *remote_new(const hpc_container *c)
     g_mutex_init(&r->lock);
     g_mutex_init(&r->tables);
     r->damaged = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    r->nodes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    r->nodes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, rec_free);
+    r->children = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     r->nomap = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     r->spaces = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     r->notes = g_string_new(NULL);

@@ -51,7 +51,7 @@
 /* Default limits: CPU seconds of one request (or of the open and its
  * walk), wall-clock seconds of a helper that neither computes nor
  * answers, and the memory a helper may hold besides its caches. */
-#define HPC_REMOTE_CPU 10.0
+#define HPC_REMOTE_CPU 60.0
 #define HPC_REMOTE_WAIT 300.0
 #define HPC_REMOTE_MEM_BASE (768ull << 20)
 
