@@ -85,13 +85,49 @@ static int dirent_out(void *ctx, const char *name, const hpc_stat *st, uint64_t 
     return 0;
 }
 
+static int do_xattrs(chan *ch, const hpc_rq *rq);
+
+/* "Plus" (rq->size 1): every entry also with its full attributes and its
+ * xattr answer (u32 length, then the bytes), so that the daemon answers
+ * the lookups and getxattrs of `ls -l` of the directory without a round
+ * trip each.  Done after the reader's readdir returned: its callback must
+ * not call back into the reader. */
+static int dir_plus(chan *ch)
+{
+    hpc_container *c = ch->s->c;
+    GByteArray *plain = ch->out;
+    ch->out = g_byte_array_new();
+    GByteArray *out = g_byte_array_new();
+    for (size_t at = 0; at + sizeof(hpc_wire_dirent) <= plain->len;) {
+        hpc_wire_dirent d;
+        memcpy(&d, plain->data + at, sizeof d);
+        const guint8 *name = plain->data + at + sizeof d;
+        at += sizeof d + d.namelen;
+        hpc_stat st = { 0 };
+        if (d.st.partial && c->format->getattr && c->format->getattr(c, d.st.ino, &st) == HPC_OK)
+            d.st = st;
+        hpc_rq x = { .op = HPC_RQ_XATTRS, .ino = d.st.ino };
+        g_byte_array_set_size(ch->out, 0);
+        uint32_t xlen = do_xattrs(ch, &x) == HPC_OK ? ch->out->len : UINT32_MAX;
+        g_byte_array_append(out, (const guint8 *)&d, sizeof d);
+        g_byte_array_append(out, name, d.namelen);
+        g_byte_array_append(out, (const guint8 *)&xlen, sizeof xlen);
+        if (xlen != UINT32_MAX)
+            g_byte_array_append(out, ch->out->data, xlen);
+    }
+    g_byte_array_free(ch->out, TRUE);
+    g_byte_array_free(plain, TRUE);
+    ch->out = out;
+    return HPC_OK;
+}
+
 static int do_readdir(chan *ch, const hpc_rq *rq, uint64_t *more)
 {
     hpc_container *c = ch->s->c;
     int rc = c->format->readdir ? c->format->readdir(c, rq->ino, rq->off, dirent_out, ch)
                                 : hpc_tree_readdir(c->tree, rq->ino, rq->off, dirent_out, ch);
     *more = ch->out->len >= HPC_REMOTE_DIR_BATCH;
-    return rc;
+    return rc == HPC_OK && rq->size == 1 ? dir_plus(ch) : rc;
 }
 
 static int do_readlink(chan *ch, const hpc_rq *rq)

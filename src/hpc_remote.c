@@ -60,6 +60,7 @@ typedef struct remote {
     gint ndamaged;
     GHashTable *nodes;           /* ino -> node_rec: names for messages, attributes */
     GHashTable *children;        /* "parent/name" -> ino, of the nodes above */
+    GHashTable *plussed;         /* "dir/cookie" of batches asked for in full */
     struct dir_batch {           /* readdir answers, for the calls that follow */
         hpc_ino dir;
         uint64_t start;          /* the cookie asked */
@@ -502,6 +503,8 @@ typedef struct node_rec {
     hpc_stat st;
     int has_st;
     GBytes *xattrs;              /* the helper's answer, or NULL */
+    int listed;                  /* seen in a readdir batch ... */
+    uint64_t listed_from;        /* ... that started at this cookie */
     char name[];
 } node_rec;
 
@@ -518,7 +521,9 @@ static char *child_key(hpc_ino parent, const char *name)
     return g_strdup_printf("%" G_GUINT64_FORMAT "/%s", (guint64)parent, name);
 }
 
-static void remember(remote *r, hpc_ino parent, const char *name, const hpc_stat *st)
+/* Note a node (from: the cookie of the readdir batch it came in, or NULL). */
+static void remember_from(remote *r, hpc_ino parent, const char *name, const hpc_stat *st,
+                          const uint64_t *from)
 {
     size_t n = strlen(name);
     g_mutex_lock(&r->tables);
@@ -530,16 +535,24 @@ static void remember(remote *r, hpc_ino parent, const char *name, const hpc_stat
     if (g_hash_table_size(r->nodes) >= NAMES_MAX) {
         g_hash_table_remove_all(r->nodes);
         g_hash_table_remove_all(r->children);
+        g_hash_table_remove_all(r->plussed);
     }
     node_rec *rec = g_malloc(sizeof *rec + n + 1);
     rec->parent = parent;
     rec->st = *st;
     rec->has_st = !st->partial;
     rec->xattrs = NULL;
+    rec->listed = from != NULL;
+    rec->listed_from = from ? *from : 0;
     memcpy(rec->name, name, n + 1);
     g_hash_table_replace(r->nodes, g_memdup2(&st->ino, sizeof st->ino), rec);
     g_hash_table_replace(r->children, child_key(parent, name), g_memdup2(&st->ino, sizeof st->ino));
     g_mutex_unlock(&r->tables);
+}
+
+static void remember(remote *r, hpc_ino parent, const char *name, const hpc_stat *st)
+{
+    remember_from(r, parent, name, st, NULL);
 }
 
 static int cached_stat(remote *r, hpc_ino ino, hpc_stat *st)
@@ -779,27 +792,6 @@ static int stat_call(hpc_container *c, const hpc_rq *rq, const char *name, hpc_s
     return rc;
 }
 
-static int px_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
-{
-    hpc_rq rq = { .op = HPC_RQ_LOOKUP, .len = (uint32_t)strlen(name), .ino = parent };
-    if (rq.len > 4096)
-        return HPC_E_NOENT;
-    if (cached_lookup(c->priv, parent, name, st))
-        return HPC_OK;
-    int rc = stat_call(c, &rq, name, st);
-    if (rc == HPC_OK)
-        remember(c->priv, parent, name, st);
-    return rc;
-}
-
-static int px_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
-{
-    if (cached_stat(c->priv, ino, st))
-        return HPC_OK;
-    hpc_rq rq = { .op = HPC_RQ_GETATTR, .ino = ino };
-    return stat_call(c, &rq, NULL, st);
-}
-
 /* The next entry of a readdir batch at *at: its header and name. */
 static int dirent_at(const char *p, size_t len, size_t *at, hpc_wire_dirent *d, const char **name)
 {
@@ -812,6 +804,112 @@ static int dirent_at(const char *p, size_t len, size_t *at, hpc_wire_dirent *d, 
     *name = p + *at;
     *at += d->namelen;
     return HPC_OK;
+}
+
+/* The cookie of the readdir batch that listed name of dir without its
+ * attributes, if that batch was not yet asked for in full (marked now). */
+static int plus_start(remote *r, hpc_ino dir, const char *name, uint64_t *start)
+{
+    char *key = child_key(dir, name);
+    g_mutex_lock(&r->tables);
+    const hpc_ino *ino = g_hash_table_lookup(r->children, key);
+    const node_rec *rec = ino ? g_hash_table_lookup(r->nodes, ino) : NULL;
+    char *batch = rec && rec->listed && !rec->has_st
+                  ? g_strdup_printf("%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, (guint64)dir,
+                                    (guint64)rec->listed_from) : NULL;
+    int hit = batch && !g_hash_table_contains(r->plussed, batch);
+    if (hit) {
+        *start = rec->listed_from;
+        g_hash_table_add(r->plussed, batch);
+    } else {
+        g_free(batch);
+    }
+    g_mutex_unlock(&r->tables);
+    g_free(key);
+    return hit;
+}
+
+/* Take a "plus" batch: entries with full attributes and xattrs. */
+static int plus_take(remote *r, hpc_ino dir, const char *p, size_t len)
+{
+    for (size_t at = 0; at < len;) {
+        hpc_wire_dirent d;
+        const char *at_name;
+        uint32_t xlen;
+        if (dirent_at(p, len, &at, &d, &at_name) != HPC_OK || len - at < sizeof xlen)
+            return HPC_E_IO;
+        char *name = g_strndup(at_name, d.namelen);
+        remember(r, dir, name, &d.st);
+        g_free(name);
+        memcpy(&xlen, p + at, sizeof xlen);
+        at += sizeof xlen;
+        if (xlen == UINT32_MAX)
+            continue;
+        if (len - at < xlen)
+            return HPC_E_IO;
+        GBytes *x = g_bytes_new(p + at, xlen);
+        keep_xattrs(r, d.st.ino, x);
+        g_bytes_unref(x);
+        at += xlen;
+    }
+    return HPC_OK;
+}
+
+/* A lookup of a name of a listed directory: ask once for the attributes
+ * and xattrs of the whole batch it was listed in (`ls -l` asks for all of
+ * them, one round trip each otherwise). */
+static int lookup_plus(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    uint64_t start;
+    if (!plus_start(c->priv, parent, name, &start))
+        return 0;
+    hpc_rq rq = { .op = HPC_RQ_READDIR, .ino = parent, .off = start, .size = 1 };
+    hpc_rp rp;
+    char *payload;
+    int rc = call_rc(c, &rq, NULL, &rp, &payload);
+    if (rc == HPC_OK)
+        rc = plus_take(c->priv, parent, payload, rp.len);
+    g_free(payload);
+    return rc == HPC_OK && cached_lookup(c->priv, parent, name, st);
+}
+
+static int px_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    hpc_rq rq = { .op = HPC_RQ_LOOKUP, .len = (uint32_t)strlen(name), .ino = parent };
+    if (rq.len > 4096)
+        return HPC_E_NOENT;
+    if (cached_lookup(c->priv, parent, name, st) || lookup_plus(c, parent, name, st))
+        return HPC_OK;
+    int rc = stat_call(c, &rq, name, st);
+    if (rc == HPC_OK)
+        remember(c->priv, parent, name, st);
+    return rc;
+}
+
+/* The name under which a node was listed without its attributes. */
+static char *listed_as(remote *r, hpc_ino ino, hpc_ino *parent)
+{
+    g_mutex_lock(&r->tables);
+    const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
+    char *name = rec && !rec->has_st ? g_strdup(rec->name) : NULL;
+    if (name)
+        *parent = rec->parent;
+    g_mutex_unlock(&r->tables);
+    return name;
+}
+
+static int px_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+{
+    if (cached_stat(c->priv, ino, st))
+        return HPC_OK;
+    hpc_ino parent = 0;
+    char *name = listed_as(c->priv, ino, &parent);
+    int hit = name && lookup_plus(c, parent, name, st) && st->ino == ino;
+    g_free(name);
+    if (hit)
+        return HPC_OK;
+    hpc_rq rq = { .op = HPC_RQ_GETATTR, .ino = ino };
+    return stat_call(c, &rq, NULL, st);
 }
 
 /* Whether batch b continues from cookie: it starts there, or one of its
@@ -888,7 +986,7 @@ static int dir_serve(hpc_container *c, const struct dir_batch *b, hpc_dirent_fn 
             continue;
         }
         char *name = g_strndup(at_name, d.namelen);
-        remember(c->priv, b->dir, name, &d.st);
+        remember_from(c->priv, b->dir, name, &d.st, &b->start);
         *stopped = fn(ctx, name, &d.st, d.next);
         g_free(name);
         if (*stopped)
@@ -1093,6 +1191,7 @@ static void px_close(hpc_container *c)
     g_hash_table_destroy(r->damaged);
     g_hash_table_destroy(r->nodes);
     g_hash_table_destroy(r->children);
+    g_hash_table_destroy(r->plussed);
     for (unsigned i = 0; i < G_N_ELEMENTS(r->dirs); i++)
         if (r->dirs[i].data)
             g_bytes_unref(r->dirs[i].data);
@@ -1152,6 +1251,7 @@ static remote *remote_new(const hpc_container *c)
     r->damaged = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     r->nodes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, rec_free);
     r->children = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    r->plussed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     r->nomap = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     r->spaces = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     r->notes = g_string_new(NULL);
