@@ -162,21 +162,23 @@ static int do_map(chan *ch, const hpc_rq *rq)
 }
 
 /* Fault injection for tests/helper_faults.sh (HPCMOUNT_HELPER_FAULT=
- * KIND:SIZE): a read of any node of SIZE bytes crashes the helper (crash),
- * loops (spin), grows without bound (grow) or sleeps (sleep), as damaged
- * files make the libraries do. */
-static void fault_on_read(hpc_container *c, hpc_ino ino)
+ * KIND:SIZE, or KIND:info): a read of any node of SIZE bytes (or the
+ * building of .info) crashes the helper (crash), loops (spin), grows
+ * without bound (grow) or sleeps (sleep), as damaged files make the
+ * libraries do. */
+static void fault_on(hpc_container *c, hpc_ino ino, int info)
 {
-    static const char *kind;
-    static guint64 size;
+    static const char *kind, *what;
     if (!kind) {
         const char *f = g_getenv("HPCMOUNT_HELPER_FAULT");
         const char *colon = f ? strchr(f, ':') : NULL;
-        size = colon ? g_ascii_strtoull(colon + 1, NULL, 10) : 0;
+        what = colon ? colon + 1 : "";
         kind = colon ? g_strndup(f, (gsize)(colon - f)) : "";
     }
     hpc_stat st = { 0 };
-    if (!size || !c->format->getattr || c->format->getattr(c, ino, &st) != HPC_OK || st.size != size)
+    if (info ? strcmp(what, "info") != 0
+             : !*what || !c->format->getattr || c->format->getattr(c, ino, &st) != HPC_OK ||
+               st.size != g_ascii_strtoull(what, NULL, 10))
         return;
     volatile guint64 spin = 0;
     while (strcmp(kind, "spin") == 0)
@@ -196,7 +198,7 @@ static int do_read(chan *ch, const hpc_rq *rq, uint64_t *nread)
 {
     hpc_container *c = ch->s->c;
     size_t got = 0;
-    fault_on_read(c, rq->ino);
+    fault_on(c, rq->ino, 0);
     if (!c->format->read)
         return HPC_E_NOTSUP;
     if (rq->size > HPC_REMOTE_SHM)
@@ -231,6 +233,7 @@ static int do_info(chan *ch)
     hpc_container *c = ch->s->c;
     if (!c->format->info)
         return HPC_OK;
+    fault_on(c, 0, 1);
     GString *t = g_string_new(NULL);
     int rc = c->format->info(c, t);
     g_byte_array_append(ch->out, (const guint8 *)t->str, (guint)t->len);

@@ -65,6 +65,16 @@ one_kind spin "used more than 1 s of CPU" 1 -o helper_cpu=1
 one_kind grow "grew past 256 MiB of memory" 1 -o helper_mem=256M
 one_kind sleep "did not answer in 2 s" 0 -o helper_wait=2
 
+# a helper that loops while it builds .info: .info is served with a
+# warning (it is built under the core's lock: no deadlock), the rest reads
+HPCMOUNT_HELPER_FAULT="spin:info" mount_container "$RUN" "$TMP/m-info" -o helper_cpu=1 -o log="$TMP/log-info"
+timeout 120 cat "$TMP/m-info/a.h5/.info" >"$TMP/info" 2>&1
+check "info spin: .info is answered" test $? -eq 0
+check "info spin: with a warning" grep -q "^warning: the format reader could not describe" "$TMP/info"
+check "info spin: the log says why" grep -q "a\.h5: \.info: libhdf5 used more than 1 s of CPU" "$TMP/log-info"
+check "info spin: the datasets still read right" reads_right "$TMP/m-info/a.h5"
+unmount_container "$TMP/m-info"
+
 # hpcdump: the same path through hpc_container_open
 HPCMOUNT_HELPER_FAULT="crash:$BOOM" "$HPCDUMP" cat "$RUN/a.h5" boom >/dev/null 2>"$TMP/dump.err"
 check "hpcdump cat of the crashing dataset fails" test $? -ne 0
