@@ -107,17 +107,21 @@ cat "$many" "$gz" > /dev/null
 # ---- (a) the tree ----------------------------------------------------------
 : > "$WORK/a.mount"; : > "$WORK/a.mount0"; : > "$WORK/a.find"; : > "$WORK/a.h5ls"
 : > "$WORK/a.rss"; : > "$WORK/a.rss2"; : > "$WORK/a.findc"; : > "$WORK/a.find0"; : > "$WORK/a.find0c"
+: > "$WORK/a.ls"; : > "$WORK/a.lsc"; : > "$WORK/a.ls0"; : > "$WORK/a.ls0c"
+lsl() { ls -lR "$M"/g00[0-9] > /dev/null; }   # stat and xattrs of 10^4 datasets
 for i in $(seq "$RUNS"); do
     part a || break
     t0=$(now); "$HPCMOUNT" "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount"
     pid=$(daemon_pid "$many")
     timed "$many" a.find a.findc find "$M" -fprint /dev/null
+    timed "$many" a.ls a.lsc lsl
     rss_mib "$pid" >> "$WORK/a.rss"
     find "$M" -type f | head -n "$NREAD" | xargs cat > /dev/null
     rss_mib "$pid" >> "$WORK/a.rss2"
     fusermount3 -u "$M"
     t0=$(now); "$HPCMOUNT" -o inproc "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount0"
     timed "$many" a.find0 a.find0c find "$M" -fprint /dev/null
+    timed "$many" a.ls0 a.ls0c lsl
     fusermount3 -u "$M"
     t0=$(now); h5ls -r "$many" > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.h5ls"
 done
@@ -173,6 +177,10 @@ printf "%-66s %10.2f\n" "(a) find over the fresh mount, s (helper)" "$(v a.find)
 printf "%-66s %10.2f\n" "(a) the same, CPU s of daemon + helper" "$(v a.findc)"
 printf "%-66s %10.2f\n" "(a) find over the fresh mount, s (-o inproc)" "$(v a.find0)"
 printf "%-66s %10.2f\n" "(a) the same, CPU s of the daemon" "$(v a.find0c)"
+printf "%-66s %10.2f\n" "(a) then ls -lR of 10 groups (10^4 datasets), s (helper)" "$(v a.ls)"
+printf "%-66s %10.2f\n" "(a) the same, CPU s of daemon + helper" "$(v a.lsc)"
+printf "%-66s %10.2f\n" "(a) then ls -lR of 10 groups, s (-o inproc)" "$(v a.ls0)"
+printf "%-66s %10.2f\n" "(a) the same, CPU s of the daemon" "$(v a.ls0c)"
 printf "%-66s %10.2f\n" "(a) h5ls -r of the file, s" "$(v a.h5ls)"
 printf "%-66s %10.2f\n" "(a) ratio find / h5ls -r (goal <= 0.5)" "$(ratio "$(v a.find)" "$(v a.h5ls)")"
 printf "%-66s %10s\n" "(a) daemon RSS after the find, MiB (largest of runs)" "$(sort -g "$WORK/a.rss" | tail -1)"
