@@ -566,18 +566,24 @@ static int cached_stat(remote *r, hpc_ino ino, hpc_stat *st)
     return hit;
 }
 
+/* The record of name under parent, or NULL (r->tables held). */
+static node_rec *child_rec(remote *r, hpc_ino parent, const char *name)
+{
+    char *key = child_key(parent, name);
+    const hpc_ino *ino = g_hash_table_lookup(r->children, key);
+    g_free(key);
+    return ino ? g_hash_table_lookup(r->nodes, ino) : NULL;
+}
+
 /* A lookup the daemon can answer from names and attributes it saw. */
 static int cached_lookup(remote *r, hpc_ino parent, const char *name, hpc_stat *st)
 {
-    char *key = child_key(parent, name);
     g_mutex_lock(&r->tables);
-    const hpc_ino *ino = g_hash_table_lookup(r->children, key);
-    const node_rec *rec = ino ? g_hash_table_lookup(r->nodes, ino) : NULL;
+    const node_rec *rec = child_rec(r, parent, name);
     int hit = rec && rec->has_st;
     if (hit)
         *st = rec->st;
     g_mutex_unlock(&r->tables);
-    g_free(key);
     return hit;
 }
 
@@ -810,10 +816,8 @@ static int dirent_at(const char *p, size_t len, size_t *at, hpc_wire_dirent *d, 
  * attributes, if that batch was not yet asked for in full (marked now). */
 static int plus_start(remote *r, hpc_ino dir, const char *name, uint64_t *start)
 {
-    char *key = child_key(dir, name);
     g_mutex_lock(&r->tables);
-    const hpc_ino *ino = g_hash_table_lookup(r->children, key);
-    const node_rec *rec = ino ? g_hash_table_lookup(r->nodes, ino) : NULL;
+    const node_rec *rec = child_rec(r, dir, name);
     char *batch = rec && rec->listed && !rec->has_st
                   ? g_strdup_printf("%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, (guint64)dir,
                                     (guint64)rec->listed_from) : NULL;
@@ -825,7 +829,6 @@ static int plus_start(remote *r, hpc_ino dir, const char *name, uint64_t *start)
         g_free(batch);
     }
     g_mutex_unlock(&r->tables);
-    g_free(key);
     return hit;
 }
 
