@@ -3,7 +3,7 @@
 #
 #   (a) NDSETS (100000) small datasets in NGROUPS (100) groups (h5py, half of
 #       them chunked, one attribute each): time of hpcmount (returns once
-#       mounted; with the default trial open and with -o open_timeout=0),
+#       mounted; helper and -o inproc),
 #       `find` over the fresh mount vs `h5ls -r` of the file, the daemon's
 #       RSS after the find and after reading NREAD (10000) datasets;
 #   (b) a GZ_MB (1024) MiB float64 dataset, chunks of 64 x 1024, shuffle +
@@ -17,12 +17,16 @@
 #       after listing one group of 1000 with `ls -l`.
 # Files are written once into WORK (/var/tmp/hpcbench-h5scale) and are warm
 # in the page cache; best of RUNS (3) for each figure, sides alternating.
+# PARTS (abcd) picks the parts.  (a) and (b) also run with -o inproc (the
+# library in the daemon instead of the helper process) side by side, with
+# the CPU seconds of the daemon and its helper (from /proc) next to the
+# wall times: the cost of the isolation.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
 build=${1:-$top}
 HPCMOUNT=$build/fuse/hpcmount
 NDSETS=${NDSETS:-100000}; NGROUPS=${NGROUPS:-100}; NREAD=${NREAD:-10000}
-GZ_MB=${GZ_MB:-1024}; GZ4_MB=${GZ4_MB:-256}; RUNS=${RUNS:-3}
+GZ_MB=${GZ_MB:-1024}; GZ4_MB=${GZ4_MB:-256}; RUNS=${RUNS:-3}; PARTS=${PARTS:-abcd}
 WORK=${WORK:-/var/tmp/hpcbench-h5scale}
 PY=/usr/bin/python3
 M=$WORK/mnt
@@ -35,6 +39,21 @@ secs() { echo "$2 - $1" | bc -l; }
 best() { sort -g | head -1; }
 daemon_pid() { pgrep -n -f "hpcmount.* $1 $M\$"; }
 rss_mib() { awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$1/status"; }
+part() { case $PARTS in *$1*) return 0;; esac; return 1; }
+# CPU seconds (user + system) of the daemon of file $1 and of its helper
+cpu_of() {
+    local t=0 p
+    for p in $(daemon_pid "$1") $(pgrep -f "hpcmount-helper .* $1( |\$)"); do
+        t=$(awk -v hz="$(getconf CLK_TCK)" -v t="$t" '{ sub(/.*\) /, ""); print t + ($12 + $13) / hz }' "/proc/$p/stat")
+    done
+    echo "$t"
+}
+# timed FILE OUT CPUOUT COMMAND...: wall and CPU seconds of COMMAND
+timed() {
+    local f=$1 out=$2 cout=$3 t0 t1 c0 c1; shift 3
+    c0=$(cpu_of "$f"); t0=$(now); "$@"; t1=$(now); c1=$(cpu_of "$f")
+    secs "$t0" "$t1" >> "$WORK/$out"; secs "$c0" "$c1" >> "$WORK/$cout"
+}
 
 many=$WORK/many-$NDSETS.h5
 if [ ! -s "$many" ]; then
@@ -78,7 +97,7 @@ fi
 cc -O2 $(pkg-config --cflags hdf5) "$here/hdf5_h5dread.c" -o "$WORK/h5dread" $(pkg-config --libs hdf5)
 NBIG=${NBIG:-1000000}
 big=$WORK/many-c-$NBIG.h5
-if [ ! -s "$big" ]; then
+if part d && [ ! -s "$big" ]; then
     echo "# generating $big"
     cc -O2 $(pkg-config --cflags hdf5) "$here/hdf5_many.c" -o "$WORK/hdf5_many" $(pkg-config --libs hdf5)
     "$WORK/hdf5_many" "$big.tmp" 1000 $((NBIG / 1000)) && mv "$big.tmp" "$big"
@@ -87,25 +106,35 @@ cat "$many" "$gz" > /dev/null
 
 # ---- (a) the tree ----------------------------------------------------------
 : > "$WORK/a.mount"; : > "$WORK/a.mount0"; : > "$WORK/a.find"; : > "$WORK/a.h5ls"
-: > "$WORK/a.rss"; : > "$WORK/a.rss2"
+: > "$WORK/a.rss"; : > "$WORK/a.rss2"; : > "$WORK/a.findc"; : > "$WORK/a.find0"; : > "$WORK/a.find0c"
+: > "$WORK/a.ls"; : > "$WORK/a.lsc"; : > "$WORK/a.ls0"; : > "$WORK/a.ls0c"
+lsl() { ls -lR "$M"/g00[0-9] > /dev/null; }   # stat and xattrs of 10^4 datasets
 for i in $(seq "$RUNS"); do
+    part a || break
     t0=$(now); "$HPCMOUNT" "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount"
-    fusermount3 -u "$M"
-    t0=$(now); "$HPCMOUNT" -o open_timeout=0 "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount0"
     pid=$(daemon_pid "$many")
-    t0=$(now); find "$M" > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.find"
+    timed "$many" a.find a.findc find "$M" -fprint /dev/null
+    timed "$many" a.ls a.lsc lsl
     rss_mib "$pid" >> "$WORK/a.rss"
     find "$M" -type f | head -n "$NREAD" | xargs cat > /dev/null
     rss_mib "$pid" >> "$WORK/a.rss2"
+    fusermount3 -u "$M"
+    t0=$(now); "$HPCMOUNT" -o inproc "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount0"
+    timed "$many" a.find0 a.find0c find "$M" -fprint /dev/null
+    timed "$many" a.ls0 a.ls0c lsl
     fusermount3 -u "$M"
     t0=$(now); h5ls -r "$many" > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.h5ls"
 done
 
 # ---- (b) one reader ----------------------------------------------------------
-: > "$WORK/b.mount"; : > "$WORK/b.ref"
+: > "$WORK/b.mount"; : > "$WORK/b.ref"; : > "$WORK/b.mountc"; : > "$WORK/b.mount0"; : > "$WORK/b.mount0c"
 for i in $(seq "$RUNS"); do
+    part b || break
     "$HPCMOUNT" "$gz" "$M"
-    t0=$(now); dd if="$M/gz" of=/dev/null bs=1M 2>/dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/b.mount"
+    timed "$gz" b.mount b.mountc dd if="$M/gz" of=/dev/null bs=1M status=none
+    fusermount3 -u "$M"
+    "$HPCMOUNT" -o inproc "$gz" "$M"
+    timed "$gz" b.mount0 b.mount0c dd if="$M/gz" of=/dev/null bs=1M status=none
     fusermount3 -u "$M"
     t0=$(now); "$WORK/h5dread" "$gz" /gz > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/b.ref"
 done
@@ -113,6 +142,7 @@ done
 # ---- (c) four readers ------------------------------------------------------------
 : > "$WORK/c.mount"; : > "$WORK/c.ref"
 for i in $(seq "$RUNS"); do
+    part c || break
     "$HPCMOUNT" "$gz" "$M"
     t0=$(now)
     for k in 0 1 2 3; do dd if="$M/r$k" of=/dev/null bs=1M 2>/dev/null & done
@@ -125,11 +155,12 @@ done
 
 # ---- (d) 10^6 datasets -----------------------------------------------------------
 : > "$WORK/d.mount"; : > "$WORK/d.mount0"; : > "$WORK/d.rss"; : > "$WORK/d.rss2"
-cat "$big" > /dev/null
+part d && cat "$big" > /dev/null
 for i in $(seq "$RUNS"); do
+    part d || break
     t0=$(now); "$HPCMOUNT" "$big" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/d.mount"
     fusermount3 -u "$M"
-    t0=$(now); "$HPCMOUNT" -o open_timeout=0 "$big" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/d.mount0"
+    t0=$(now); "$HPCMOUNT" -o inproc "$big" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/d.mount0"
     pid=$(daemon_pid "$big")
     rss_mib "$pid" >> "$WORK/d.rss"
     ls -l "$M/g0500" > /dev/null
@@ -137,24 +168,34 @@ for i in $(seq "$RUNS"); do
     fusermount3 -u "$M"
 done
 
-v() { best < "$WORK/$1"; }
+v() { best < "$WORK/$1" | grep . || echo 0; }
 ratio() { echo "$1 / $2" | bc -l; }
 printf "%-66s %10s\n" "HDF5 at scale, best of $RUNS" "result"
-printf "%-66s %10.2f\n" "(a) hpcmount of $NDSETS datasets in $NGROUPS groups, s (default trial open)" "$(v a.mount)"
-printf "%-66s %10.2f\n" "(a) hpcmount, -o open_timeout=0 (no trial open), s" "$(v a.mount0)"
-printf "%-66s %10.2f\n" "(a) find over the fresh mount, s" "$(v a.find)"
+printf "%-66s %10.2f\n" "(a) hpcmount of $NDSETS datasets in $NGROUPS groups, s (helper)" "$(v a.mount)"
+printf "%-66s %10.2f\n" "(a) hpcmount, -o inproc (library in the daemon), s" "$(v a.mount0)"
+printf "%-66s %10.2f\n" "(a) find over the fresh mount, s (helper)" "$(v a.find)"
+printf "%-66s %10.2f\n" "(a) the same, CPU s of daemon + helper" "$(v a.findc)"
+printf "%-66s %10.2f\n" "(a) find over the fresh mount, s (-o inproc)" "$(v a.find0)"
+printf "%-66s %10.2f\n" "(a) the same, CPU s of the daemon" "$(v a.find0c)"
+printf "%-66s %10.2f\n" "(a) then ls -lR of 10 groups (10^4 datasets), s (helper)" "$(v a.ls)"
+printf "%-66s %10.2f\n" "(a) the same, CPU s of daemon + helper" "$(v a.lsc)"
+printf "%-66s %10.2f\n" "(a) then ls -lR of 10 groups, s (-o inproc)" "$(v a.ls0)"
+printf "%-66s %10.2f\n" "(a) the same, CPU s of the daemon" "$(v a.ls0c)"
 printf "%-66s %10.2f\n" "(a) h5ls -r of the file, s" "$(v a.h5ls)"
 printf "%-66s %10.2f\n" "(a) ratio find / h5ls -r (goal <= 0.5)" "$(ratio "$(v a.find)" "$(v a.h5ls)")"
 printf "%-66s %10s\n" "(a) daemon RSS after the find, MiB (largest of runs)" "$(sort -g "$WORK/a.rss" | tail -1)"
 printf "%-66s %10s\n" "(a) daemon RSS after reading $NREAD datasets, MiB (largest)" "$(sort -g "$WORK/a.rss2" | tail -1)"
-printf "%-66s %10.2f\n" "(b) $GZ_MB MiB gzip+shuffle: hpcmount, dd bs=1M, s" "$(v b.mount)"
+printf "%-66s %10.2f\n" "(b) $GZ_MB MiB gzip+shuffle: hpcmount, dd bs=1M, s (helper)" "$(v b.mount)"
+printf "%-66s %10.2f\n" "(b) the same, CPU s of daemon + helper" "$(v b.mountc)"
+printf "%-66s %10.2f\n" "(b) the same with -o inproc, s" "$(v b.mount0)"
+printf "%-66s %10.2f\n" "(b) the same with -o inproc, CPU s of the daemon" "$(v b.mount0c)"
 printf "%-66s %10.2f\n" "(b) one H5Dread of the whole dataset, s" "$(v b.ref)"
 printf "%-66s %10.2f\n" "(b) ratio H5Dread / hpcmount (goal >= 1.8)" "$(ratio "$(v b.ref)" "$(v b.mount)")"
 printf "%-66s %10.2f\n" "(c) 4 x $GZ4_MB MiB: 4 dd through one mount, s" "$(v c.mount)"
 printf "%-66s %10.2f\n" "(c) 4 h5py processes, ds[()] each, s" "$(v c.ref)"
 printf "%-66s %10.2f\n" "(c) ratio h5py / hpcmount (goal >= 1.3)" "$(ratio "$(v c.ref)" "$(v c.mount)")"
 printf "%-66s %10.2f\n" "(d) hpcmount of $NBIG datasets in 1000 groups, s (default)" "$(v d.mount)"
-printf "%-66s %10.2f\n" "(d) hpcmount, -o open_timeout=0, s" "$(v d.mount0)"
+printf "%-66s %10.2f\n" "(d) hpcmount, -o inproc, s" "$(v d.mount0)"
 printf "%-66s %10s\n" "(d) daemon RSS after the mount, MiB (largest)" "$(sort -g "$WORK/d.rss" | tail -1)"
 printf "%-66s %10s\n" "(d) daemon RSS after ls -l of a group of 1000, MiB (largest)" "$(sort -g "$WORK/d.rss2" | tail -1)"
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

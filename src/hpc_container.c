@@ -6,7 +6,7 @@
  */
 #include "hpc_core.h"
 #include "hpc_npyview.h"
-#include "hpc_sandbox.h"
+#include "hpc_remote.h"
 #include "hpc_tree.h"
 
 #include <errno.h>
@@ -146,8 +146,9 @@ int hpc_container_open(const char *source, const hpc_options *opts,
             goto out;
         }
     }
-    rc = hpc_sandbox_trial_open(c, err);   /* third-party libraries: a child first */
-    if (rc == HPC_OK)
+    if (c->format->sandbox_lib && !c->opts.inproc)
+        rc = hpc_remote_open(c, err);      /* third-party libraries: in a helper process */
+    else
         rc = c->format->open(c, err);
     if (rc != HPC_OK) {
         if (err && !*err)

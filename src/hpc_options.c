@@ -1,7 +1,6 @@
 /* hpc_options.c - the table of container options and its parser. */
 #include "hpc_options.h"
 #include "hpc_format.h"
-#include "hpc_sandbox.h"
 
 #include <errno.h>
 #include <string.h>
@@ -25,9 +24,47 @@ static int check_rankname(hpc_options *o, const char *v, GError **err)
     return hpc_rankname_compile(v, &rn, err);
 }
 
+/* Seconds from min to a day, into *out. */
+static int parse_seconds(const char *name, const char *v, double min, double *out, GError **err)
+{
+    char *end = NULL;
+    double s = v ? g_ascii_strtod(v, &end) : -1;
+    if (!v || end == v || *end != '\0' || !(s >= min) || s > 86400)
+        return hpc_fail(err, HPC_E_INVAL, name, NULL, 0,
+                        "'%s' is not a number of seconds from %g to 86400", v ? v : "", min);
+    *out = s;
+    return HPC_OK;
+}
+
+static int set_helper_cpu(hpc_options *o, const char *v, GError **err)
+{
+    return parse_seconds("helper_cpu", v, 0.01, &o->helper_cpu, err);
+}
+
+static int set_helper_wait(hpc_options *o, const char *v, GError **err)
+{
+    return parse_seconds("helper_wait", v, 0.1, &o->helper_wait, err);
+}
+
+/* The option of the former trial open: its CPU limit now; 0: in process. */
 static int set_open_timeout(hpc_options *o, const char *v, GError **err)
 {
-    return hpc_sandbox_parse_timeout(v, &o->open_timeout, err);
+    double s = 0;
+    int rc = parse_seconds("open_timeout", v, 0, &s, err);
+    if (rc == HPC_OK && s == 0)
+        o->inproc = 1;
+    else if (rc == HPC_OK)
+        o->helper_cpu = s;
+    return rc;
+}
+
+static int print_seconds(const hpc_options *o, const char *name, char **out)
+{
+    double s = strcmp(name, "helper_cpu") == 0 ? o->helper_cpu
+             : strcmp(name, "helper_wait") == 0 ? o->helper_wait : 0;
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    *out = s > 0 ? g_strdup_printf("%s=%s", name, g_ascii_dtostr(buf, sizeof buf, s)) : NULL;
+    return HPC_OK;
 }
 
 const hpc_option_def hpc_option_defs[] = {
@@ -51,8 +88,19 @@ const hpc_option_def hpc_option_defs[] = {
       HPC_OPT_SIZE, FIELD(h5_cache), 1u << 20, 0, NULL },
     { "h5handles", "N", "HDF5: datasets open at once (default 256)",
       HPC_OPT_COUNT, FIELD(h5_handles), 1, 1000000, NULL },
-    { "open_timeout", "SECS", "limit of the trial open of HDF5/HDF4 files in a\n"
-                              "child process (default 5, 0: no trial open)",
+    { "inproc", NULL, "run the HDF5/HDF4 libraries in this process, not\n"
+                      "in the supervised helper (for tests and measuring)",
+      HPC_OPT_FLAG, FIELD(inproc), 0, 0, NULL },
+    { "helper_cpu", "SECS", "CPU seconds the helper may spend on one request or\n"
+                            "on the open (default 60)",
+      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_cpu },
+    { "helper_wait", "SECS", "seconds a helper may neither compute nor answer\n"
+                             "(default 300)",
+      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_wait },
+    { "helper_mem", "SIZE", "memory a helper may hold (default 768M plus\n"
+                            "twice cache_size and h5cache)",
+      HPC_OPT_SIZE, FIELD(helper_mem), 64u << 20, 0, NULL },
+    { "open_timeout", "SECS", "former name of helper_cpu (0: inproc)",
       HPC_OPT_CUSTOM, 0, 0, 0, 0, set_open_timeout },
     { "npy", NULL, "show array files as NAME.npy with a NumPy header",
       HPC_OPT_FLAG, FIELD(npy), 0, 0, NULL },
@@ -186,6 +234,44 @@ int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
         if (strlen(d->name) == nlen && strncmp(arg, d->name, nlen) == 0)
             return set_one(opts, d, eq ? eq + 1 : NULL, err);
     return HPC_E_NOENT;
+}
+
+/* One option as "name=value" (NULL when it has its default). */
+static char *option_string(const hpc_options *o, const hpc_option_def *d)
+{
+    const char *p = (const char *)o + d->offset;
+    char *out = NULL;
+    if (d->kind == HPC_OPT_CUSTOM) {
+        print_seconds(o, d->name, &out);
+    } else if (d->kind == HPC_OPT_FLAG) {
+        out = *(const int *)p ? g_strdup(d->name) : NULL;
+    } else if (d->kind == HPC_OPT_STRING) {
+        const char *v = *(char *const *)p;
+        out = v ? g_strdup_printf("%s=%s", d->name, v) : NULL;
+    } else {
+        uint64_t n = 0;
+        if (d->width == sizeof(uint32_t)) {
+            uint32_t v;
+            memcpy(&v, p, sizeof v);
+            n = v;
+        } else {
+            memcpy(&n, p, sizeof n);
+        }
+        out = n ? g_strdup_printf("%s=%" G_GUINT64_FORMAT, d->name, (guint64)n) : NULL;
+    }
+    return out;
+}
+
+char **hpc_options_to_strv(const hpc_options *opts)
+{
+    GPtrArray *a = g_ptr_array_new();
+    for (const hpc_option_def *d = hpc_option_defs; d->name; d++) {
+        char *s = option_string(opts, d);
+        if (s)
+            g_ptr_array_add(a, s);
+    }
+    g_ptr_array_add(a, NULL);
+    return (char **)g_ptr_array_free(a, FALSE);
 }
 
 void hpc_options_help(GString *out)

@@ -25,7 +25,10 @@ typedef struct hpc_options {
     int nocheck;           /* serve data whose checksums fail */
     int allowholes;        /* serve holes in distributed arrays as zeros */
     int salvage;           /* serve files of killed writers */
-    double open_timeout;   /* trial open limit, seconds; 0: default, < 0: none (hpc_sandbox.h) */
+    int inproc;            /* run every reader in this process, no helper (hpc_remote.h) */
+    double helper_cpu;     /* CPU seconds of one helper request; 0: default */
+    double helper_wait;    /* wall seconds of a helper that neither computes nor answers; 0: default */
+    uint64_t helper_mem;   /* bytes a helper may hold; 0: from the cache options */
     uint32_t h5_handles;   /* HDF5: open dataset handles at most; 0: 256 */
     uint64_t h5_cache;     /* HDF5: bytes of their chunk caches; 0: 256 MiB */
     int npy;               /* show array files as NAME.npy (hpc_npyview.h) */
@@ -73,6 +76,10 @@ int hpc_options_set(hpc_options *opts, const char *arg, GError **err);
 
 /** *dst = *src with copies of the strings (hpc_options_clear frees them). */
 void hpc_options_copy(hpc_options *dst, const hpc_options *src);
+
+/** The options as "name=value" strings (NULL-terminated, g_strfreev it),
+ *  which hpc_options_set takes back: what a helper process gets. */
+char **hpc_options_to_strv(const hpc_options *opts);
 
 /** Append "    -o name=VALUE   help" lines for every row to out. */
 void hpc_options_help(GString *out);

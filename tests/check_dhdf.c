@@ -262,6 +262,7 @@ static hpc_container *open_fixture(void)
     hpc_options o;
     hpc_options_init(&o);
     o.cache_size = 1 << 20;
+    o.inproc = 1;    /* the tests look into the reader's state (hpc_dhdf_file_reads) */
     hpc_container *c = NULL;
     GError *err = NULL;
     char *p = fixture();

@@ -146,7 +146,7 @@ START_TEST(chunks_decoded_once)
 {
     char *path = tmp_path("count.h5");
     write_counted(path);
-    hpc_container *c = test_open(path, "hdf5");
+    hpc_container *c = test_open_in(path, "hdf5", 1);   /* counts in this process */
     hpc_stat st;
     ck_assert_int_eq(hpc_container_resolve(c, "counted", &st), HPC_OK);
     ck_assert_uint_eq(st.size, ROWS * COLS * 4);

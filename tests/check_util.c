@@ -16,9 +16,15 @@ const char *test_data_dir(void)
 
 hpc_container *test_open(const char *path, const char *format)
 {
+    return test_open_in(path, format, 0);
+}
+
+hpc_container *test_open_in(const char *path, const char *format, int inproc)
+{
     hpc_options o;
     hpc_options_init(&o);
     o.format = (char *)format;
+    o.inproc = inproc;
     hpc_container *c = NULL;
     GError *err = NULL;
     int rc = hpc_container_open(path, &o, &c, &err);

@@ -14,6 +14,9 @@ const char *test_data_dir(void);
 
 /** Open path (format NULL: detect); fails the test with the error message. */
 hpc_container *test_open(const char *path, const char *format);
+/** test_open, with inproc 1: readers of libhdf5/libhdf4 in this process
+ *  (a filter or hook the test registers must be seen by the library). */
+hpc_container *test_open_in(const char *path, const char *format, int inproc);
 
 /** sha256 hex of a file node's bytes, read in pieces of `step` bytes; the
  *  number of bytes read goes to *len.  NULL if a read fails. */

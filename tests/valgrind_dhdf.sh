@@ -6,7 +6,8 @@
 # the generator's copy (for SDSs never written: what libhdf4's SDreaddata
 # returns), at odd offsets and block sizes too; then no memcheck error
 # (uninitialised bytes reaching a reply, invalid reads) may be reported,
-# by the daemon or by the child of its trial open.
+# by the daemon (-o inproc: the reader and libhdf4 run in it, under
+# valgrind, not in the helper process).
 . "$(dirname "$0")/lib.sh"
 need_fuse
 command -v valgrind >/dev/null || { echo "SKIP: valgrind missing"; exit 77; }
@@ -26,7 +27,7 @@ VGPIDS=""
 vg_mount() {
     local src=$1 mnt=$2 i=0; shift 2
     mkdir -p "$mnt"
-    $VG "$HPCMOUNT" -f -o open_timeout=30 "$@" "$src" "$mnt" 2>>"$TMP/vg.stderr" &
+    $VG "$HPCMOUNT" -f -o inproc "$@" "$src" "$mnt" 2>>"$TMP/vg.stderr" &
     VGPIDS="$VGPIDS $!"
     MOUNTS="$MOUNTS $mnt"
     while ! is_mounted "$mnt" && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
@@ -93,7 +94,7 @@ for p in $VGPIDS; do wait "$p" || status=$?; done
 expect_eq "valgrind: every daemon exited 0 (no memcheck error)" 0 "$status"
 errs=$(cat "$TMP"/vg.* 2>/dev/null | grep -E "uninitialised|Invalid (read|write)|Conditional jump|Syscall param" | head -5)
 expect_eq "valgrind: no uninitialised or invalid memory reported" "" "$errs"
-check "valgrind logs were written (daemons and trial opens)" test "$(ls "$TMP"/vg.* | wc -l)" -ge 4
+check "valgrind logs were written (the three daemons)" test "$(ls "$TMP"/vg.* | wc -l)" -ge 3
 [ "$failures" -eq 0 ] || grep -h -A12 "==[0-9]*== [A-Z]" "$TMP"/vg.[0-9]* | head -60
 
 finish

@@ -1,0 +1,362 @@
+/* hpcmount-helper - runs a reader built on a third-party library (libhdf5,
+ * libhdf4) for one container, on behalf of hpcmount or hpcdump, which
+ * start it with posix_spawn and supervise it (src/hpc_remote.h).
+ *
+ *   hpcmount-helper PROTO FORMAT AS_LIMIT SOURCE [OPTION=VALUE...]
+ *
+ * fd 3 is a memfd (control page, then one read buffer per channel), fds
+ * 4.. the channel sockets.  The helper opens SOURCE with the real reader,
+ * walks its first nodes, answers on channel 0 (the reader's error line, or
+ * the sources it opened), then serves requests on every channel, one
+ * thread each.  It ends when the daemon closes the channels.  Not meant to
+ * be run by hand.
+ */
+#define _GNU_SOURCE       /* gettid */
+#include "config.h"
+#include "hpc_format.h"
+#include "hpc_remote.h"
+#include "hpc_sandbox.h"
+#include "hpc_tree.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+typedef struct server {
+    hpc_container *c;
+    char *map;                   /* control page, then the buffers */
+    GHashTable *index;           /* hpc_source * -> index + 1 */
+} server;
+
+typedef struct chan {
+    server *s;
+    int idx, fd;
+    GByteArray *out;             /* the answer's payload */
+} chan;
+
+/* The daemon went away: nothing more to serve. */
+static G_GNUC_NORETURN void daemon_gone(void)
+{
+    _exit(0);
+}
+
+static void answer(chan *ch, int rc, uint64_t val)
+{
+    hpc_rp rp = { .rc = rc, .len = ch->out->len, .val = val };
+    if (hpc_remote_io(ch->fd, &rp, sizeof rp, 0) != 0 ||
+        (rp.len && hpc_remote_io(ch->fd, ch->out->data, rp.len, 0) != 0))
+        daemon_gone();
+    g_byte_array_set_size(ch->out, 0);
+}
+
+/* ---- the reader's calls (with the core's fall-backs to c->tree) ------------ */
+
+static int do_stat(chan *ch, const hpc_rq *rq, const char *name)
+{
+    hpc_container *c = ch->s->c;
+    hpc_stat st = { 0 };
+    int rc;
+    if (rq->op == HPC_RQ_LOOKUP)
+        rc = c->format->lookup ? c->format->lookup(c, rq->ino, name, &st)
+                               : hpc_tree_lookup(c->tree, rq->ino, name, &st);
+    else
+        rc = c->format->getattr ? c->format->getattr(c, rq->ino, &st)
+                                : hpc_tree_getattr(c->tree, rq->ino, &st);
+    if (rc == HPC_OK)
+        g_byte_array_append(ch->out, (const guint8 *)&st, sizeof st);
+    return rc;
+}
+
+static int dirent_out(void *ctx, const char *name, const hpc_stat *st, uint64_t next)
+{
+    chan *ch = ctx;
+    if (ch->out->len >= HPC_REMOTE_DIR_BATCH)
+        return 1;                /* full: the daemon asks again from here */
+    hpc_wire_dirent d = { .st = *st, .next = next, .namelen = (uint32_t)strlen(name) };
+    g_byte_array_append(ch->out, (const guint8 *)&d, sizeof d);
+    g_byte_array_append(ch->out, (const guint8 *)name, d.namelen);
+    return 0;
+}
+
+static int do_xattrs(chan *ch, const hpc_rq *rq);
+
+/* "Plus" (rq->size 1): every entry also with its full attributes and its
+ * xattr answer (u32 length, then the bytes), so that the daemon answers
+ * the lookups and getxattrs of `ls -l` of the directory without a round
+ * trip each.  Done after the reader's readdir returned: its callback must
+ * not call back into the reader. */
+static int dir_plus(chan *ch)
+{
+    hpc_container *c = ch->s->c;
+    GByteArray *plain = ch->out;
+    ch->out = g_byte_array_new();
+    GByteArray *out = g_byte_array_new();
+    for (size_t at = 0; at + sizeof(hpc_wire_dirent) <= plain->len;) {
+        hpc_wire_dirent d;
+        memcpy(&d, plain->data + at, sizeof d);
+        const guint8 *name = plain->data + at + sizeof d;
+        at += sizeof d + d.namelen;
+        hpc_stat st = { 0 };
+        if (d.st.partial && c->format->getattr && c->format->getattr(c, d.st.ino, &st) == HPC_OK)
+            d.st = st;
+        hpc_rq x = { .op = HPC_RQ_XATTRS, .ino = d.st.ino };
+        g_byte_array_set_size(ch->out, 0);
+        uint32_t xlen = do_xattrs(ch, &x) == HPC_OK ? ch->out->len : UINT32_MAX;
+        g_byte_array_append(out, (const guint8 *)&d, sizeof d);
+        g_byte_array_append(out, name, d.namelen);
+        g_byte_array_append(out, (const guint8 *)&xlen, sizeof xlen);
+        if (xlen != UINT32_MAX)
+            g_byte_array_append(out, ch->out->data, xlen);
+    }
+    g_byte_array_free(ch->out, TRUE);
+    g_byte_array_free(plain, TRUE);
+    ch->out = out;
+    return HPC_OK;
+}
+
+static int do_readdir(chan *ch, const hpc_rq *rq, uint64_t *more)
+{
+    hpc_container *c = ch->s->c;
+    int rc = c->format->readdir ? c->format->readdir(c, rq->ino, rq->off, dirent_out, ch)
+                                : hpc_tree_readdir(c->tree, rq->ino, rq->off, dirent_out, ch);
+    *more = ch->out->len >= HPC_REMOTE_DIR_BATCH;
+    return rc == HPC_OK && rq->size == 1 ? dir_plus(ch) : rc;
+}
+
+static int do_readlink(chan *ch, const hpc_rq *rq)
+{
+    hpc_container *c = ch->s->c;
+    char *t = NULL;
+    int rc = c->format->readlink ? c->format->readlink(c, rq->ino, &t)
+           : c->tree ? hpc_tree_readlink(c->tree, rq->ino, &t) : HPC_E_INVAL;
+    if (rc == HPC_OK && t)
+        g_byte_array_append(ch->out, (const guint8 *)t, (guint)strlen(t));
+    g_free(t);
+    return rc;
+}
+
+static int do_map(chan *ch, const hpc_rq *rq)
+{
+    hpc_container *c = ch->s->c;
+    hpc_extent ext[HPC_REMOTE_MAX_EXTENTS];
+    unsigned n = 0;
+    if (!c->format->map)
+        return HPC_E_NOTSUP;
+    int rc = c->format->map(c, rq->ino, rq->off, rq->size, ext, HPC_REMOTE_MAX_EXTENTS, &n);
+    for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
+        guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(ch->s->index, ext[i].src));
+        if (idx == 0)
+            return HPC_E_IO;     /* a source the open did not report */
+        hpc_wire_extent w = { .src = idx - 1, .off = ext[i].off, .len = ext[i].len,
+                              .space = ext[i].space, .space_size = ext[i].space_size };
+        g_byte_array_append(ch->out, (const guint8 *)&w, sizeof w);
+    }
+    return rc;
+}
+
+/* Fault injection for tests/helper_faults.sh (HPCMOUNT_HELPER_FAULT=
+ * KIND:SIZE, or KIND:info): a read of any node of SIZE bytes (or the
+ * building of .info) crashes the helper (crash), loops (spin), grows
+ * without bound (grow) or sleeps (sleep), as damaged files make the
+ * libraries do. */
+static void fault_on(hpc_container *c, hpc_ino ino, int info)
+{
+    static const char *kind, *what;
+    if (!kind) {
+        const char *f = g_getenv("HPCMOUNT_HELPER_FAULT");
+        const char *colon = f ? strchr(f, ':') : NULL;
+        what = colon ? colon + 1 : "";
+        kind = colon ? g_strndup(f, (gsize)(colon - f)) : "";
+    }
+    hpc_stat st = { 0 };
+    if (info ? strcmp(what, "info") != 0
+             : !*what || !c->format->getattr || c->format->getattr(c, ino, &st) != HPC_OK ||
+               st.size != g_ascii_strtoull(what, NULL, 10))
+        return;
+    volatile guint64 spin = 0;
+    while (strcmp(kind, "spin") == 0)
+        spin++;
+    while (strcmp(kind, "grow") == 0) {
+        char *p = malloc(16u << 20);
+        if (p)
+            memset(p, 1, 16u << 20);
+    }
+    if (strcmp(kind, "sleep") == 0)
+        pause();
+    if (strcmp(kind, "crash") == 0)
+        raise(SIGSEGV);
+}
+
+static int do_read(chan *ch, const hpc_rq *rq, uint64_t *nread)
+{
+    hpc_container *c = ch->s->c;
+    size_t got = 0;
+    fault_on(c, rq->ino, 0);
+    if (!c->format->read)
+        return HPC_E_NOTSUP;
+    if (rq->size > HPC_REMOTE_SHM)
+        return HPC_E_INVAL;
+    char *buf = ch->s->map + HPC_REMOTE_CTL + (size_t)ch->idx * HPC_REMOTE_SHM;
+    int rc = c->format->read(c, rq->ino, buf, (size_t)rq->size, rq->off, &got);
+    *nread = rc == HPC_OK ? MIN(got, rq->size) : 0;
+    return rc;
+}
+
+static int xattr_out(void *ctx, const char *name, const void *value, size_t len)
+{
+    chan *ch = ctx;
+    uint32_t nl = (uint32_t)strlen(name), vl = (uint32_t)len;
+    g_byte_array_append(ch->out, (const guint8 *)&nl, sizeof nl);
+    g_byte_array_append(ch->out, (const guint8 *)&vl, sizeof vl);
+    g_byte_array_append(ch->out, (const guint8 *)name, nl + 1);
+    g_byte_array_append(ch->out, value, vl);
+    return 0;
+}
+
+static int do_xattrs(chan *ch, const hpc_rq *rq)
+{
+    hpc_container *c = ch->s->c;
+    if (c->format->xattrs)
+        return c->format->xattrs(c, rq->ino, xattr_out, ch);
+    return c->tree ? hpc_tree_xattrs(c->tree, rq->ino, xattr_out, ch) : HPC_OK;
+}
+
+static int do_info(chan *ch)
+{
+    hpc_container *c = ch->s->c;
+    if (!c->format->info)
+        return HPC_OK;
+    fault_on(c, 0, 1);
+    GString *t = g_string_new(NULL);
+    int rc = c->format->info(c, t);
+    g_byte_array_append(ch->out, (const guint8 *)t->str, (guint)t->len);
+    g_string_free(t, TRUE);
+    return rc;
+}
+
+static int dispatch(chan *ch, const hpc_rq *rq, const char *name, uint64_t *val)
+{
+    switch (rq->op) {
+    case HPC_RQ_LOOKUP:
+    case HPC_RQ_GETATTR: return do_stat(ch, rq, name);
+    case HPC_RQ_READDIR: return do_readdir(ch, rq, val);
+    case HPC_RQ_READLINK: return do_readlink(ch, rq);
+    case HPC_RQ_MAP: return do_map(ch, rq);
+    case HPC_RQ_READ: return do_read(ch, rq, val);
+    case HPC_RQ_XATTRS: return do_xattrs(ch, rq);
+    case HPC_RQ_INFO: return do_info(ch);
+    default: return HPC_E_INVAL;
+    }
+}
+
+static gpointer serve(gpointer p)
+{
+    chan *ch = p;
+    hpc_ctl *ctl = (hpc_ctl *)ch->s->map;
+    hpc_sandbox_thread();
+    ctl->tid[ch->idx] = (int32_t)syscall(SYS_gettid);
+    char name[4097];
+    for (;;) {
+        hpc_rq rq;
+        if (hpc_remote_io(ch->fd, &rq, sizeof rq, 1) != 0 || rq.len >= sizeof name ||
+            hpc_remote_io(ch->fd, name, rq.len, 1) != 0)
+            daemon_gone();
+        name[rq.len] = '\0';
+        uint64_t val = 0;
+        int rc = dispatch(ch, &rq, name, &val);
+        if (rc != HPC_OK)
+            g_byte_array_set_size(ch->out, 0);
+        answer(ch, rc, val);
+    }
+    return NULL;
+}
+
+/* ---- start-up ---------------------------------------------------------------- */
+
+/* The open's answer: fsblksize, the sources (identity and path). */
+static void sources_out(server *s, GByteArray *out)
+{
+    hpc_container *c = s->c;
+    uint32_t head[2] = { c->fsblksize, c->sources->len };
+    g_byte_array_append(out, (const guint8 *)head, sizeof head);
+    for (guint i = 0; i < c->sources->len; i++) {
+        const hpc_source *src = g_ptr_array_index(c->sources, i);
+        hpc_wire_source w = { .dev = src->dev, .ino = src->ino, .size = src->size,
+                              .mtime_ns = src->mtime_ns, .ctime_ns = src->ctime_ns,
+                              .pathlen = (uint32_t)strlen(src->path) };
+        g_byte_array_append(out, (const guint8 *)&w, sizeof w);
+        g_byte_array_append(out, (const guint8 *)src->path, w.pathlen);
+        g_hash_table_insert(s->index, (gpointer)src, GUINT_TO_POINTER(i + 1));
+    }
+}
+
+static int open_container(server *s, const char *format, const char *source, char **opts,
+                          GError **err)
+{
+    hpc_options o;
+    hpc_options_init(&o);
+    int rc = HPC_OK;
+    for (char **a = opts; *a && rc == HPC_OK; a++)
+        rc = hpc_options_set(&o, *a, err);
+    o.inproc = 1;
+    g_free(o.format);
+    o.format = g_strdup(format);
+    if (rc == HPC_OK)
+        rc = hpc_container_open(source, &o, &s->c, err);
+    hpc_options_clear(&o);
+    if (rc == HPC_OK)
+        hpc_sandbox_walk(s->c, HPC_REMOTE_WALK_NODES);
+    hpc_sandbox_note(NULL);
+    return rc;
+}
+
+static void limit_memory(const char *arg)
+{
+    guint64 as = g_ascii_strtoull(arg, NULL, 10);
+    if (as > 0) {
+        struct rlimit rl = { .rlim_cur = as, .rlim_max = as };
+        setrlimit(RLIMIT_AS, &rl);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5 || strcmp(argv[1], HPC_REMOTE_PROTO) != 0) {
+        fprintf(stderr, "hpcmount-helper: started by hpcmount and hpcdump only "
+                        "(protocol %s)\n", HPC_REMOTE_PROTO);
+        return 2;
+    }
+    limit_memory(argv[3]);
+    size_t size = HPC_REMOTE_CTL + (size_t)HPC_REMOTE_CHANNELS * HPC_REMOTE_SHM;
+    server s = { .index = g_hash_table_new(g_direct_hash, g_direct_equal) };
+    s.map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, HPC_REMOTE_FD_CTL, 0);
+    if (s.map == MAP_FAILED)
+        return 2;
+    hpc_ctl *ctl = (hpc_ctl *)s.map;
+    hpc_sandbox_enter(ctl);
+    ctl->tid[0] = (int32_t)syscall(SYS_gettid);
+    chan ch[HPC_REMOTE_CHANNELS];
+    for (int i = 0; i < HPC_REMOTE_CHANNELS; i++)
+        ch[i] = (chan){ .s = &s, .idx = i, .fd = HPC_REMOTE_FD_CHAN + i, .out = g_byte_array_new() };
+
+    GError *err = NULL;
+    int rc = open_container(&s, argv[2], argv[4], argv + 5, &err);
+    if (rc == HPC_OK)
+        sources_out(&s, ch[0].out);
+    else if (err)
+        g_byte_array_append(ch[0].out, (const guint8 *)err->message, (guint)strlen(err->message));
+    answer(&ch[0], rc, 0);
+    if (rc != HPC_OK)
+        return 0;
+    for (int i = 1; i < HPC_REMOTE_CHANNELS; i++)
+        g_thread_unref(g_thread_new("serve", serve, &ch[i]));
+    serve(&ch[0]);
+    return 0;
+}
