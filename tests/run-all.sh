@@ -7,10 +7,13 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tests/deps.sh"
 cd "$top"
-# the real files of tests/conformance.sh: CI clones the repository with
-# shared/ beside it
+# the real files of tests/conformance.sh and tests/hdf5_cve.sh: CI clones
+# the repository with shared/ beside it
 if [ -z "${HPC_CORPUS:-}" ] && [ -d "$top/../shared/corpus" ]; then
     HPC_CORPUS=$(cd "$top/../shared/corpus" && pwd); export HPC_CORPUS
+fi
+if [ -z "${HPC_CVE_DIR:-}" ] && [ -n "${HPC_CORPUS:-}" ] && [ -d "$HPC_CORPUS/hdf5-cve" ]; then
+    HPC_CVE_DIR=$HPC_CORPUS/hdf5-cve; export HPC_CVE_DIR
 fi
 autoreconf -fi >/dev/null 2>&1
 status=0
