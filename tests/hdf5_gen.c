@@ -17,8 +17,7 @@
  *            fletcher32; contiguous storage never allocated with
  *            H5D_FILL_TIME_NEVER (as netcdf-c's f03tst_open_mem.nc /var2);
  *            n-bit and scale-offset chunks with edges and unwritten chunks;
- *            elements of 1.5 MiB in chunks, some never written; compounds
- *            whose padding holds garbage.
+ *            elements of 1.5 MiB in chunks, some never written.
  *
  * The expected bytes come from h5py reading these files (hdf5_verify.py).
  */
@@ -509,31 +508,6 @@ static void edges_bigelem(hid_t f)
     free(v);
 }
 
-/* compounds whose padding holds the writer's garbage (written with the
- * file type itself, so libhdf5 stores the bytes as given): h5py's values
- * have zeros there; contiguous, and chunked with deflate */
-static void edges_padding(hid_t f)
-{
-    static unsigned char v[40][16];
-    hsize_t n = 40, ch = 16;
-    memset(v, 0xab, sizeof v);
-    for (int i = 0; i < 40; i++) {
-        double b = i * 1.5;
-        v[i][0] = (unsigned char)i;
-        memcpy(&v[i][8], &b, 8);
-    }
-    hid_t t = H5Tcreate(H5T_COMPOUND, 16);
-    CHECK(H5Tinsert(t, "a", 0, H5T_STD_I8LE));
-    CHECK(H5Tinsert(t, "b", 8, H5T_IEEE_F64LE));
-    put(f, "padded_contig", t, t, 1, &n, H5P_DEFAULT, v);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    CHECK(H5Pset_chunk(dcpl, 1, &ch));
-    CHECK(H5Pset_deflate(dcpl, 6));
-    put(f, "padded_gzip", t, t, 1, &n, dcpl, v);
-    H5Pclose(dcpl);
-    H5Tclose(t);
-}
-
 static void edges(const char *dir)
 {
     hid_t f = create(dir, "edges.h5", H5F_LIBVER_LATEST);
@@ -541,7 +515,6 @@ static void edges(const char *dir)
     edges_never(f);
     edges_nbit_so(f);
     edges_bigelem(f);
-    edges_padding(f);
     H5Fclose(f);
 }
 
