@@ -224,6 +224,37 @@ static int is_complex(hid_t m)
     return ok;
 }
 
+/* Whether t, the dtype of an opaque tag, names size bytes that are served
+ * as stored: little-endian or byte-order free, the opaque's item size, and
+ * nothing but a datetime unit ("[s]", "[10us]") after the size. */
+static gboolean np_tag_ok(const char *t, size_t size)
+{
+    if ((t[0] != '<' && t[0] != '|') || !t[1] || !strchr("biufcSVMmU", t[1]) || !g_ascii_isdigit(t[2]))
+        return FALSE;
+    char *end = NULL;
+    guint64 n = g_ascii_strtoull(t + 2, &end, 10);
+    if ((t[1] == 'U' ? n * 4 : n) != size)
+        return FALSE;
+    size_t len = strlen(end);
+    if (len == 0)
+        return TRUE;
+    return (t[1] == 'M' || t[1] == 'm') && len > 2 && end[0] == '[' && end[len - 1] == ']' &&
+           strspn(end + 1, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == len - 2;
+}
+
+/* h5py gives an opaque type tagged "NUMPY:<dtype>" (how h5py stores numpy
+ * types HDF5 has no class for: datetime64, ...) that dtype; append it when
+ * np_tag_ok. */
+static gboolean np_opaque_tag(hid_t m, size_t size, GString *o)
+{
+    char *tag = H5Tget_tag(m);
+    gboolean ok = tag && g_str_has_prefix(tag, "NUMPY:") && np_tag_ok(tag + 6, size);
+    if (ok)
+        g_string_append(o, tag + 6);
+    H5free_memory(tag);
+    return ok;
+}
+
 /* NumPy's dtype string of an atomic memory type m ("<f8", "|S10", "|b1");
  * FALSE for array and compound types. */
 static gboolean np_simple(hid_t m, GString *o)
@@ -257,6 +288,11 @@ static gboolean np_simple(hid_t m, GString *o)
     case H5T_ARRAY:
     case H5T_COMPOUND:
         return FALSE;
+    case H5T_OPAQUE:
+        if (np_opaque_tag(m, size, o))
+            return TRUE;
+        g_string_append_printf(o, "|V%zu", size);
+        return TRUE;
     default:
         g_string_append_printf(o, "|V%zu", size);
         return TRUE;

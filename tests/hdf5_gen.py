@@ -62,6 +62,12 @@ with h5py.File(os.path.join(out, "basic.h5"), "w") as f:
     g["compound"] = c
     g["compound_2d"] = np.zeros((4, 3), dtype=[("a", "<i8"), ("b", "<f4")])
     g["fixed_str"] = np.array([b"alpha", b"be", b"gamma!!!"], dtype="S8")
+    # opaque types tagged "NUMPY:<dtype>" (h5py.opaque_dtype): h5py gives that dtype
+    t0 = np.array(["2026-11-24T12:00:00", "1970-01-01", "1900-02-28T23:59:59"], dtype="<M8[s]")
+    g["opaque_datetime"] = t0.astype(h5py.opaque_dtype(t0.dtype))
+    g["opaque_td_ms"] = np.array([5, -7, 2**40], dtype="<m8[ms]").astype(h5py.opaque_dtype(np.dtype("<m8[ms]")))
+    sv = np.array([b"opaque-bytes", b"x"], dtype="S12")
+    g["opaque_str"] = sv.astype(h5py.opaque_dtype(sv.dtype))
     g.create_dataset("vlen_str", data=["first line", "second", "", "ünïcode"], dtype=h5py.string_dtype())
     g.create_dataset("vlen_ascii", data=[b"x", b"yy"], dtype=h5py.string_dtype("ascii"))
     g["array2d"] = rng.integers(0, 1000, (3, 4, 2)).astype(">i4")
