@@ -29,7 +29,7 @@ vg_mount() {
     $VG "$HPCMOUNT" -f -o open_timeout=30 "$@" "$src" "$mnt" 2>>"$TMP/vg.stderr" &
     VGPIDS="$VGPIDS $!"
     MOUNTS="$MOUNTS $mnt"
-    while ! is_mounted "$mnt" && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
+    while ! is_mounted "$mnt" && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
     is_mounted "$mnt"
 }
 
