@@ -55,8 +55,8 @@ one_case() {
     local d="$TMP/$label-$fault" out
     mkdir -p "$d"
     cp -r "$srcdir" "$d/src"
-    mount_container "$d/src/$arg" "$d/m" -o log="$d/log",zerocopy_min_kb=4 ||
-        { echo "FAIL: $label $fault: mount" > "$d/result"; return; }
+    mount_container "$d/src/$arg" "$d/m" -o log="$d/log",zerocopy_min_kb=4 2> "$d/mount.err" ||
+        { echo "FAIL: $label $fault: mount: $(head -c 300 "$d/mount.err")" > "$d/result"; return; }
     mkdir -p "$d/ref"
     cp -r "$d/m/." "$d/ref/"; rm -f "$d/ref/.info"
     "$PY" "$FR" "$d/m" "$d/ref" "$d/stop" 2 "$d/ready" "$d/damaged" "$d/after" > "$d/reader" &
