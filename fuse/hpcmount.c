@@ -359,22 +359,23 @@ static int read_zerocopy(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t si
     return replied;
 }
 
-/* The rest of read_zerocopy, while the extents' container is held. */
-static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off,
-                        const hpc_stat *hp, hpc_extent *ext, unsigned n)
+/* Splice ext[0..n) (got bytes) into this thread's pipe, check, and reply;
+ * 0 when the copy path must answer.  Between hpc_source_replies_begin and
+ * _end: a break of the sources' leases waits for this reply. */
+static int reply_spliced(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off,
+                         hpc_extent *ext, unsigned n, uint64_t got)
 {
-    const hpc_stat h = *hp;
-    uint64_t want = (uint64_t)off >= h.size ? 0 : MIN((uint64_t)size, h.size - (uint64_t)off), got = 0;
-    for (unsigned i = 0; i < n; i++)
-        got += ext[i].len;
-    if (got != want || n == 0)
-        return 0;         /* a short reply would read as EOF: use the copy path */
     /* a page of the pipe holds at most one page of the source: unaligned
      * extents need a page more each, and one for the first */
     zc_pipe *p = zc_get((size_t)got + ((size_t)n + 1) * ZC_PAGE);
     if (!p)
         return 0;
-    int rc = zc_fill(p, ext, n);
+    int rc = HPC_OK;
+    for (unsigned i = 0; i < n && rc == HPC_OK; i++)
+        if (!hpc_source_leased(ext[i].src))   /* broken since: changed, or live */
+            rc = hpc_source_changed(ext[i].src) ? HPC_E_CHANGED : HPC_E_NOTSUP;
+    if (rc == HPC_OK)
+        rc = zc_fill(p, ext, n);
     if (rc == HPC_E_NOTSUP) {
         zc_reset();
         return 0;
@@ -397,6 +398,56 @@ static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t siz
     if (fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE) != 0)
         zc_reset();
     return 1;
+}
+
+/* The rest of read_zerocopy, while the extents' container is held.  The
+ * kernel copies spliced pages after every check here, so only sources
+ * under a read lease are spliced: a write or truncate then waits for the
+ * reply (hpc_source.h); others take the copy path. */
+static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off,
+                        const hpc_stat *hp, hpc_extent *ext, unsigned n)
+{
+    const hpc_stat h = *hp;
+    uint64_t want = (uint64_t)off >= h.size ? 0 : MIN((uint64_t)size, h.size - (uint64_t)off), got = 0;
+    for (unsigned i = 0; i < n; i++)
+        got += ext[i].len;
+    if (got != want || n == 0)
+        return 0;         /* a short reply would read as EOF: use the copy path */
+    for (unsigned i = 0; i < n; i++)
+        if (!hpc_source_lease(ext[i].src))
+            return 0;
+    hpc_source_replies_begin();
+    int replied = reply_spliced(req, m, ino, size, off, ext, n, got);
+    hpc_source_replies_end();
+    return replied;
+}
+
+/* The sources' lease break notices (hpc_source.h): LEASE_SIG, or SIGIO when
+ * the kernel's queue of them overflowed.  Blocked in every thread (main
+ * blocks them first) and taken by this one. */
+#define LEASE_SIG (SIGRTMIN + 1)
+
+static void lease_sigset(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, LEASE_SIG);
+    sigaddset(set, SIGIO);
+}
+
+static gpointer lease_thread(gpointer unused)
+{
+    (void)unused;
+    sigset_t set;
+    lease_sigset(&set);
+    for (;;) {
+        siginfo_t si;
+        int sig = sigwaitinfo(&set, &si);
+        if (sig == LEASE_SIG)
+            hpc_source_lease_broken(si.si_fd);
+        else if (sig == SIGIO)
+            hpc_source_lease_broken(-1);
+    }
+    return NULL;
 }
 
 static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -633,10 +684,10 @@ static int hm_loop_run(struct fuse_session *se, unsigned max_threads)
     g_mutex_unlock(&l.lock);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     while (!fuse_session_exited(se)) {
-        sigset_t none;
-        sigemptyset(&none);
+        sigset_t leases;        /* stay with the lease thread */
+        lease_sigset(&leases);
         struct timespec tick = { 0, 200 * 1000 * 1000 };
-        pselect(0, NULL, NULL, NULL, &tick, &none);  /* a signal ends the wait */
+        pselect(0, NULL, NULL, NULL, &tick, &leases);  /* a signal ends the wait */
     }
     fuse_session_unmount(se);       /* wakes a reader blocked in read() */
     g_mutex_lock(&l.lock);
@@ -913,7 +964,6 @@ int main(int argc, char *argv[])
                   .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
                   .ra_threads = HPC_RA_THREADS_DEFAULT };
     int ret = 1;
-
     GPtrArray *spec_names = g_ptr_array_new_with_free_func(g_free);
     struct fuse_opt *spec = build_opt_spec(spec_names);
     hpc_options_init(&a.opts);
@@ -1011,6 +1061,16 @@ int main(int argc, char *argv[])
         openlog("hpcmount", LOG_PID, LOG_DAEMON);
     /* the parent returns once the mount is in place */
     fuse_daemonize(cmd.foreground);
+    /* the daemon takes the leases (lazily, on the first splice of a source);
+     * their notices are blocked in every thread from here on (libfuse's
+     * mount and daemonize calls do not keep an earlier mask) */
+    sigset_t lease_sigs;
+    lease_sigset(&lease_sigs);
+    pthread_sigmask(SIG_BLOCK, &lease_sigs, NULL);
+    if (zerocopy_min) {
+        g_thread_unref(g_thread_new("hpcmount-lease", lease_thread, NULL));
+        hpc_source_leases_enable(LEASE_SIG);
+    }
     /* after the fork: the read-ahead threads belong to the daemon */
     if (hpc_ra_new(c, (uint64_t)a.ra_min_kb << 10, (uint64_t)a.ra_max_kb << 10,
                    a.ra_threads, &ra_engine) != HPC_OK)

@@ -102,6 +102,20 @@ static const hpc_format *detect_format(const char *path, GError **err)
 
 /* ---- open / close ----------------------------------------------------- */
 
+/* After open: no source changed while it was parsed, and each path still
+ * names the file opened (a library opens by path, after the core did). */
+static int opened_unchanged(hpc_container *c, GError **err)
+{
+    for (guint i = 0; !c->live && i < c->sources->len; i++) {
+        const hpc_source *s = g_ptr_array_index(c->sources, i);
+        if (hpc_source_check_path(s) == HPC_E_CHANGED)
+            return hpc_fail(err, HPC_E_CHANGED, s->path, NULL, 0,
+                            "changed while it was opened (written, truncated, replaced or "
+                            "deleted); mount it again once it is complete");
+    }
+    return HPC_OK;
+}
+
 int hpc_container_open(const char *source, const hpc_options *opts,
                        hpc_container **out, GError **err)
 {
@@ -159,6 +173,9 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     if (c->live)            /* live readers refresh and re-parse themselves */
         for (guint i = 0; i < c->sources->len; i++)
             hpc_source_set_live(g_ptr_array_index(c->sources, i));
+    rc = opened_unchanged(c, err);
+    if (rc != HPC_OK)
+        goto out;
     c->core->last_check = g_get_monotonic_time();
     *out = c;
     return HPC_OK;
@@ -206,11 +223,15 @@ hpc_source *hpc_container_add_source(hpc_container *c, const char *path, GError 
 }
 
 /* ---- sources that change under the mount --------------------------------
- * Every hpc_source_pread checks its file after reading (fstat); the core
- * adds a check of every source's fstat and path (replaced, deleted) at most
- * every CHECK_US on reads, and after each read of a format with few
- * sources (which may read through a library).  The first change seen is
- * logged once and sticks: reads fail until remount. */
+ * Every hpc_source_pread checks its file after reading (fstat), so bytes of
+ * the core's own reads and of the block cache (filled only by checked
+ * reads) are the bytes of open time.  A format that reads through a
+ * library (sandbox_lib: its own descriptors, its own caches, files it may
+ * reopen by path) gets every source checked, fstat and path, after each
+ * read or map, once the bytes are in the caller's buffer; formats with few
+ * sources get the fstat check too.  All readers get the path check at most
+ * every CHECK_US.  The first change seen is logged once and sticks: reads
+ * fail until remount. */
 
 #define CHECK_US G_USEC_PER_SEC
 #define CHECK_EVERY_READ_MAX 4   /* sources fstat'ed after every format read */
@@ -282,14 +303,17 @@ static int check_periodic(hpc_container *c)
     return check_all(c, TRUE);
 }
 
-/* After a format's read or map: its result, or HPC_E_CHANGED. */
+/* After a format's read or map, with the bytes in the caller's buffer: its
+ * result, or HPC_E_CHANGED. */
 static int check_after(hpc_container *c, int rc)
 {
     if (rc == HPC_E_CHANGED)
         return note_changed(c);
-    if (rc == HPC_OK && !c->live && c->sources->len <= CHECK_EVERY_READ_MAX)
-        return check_all(c, FALSE);
-    return rc;
+    if (rc != HPC_OK || c->live)
+        return rc;
+    if (c->format->sandbox_lib)
+        return check_all(c, TRUE);
+    return c->sources->len <= CHECK_EVERY_READ_MAX ? check_all(c, FALSE) : HPC_OK;
 }
 
 int hpc_container_sources_unchanged(hpc_container *c)

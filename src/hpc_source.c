@@ -1,10 +1,14 @@
 /* hpc_source.c - bounds-checked reads of the physical files, and the checks
  * that they did not change since they were opened. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE       /* F_SETLEASE, F_SETSIG, the writer-first rwlock */
+#endif
 #include "hpc_source.h"
 #include "hpc_error.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,8 +67,12 @@ int hpc_source_open(const char *path, hpc_source *out, GError **err)
     return HPC_OK;
 }
 
+static void lease_forget(hpc_source *src);
+
 void hpc_source_close(hpc_source *src)
 {
+    if (__atomic_load_n(&src->lease, __ATOMIC_ACQUIRE) == 1)
+        lease_forget(src);
     if (src->fd >= 0 && src->path)
         close(src->fd);
     src->fd = -1;
@@ -184,4 +192,114 @@ int hpc_source_refresh(hpc_source *src, gboolean *changed)
                (int64_t)st.st_mtime != src->mtime;
     source_fill_stat(src, &st);
     return HPC_OK;
+}
+
+/* ---- read leases (hpc_source.h) ----------------------------------------
+ * lease_lock guards the table and every lease change; a break holds it
+ * while it waits for the replies in flight, so replies never take it. */
+
+static int lease_signo;                /* 0: no leases */
+static GMutex lease_lock;
+static GHashTable *lease_fds;          /* fd -> hpc_source *, leases held */
+/* readers: replies in flight; the writer: a break.  Writers first, so that
+ * a stream of replies cannot keep a break (and the writer of the file)
+ * waiting. */
+static pthread_rwlock_t replies = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+
+void hpc_source_leases_enable(int signo)
+{
+    g_mutex_lock(&lease_lock);
+    lease_signo = signo;
+    g_mutex_unlock(&lease_lock);
+}
+
+gboolean hpc_source_lease(const hpc_source *csrc)
+{
+    hpc_source *src = (hpc_source *)csrc;     /* the lease is bookkeeping */
+    int state = __atomic_load_n(&src->lease, __ATOMIC_ACQUIRE);
+    if (state != 0)
+        return state == 1;
+    g_mutex_lock(&lease_lock);
+    if (src->lease == 0) {
+        int ok = lease_signo != 0 && fcntl(src->fd, F_SETSIG, lease_signo) == 0 &&
+                 fcntl(src->fd, F_SETOWN, getpid()) == 0 &&
+                 fcntl(src->fd, F_SETLEASE, F_RDLCK) == 0;
+        if (ok) {
+            if (!lease_fds)
+                lease_fds = g_hash_table_new(NULL, NULL);
+            g_hash_table_insert(lease_fds, GINT_TO_POINTER(src->fd), src);
+        }
+        __atomic_store_n(&src->lease, ok ? 1 : -1, __ATOMIC_RELEASE);
+    }
+    gboolean held = src->lease == 1;
+    g_mutex_unlock(&lease_lock);
+    return held;
+}
+
+gboolean hpc_source_leased(const hpc_source *src)
+{
+    return __atomic_load_n(&src->lease, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* The source is being closed: its lease goes with the descriptor. */
+static void lease_forget(hpc_source *src)
+{
+    g_mutex_lock(&lease_lock);
+    if (lease_fds && g_hash_table_lookup(lease_fds, GINT_TO_POINTER(src->fd)) == src)
+        g_hash_table_remove(lease_fds, GINT_TO_POINTER(src->fd));
+    __atomic_store_n(&src->lease, -1, __ATOMIC_RELEASE);
+    g_mutex_unlock(&lease_lock);
+}
+
+/* Leases the kernel is breaking: the one of fd, or (fd -1) every lease
+ * whose break is pending (F_GETLEASE then tells the type it goes to). */
+static GPtrArray *leases_breaking(int fd)
+{
+    GPtrArray *hit = g_ptr_array_new();
+    if (!lease_fds)
+        return hit;
+    if (fd >= 0) {
+        hpc_source *s = g_hash_table_lookup(lease_fds, GINT_TO_POINTER(fd));
+        if (s)
+            g_ptr_array_add(hit, s);
+        return hit;
+    }
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, lease_fds);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (fcntl(GPOINTER_TO_INT(k), F_GETLEASE) != F_RDLCK)
+            g_ptr_array_add(hit, v);
+    return hit;
+}
+
+void hpc_source_lease_broken(int fd)
+{
+    g_mutex_lock(&lease_lock);
+    GPtrArray *hit = leases_breaking(fd);
+    for (guint i = 0; i < hit->len; i++) {
+        hpc_source *s = g_ptr_array_index(hit, i);
+        __atomic_store_n(&s->lease, -1, __ATOMIC_RELEASE);
+        if (!s->live)
+            mark_changed(s);       /* before the wait: later replies see it */
+    }
+    pthread_rwlock_wrlock(&replies);   /* the replies in flight are out */
+    pthread_rwlock_unlock(&replies);
+    for (guint i = 0; i < hit->len; i++) {
+        hpc_source *s = g_ptr_array_index(hit, i);
+        g_hash_table_remove(lease_fds, GINT_TO_POINTER(s->fd));
+        (void)fcntl(s->fd, F_SETLEASE, F_UNLCK);   /* the writer goes on */
+    }
+    g_ptr_array_free(hit, TRUE);
+    g_mutex_unlock(&lease_lock);
+}
+
+void hpc_source_replies_begin(void)
+{
+    pthread_rwlock_rdlock(&replies);
+}
+
+void hpc_source_replies_end(void)
+{
+    pthread_rwlock_unlock(&replies);
 }

@@ -34,6 +34,7 @@ typedef struct hpc_source {
     int64_t mtime_ns, ctime_ns;
     int live;            /* the file may grow: no identity checks */
     int changed;         /* sticky: the file changed since it was opened */
+    int lease;           /* read lease: 0 not tried, 1 held, -1 none (hpc_source_lease) */
 } hpc_source;
 
 /** A new process-unique space id (never 0): the block cache's key of a
@@ -103,5 +104,41 @@ void hpc_source_set_live(hpc_source *src);
 
 /** Whether the source was seen changed (by any check). */
 gboolean hpc_source_changed(const hpc_source *src);
+
+/*
+ * Read leases, for replies that hand the kernel page references (splice)
+ * instead of copies: such bytes are read when the kernel copies them, after
+ * any check the daemon made.  While the daemon holds a read lease on a
+ * source, the kernel makes whoever opens it for writing or truncates it
+ * wait until the daemon gave the lease up; the daemon first marks the
+ * source changed (sticky) and waits for the replies in flight
+ * (hpc_source_replies_begin/end), so a reply carries the old bytes or is
+ * never sent.  Only a process that calls hpc_source_leases_enable takes
+ * leases; the signal must be blocked in every thread and fed to
+ * hpc_source_lease_broken by one of them (sigwaitinfo).
+ */
+
+/** Take leases from now on, with break notices as signal signo. */
+void hpc_source_leases_enable(int signo);
+
+/** TRUE when the process holds a read lease on src (taken on first call;
+ *  FALSE when leases are not enabled or the kernel refuses one, e.g. the
+ *  file is open for writing somewhere, or another user's without
+ *  CAP_LEASE).  Never call it between hpc_source_replies_begin and _end. */
+gboolean hpc_source_lease(const hpc_source *src);
+
+/** TRUE while the lease of src is held and no break was noticed: checked
+ *  between hpc_source_replies_begin and _end. */
+gboolean hpc_source_leased(const hpc_source *src);
+
+/** A break notice for descriptor fd (siginfo si_fd), or fd -1 when the
+ *  kernel sent SIGIO instead (its queue of notices overflowed): mark the
+ *  source(s) changed, wait for the replies in flight, give the lease up. */
+void hpc_source_lease_broken(int fd);
+
+/** Bracket a reply whose bytes the kernel copies later (a splice from
+ *  leased sources): a lease break waits until hpc_source_replies_end. */
+void hpc_source_replies_begin(void);
+void hpc_source_replies_end(void);
 
 #endif

@@ -168,7 +168,10 @@ START_TEST(growing_file)
     ck_assert(f != NULL);
     ck_assert_uint_eq(fwrite(data, 1, len, f), len);
     fclose(f);
-    g_usleep(600000);
+    /* the reader re-stats at most so often: wait for the frames (10 min
+     * at most), not for that time */
+    for (int i = 0; i < 60000 && count_dir(c, "frames") != 10; i++)
+        g_usleep(10000);
     ck_assert_int_eq(count_dir(c, "frames"), 10);
     uint64_t n;
     char *sha = test_sha256_path(c, "frames/000009/always/step", &n);

@@ -282,7 +282,7 @@ START_TEST(readahead_advises_sources)
     ck_assert_int_eq(hpc_ra_read(info, 0, 100), HPC_OK);
     hpc_ra_stream *s = hpc_ra_stream_new(r, st.ino);
     ck_assert_int_eq(hpc_ra_read(s, 0, 100), HPC_OK);
-    for (int i = 0; i < 1000 && hpc_ra_advised(r) < st.size - 100; i++)
+    for (int i = 0; i < 60000 && hpc_ra_advised(r) < st.size - 100; i++)
         g_usleep(10000);          /* the threads run in the background */
     ck_assert_uint_eq(hpc_ra_advised(r), st.size - 100);   /* the rest of the file, once */
     hpc_ra_stream_free(s);        /* info is left open: freed with r */

@@ -4,6 +4,18 @@
 #include <check.h>
 #include <stdlib.h>
 
+/* Check kills a test after its timeout (4 s unless the suite set one).  No
+ * test may depend on the machine's speed: before main() builds the suites,
+ * the default becomes 10 minutes and every timeout a suite sets is taken
+ * ten times (Check reads both variables in tcase_create and
+ * tcase_set_timeout), unless the caller set them.  A timeout is a limit
+ * for a hung test, not a speed. */
+__attribute__((constructor)) static void generous_timeouts(void)
+{
+    setenv("CK_DEFAULT_TIMEOUT", "600", 0);
+    setenv("CK_TIMEOUT_MULTIPLIER", "10", 0);
+}
+
 const char *test_data_dir(void)
 {
     static char *dir;

@@ -9,7 +9,8 @@
 # deleted.  No read may return a byte different from the reference, and no
 # read may be silently short.  Formats that do not grow (all but GSD) must
 # then fail reads with EIO, log "changed since mount" once and say so in
-# .info.  Reads of 4 KiB and more take the zero-copy (splice) path.
+# .info.  Reads of 4 KiB and more take the zero-copy (splice) path.  Each
+# step waits for its event (reads seen, the change logged), never for a time.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 FR="$top_srcdir/tests/fault_reader.py"
@@ -19,7 +20,13 @@ damage() {
     local fault=$1 f=$2 size
     size=$(stat -c %s "$f")
     case $fault in
-    truncate) truncate -s $((size / 2)) "$f" ;;
+    # coreutils' truncate opens with O_NONBLOCK: while the daemon holds a
+    # read lease (zero-copy replies) the first open fails with EAGAIN and
+    # starts the lease's break; the next one goes through
+    truncate) local i=0
+              until truncate -s $((size / 2)) "$f" 2>/dev/null || [ $i -ge 600 ]; do
+                  sleep 0.1; i=$((i + 1))
+              done ;;
     overwrite) head -c $((size / 2 + 1)) /dev/urandom |
                dd of="$f" bs=4096 seek=$((size / 4)) oflag=seek_bytes conv=notrunc status=none ;;
     cp|rename)
@@ -31,6 +38,16 @@ damage() {
     esac
 }
 
+# wait_for PID FILE [PATTERN]: until FILE exists (and holds PATTERN), PID
+# (the reader) ended, or a limit long enough for any machine (10 min)
+wait_for() {
+    local pid=$1 f=$2 pat=${3:-} i=0
+    while [ $i -lt 6000 ] && kill -0 "$pid" 2>/dev/null; do
+        if [ -e "$f" ] && { [ -z "$pat" ] || grep -q "$pat" "$f"; }; then return 0; fi
+        sleep 0.1; i=$((i + 1))
+    done
+}
+
 # one_case LABEL LIVE SRCDIR MOUNTARG TARGET FAULT: SRCDIR is copied to a
 # private directory; MOUNTARG and TARGET are relative to it
 one_case() {
@@ -38,17 +55,19 @@ one_case() {
     local d="$TMP/$label-$fault" out
     mkdir -p "$d"
     cp -r "$srcdir" "$d/src"
-    mount_container "$d/src/$arg" "$d/m" -o log="$d/log",zerocopy_min_kb=4 ||
-        { echo "FAIL: $label $fault: mount" > "$d/result"; return; }
+    mount_container "$d/src/$arg" "$d/m" -o log="$d/log",zerocopy_min_kb=4 2> "$d/mount.err" ||
+        { echo "FAIL: $label $fault: mount: $(head -c 300 "$d/mount.err")" > "$d/result"; return; }
     mkdir -p "$d/ref"
     cp -r "$d/m/." "$d/ref/"; rm -f "$d/ref/.info"
-    "$PY" "$FR" "$d/m" "$d/ref" "$d/stop" 2 "$d/ready" > "$d/reader" &
-    local rpid=$! i=0
-    while [ ! -e "$d/ready" ] && [ $i -lt 200 ] && kill -0 "$rpid" 2>/dev/null; do
-        sleep 0.1; i=$((i + 1))
-    done
+    "$PY" "$FR" "$d/m" "$d/ref" "$d/stop" 2 "$d/ready" "$d/damaged" "$d/after" > "$d/reader" &
+    local rpid=$!
+    wait_for "$rpid" "$d/ready"
     damage "$fault" "$d/src/$target"
-    sleep 1.2                      # the core re-checks paths every second
+    touch "$d/damaged"
+    # reads of the damaged source, and (sources that do not grow) until the
+    # core saw the change: events, not a time
+    wait_for "$rpid" "$d/after"
+    [ "$live" = 1 ] || wait_for "$rpid" "$d/log" 'changed since mount'
     touch "$d/stop"
     wait "$rpid"
     out=$(head -1 "$d/reader")

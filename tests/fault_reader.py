@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """fault_reader.py - verified readers of a mount whose source is being damaged.
 
-usage: fault_reader.py MNT REFDIR STOPFILE THREADS READYFILE
+usage: fault_reader.py MNT REFDIR STOPFILE THREADS READYFILE [DAMAGED AFTERFILE]
 
 Every regular file under REFDIR holds the bytes the same path under MNT had
 before any fault.  THREADS threads read random ranges (4 KiB to 256 KiB at
@@ -16,7 +16,9 @@ files until STOPFILE exists, and classify each read:
 Prints one line "ok=N error=N short=N wrong=N" and, for each short or wrong
 read, a line naming file, offset and lengths (at most 20).  READYFILE is
 created once 20 reads came back right, so the caller damages the source
-only after good reads were seen.
+only after good reads were seen.  AFTERFILE is created once 40 reads that
+started after DAMAGED existed have come back, so the caller waits for
+reads of the damaged source, not for a time.
 """
 import os
 import random
@@ -24,6 +26,8 @@ import sys
 import threading
 
 mnt, ref, stop, nthreads, ready = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+damaged, after = (sys.argv[6], sys.argv[7]) if len(sys.argv) > 7 else (None, None)
+AFTER_READS = 40
 
 files = []
 for root, _, names in os.walk(ref):
@@ -41,6 +45,7 @@ if not files:
 
 lock = threading.Lock()
 counts = {"ok": 0, "error": 0, "short": 0, "wrong": 0}
+reads_after = [0]
 notes = []
 
 
@@ -76,9 +81,14 @@ def one_read(rng):
 def worker(seed):
     rng = random.Random(seed)
     while not os.path.exists(stop):
+        late = damaged is not None and os.path.exists(damaged)
         kind, note = one_read(rng)
         with lock:
             counts[kind] += 1
+            if late:
+                reads_after[0] += 1
+                if reads_after[0] == AFTER_READS:
+                    open(after, "w").close()
             if kind == "ok" and counts["ok"] == 20:
                 open(ready, "w").close()
             if note and len(notes) < 20:

@@ -36,8 +36,10 @@ wait "$writer"
 check "writer finished" [ $? = 0 ]
 check "frames appeared while the writer ran" [ "$seen_growth" = 1 ]
 expect_eq "no errors while listing a growing file" 0 "$errors"
-sleep 1.5     # kernel attribute timeout of live mounts, and our re-stat interval
 total=$($PY "$T" frames "$f")
+# the kernel's attribute timeout of live mounts and our re-stat interval
+# pass: wait for the frames, not for those times
+wait_until sh -c "[ \"\$(ls '$mnt/frames' | wc -l)\" = '$total' ]"
 expect_eq "all frames visible without remount" "$total" "$(ls "$mnt/frames" | wc -l)"
 check "a new frame can be looked up" [ -f "$mnt/frames/000400/late/name_400_$(printf 'x%.0s' $(seq 40))" ]
 check "every 7th frame as gsd.fl reads it" $PY "$T" verify "$mnt" "$f" 7

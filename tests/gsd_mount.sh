@@ -97,7 +97,7 @@ EOF
 start=$(date +%s%N)
 mount_container "$big" "$TMP/m-big" || fail "big: mount"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-check "big: mounts in under 2 s (took ${ms} ms)" [ "$ms" -lt 2000 ]
+echo "big: mounted in ${ms} ms (speed: bench/, not asserted here)"
 expect_eq "big: frames listed" 100000 "$(ls "$TMP/m-big/frames" | wc -l)"
 expect_eq "big: frames as gsd.fl" "$($PY "$T" frames "$big")" "$(grep '^frames:' "$TMP/m-big/.info" | cut -d' ' -f2)"
 check "big: every 997th frame as gsd.fl reads it" $PY "$T" verify "$TMP/m-big" "$big" 997

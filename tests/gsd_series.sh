@@ -77,7 +77,9 @@ while kill -0 "$writer" 2>/dev/null; do
 done
 wait "$writer"
 check "live: writer finished" [ $? = 0 ]
-sleep 1.5     # our re-stat interval and the kernel's attribute timeout
+# our re-stat interval and the kernel's attribute timeout pass: wait for the
+# shape, not for those times
+wait_until sh -c "[ \"\$(getfattr --only-values -n user.shape '$s' 2>/dev/null)\" = '162,1' ]"
 check "live: the series grew while the writer ran" [ "$grew" = 1 ]
 expect_eq "live: all frames in the series" "162,1" "$(getfattr --only-values -n user.shape "$s" 2>/dev/null)"
 check "live: series equal numpy.stack after growth" $PY "$T" series "$TMP/m-live" "$f"

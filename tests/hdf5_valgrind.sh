@@ -34,7 +34,7 @@ memcheck() {
         "$HPCMOUNT" -f -o inproc "$1" "$mnt" &
     vpid=$!
     i=0
-    while ! is_mounted "$mnt" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    while ! is_mounted "$mnt" && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
     if ! is_mounted "$mnt"; then
         fail "$name: mounted under valgrind"; kill "$vpid" 2>/dev/null; wait "$vpid"; return
     fi

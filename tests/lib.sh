@@ -69,6 +69,17 @@ unmount_container() {
 
 is_mounted() { grep -q " $1 fuse" /proc/self/mounts; }
 
+# wait_until COMMAND...: poll COMMAND until it succeeds; gives up (status
+# 1) after 10 minutes, a limit for something that will not happen, not a
+# speed.  Tests wait for events with it, never with a fixed sleep.
+wait_until() {
+    local i=0
+    until "$@"; do
+        [ $i -ge 6000 ] && return 1
+        sleep 0.1; i=$((i + 1))
+    done
+}
+
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 # finish: unmount, wait for the daemons to exit, fail on sanitizer reports,
@@ -76,7 +87,7 @@ sha() { sha256sum "$1" | cut -d' ' -f1; }
 finish() {
     for m in $MOUNTS; do unmount_container "$m"; done
     local i=0
-    while pgrep -f "hpcmount.* $TMP/" >/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    while pgrep -f "hpcmount.* $TMP/" >/dev/null && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
     if ls "$TMP"/sanitizer.* >/dev/null 2>&1; then
         fail "sanitizer reports"; head -50 "$TMP"/sanitizer.*
     fi

@@ -10,7 +10,7 @@
 need_fuse
 N=${MUTATE_N:-6}
 MF="$top_srcdir/tests/mutate_file.py"
-LIMIT=20                     # seconds for a mount, and for a walk
+LIMIT=300                    # seconds for a mount, and for a walk
 
 # one_copy LABEL SRCDIR MOUNTARG SEED FILE...: copy SRCDIR, damage one of
 # the FILEs (chosen by SEED), mount MOUNTARG, walk and read, unmount

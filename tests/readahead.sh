@@ -67,10 +67,11 @@ PYEOF
 # drop the source's pages (fadvise DONTNEED)
 drop_source() { dd if="$src" iflag=nocache count=0 2>/dev/null; }
 far_lo=$((start + 40 * MiB)); far_hi=$((start + 64 * MiB))
-# wait_resident PERCENT: until the far range is at least that resident (20 s)
+# wait_resident PERCENT: until the far range is at least that resident (at
+# most 10 minutes: a limit, not a speed)
 wait_resident() {
     local i=0
-    while [ "$(resident "$src" $far_lo $far_hi)" -lt "$1" ] && [ $i -lt 200 ]; do
+    while [ "$(resident "$src" $far_lo $far_hi)" -lt "$1" ] && [ $i -lt 6000 ]; do
         sleep 0.1; i=$((i + 1))
     done
     resident "$src" $far_lo $far_hi

@@ -21,7 +21,7 @@ refuse() {
     local name=$1 want=$2 f="$TMP/$1.sion" mnt="$TMP/mnt-$1"
     mkdir -p "$mnt"
     local err rc
-    err=$(timeout 20 "$HPCMOUNT" "$f" "$mnt" 2>&1); rc=$?
+    err=$(timeout 600 "$HPCMOUNT" "$f" "$mnt" 2>&1); rc=$?
     if [ "$rc" -eq 0 ]; then
         MOUNTS="$MOUNTS $mnt"; fail "$name: mounted although damaged"; return
     fi
@@ -30,7 +30,7 @@ refuse() {
     grep -q "$f" <<< "$err" && grep -Eq "$want" <<< "$err" ||
         { fail "$name: message '$err' lacks the file or /$want/"; return; }
     is_mounted "$mnt" && { fail "$name: left mounted"; return; }
-    err=$(timeout 20 "$HPCDUMP" ls "$f" 2>&1); rc=$?
+    err=$(timeout 600 "$HPCDUMP" ls "$f" 2>&1); rc=$?
     [ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -Eq "$want" <<< "$err" ||
         { fail "$name: hpcdump did not refuse it cleanly (status $rc)"; return; }
     pass "$name: refused: $err"

@@ -30,7 +30,7 @@ vg_mount() {
     $VG "$HPCMOUNT" -f -o inproc "$@" "$src" "$mnt" 2>>"$TMP/vg.stderr" &
     VGPIDS="$VGPIDS $!"
     MOUNTS="$MOUNTS $mnt"
-    while ! is_mounted "$mnt" && [ $i -lt 400 ]; do sleep 0.1; i=$((i + 1)); done
+    while ! is_mounted "$mnt" && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
     is_mounted "$mnt"
 }
 
