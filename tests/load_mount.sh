@@ -3,20 +3,20 @@
 # while other processes keep every core busy (4 busy loops per core).
 #
 # The containers: every fixture of tests/data (the SION files, the FTI
-# checkpoint directory, the GSD files, the distributed HDF set), the HDF5
-# files tests/hdf5_gen writes, and, when HPC_CORPUS names a directory, each
-# file of its hdf5/, hdf4/, gsd/ and sion/ that the formats' reader opens on
-# the idle machine first (hpcdump ls, without the trial open's time limit;
-# HDF5 files also must open in h5py).  Each is mounted with no option at
-# all, the first MiB of every regular file of the mount is read and the
-# byte count must equal what the sizes stat shows.
+# checkpoint directory, the GSD files, the distributed HDF set) and the HDF5
+# files tests/hdf5_gen writes, each mounted with no option at all, the
+# first MiB of every regular file of the mount read and the byte count
+# equal to what the sizes stat shows.  When HPC_CORPUS names a directory,
+# its hdf5/, hdf4/, gsd/ and sion/ folders are each mounted as a run
+# directory (every file a container opened as a mount of it would be) and
+# must list and read the same under load as on the idle machine.
 # Nothing here waits for a time: a mount or read that hangs is bounded by a
 # 10-minute timeout, a limit for a dead process, not a speed.
 . "$(dirname "$0")/lib.sh"
 need_fuse
 
-# the memory cap for corpus files; none in sanitizer builds, whose shadow
-# memory is far larger than any cap
+# the memory cap of the mounts of single files; none in sanitizer builds,
+# whose shadow memory is far larger than any cap
 CAP=4194304
 grep -q __asan_init "$HPCMOUNT" 2>/dev/null && CAP=unlimited
 
@@ -50,27 +50,59 @@ if [ -x "$top_builddir/tests/hdf5_gen" ]; then
     fi
 fi
 
-# the corpus: what the reader opens on the idle machine, one file at a
-# time under a memory cap (some files make libhdf5 allocate without bound)
+# the corpus: each of its hdf5/, hdf4/, gsd/ and sion/ folders mounted as a
+# run directory (every container opened lazily by the same code as a mount
+# of the file, libhdf5/libhdf4 in their helper processes), listed and read
+# once on the idle machine; under load the same mount must show the same
+# tree and bytes
 corpus=${HPC_CORPUS:-}
+KINDS=""
 if [ -n "$corpus" ] && [ -d "$corpus" ]; then
-    n=0
     for kind in hdf5 hdf4 gsd sion; do
-        [ -d "$corpus/$kind" ] || continue
-        while IFS= read -r -d '' f; do
-            case $f in *.txt|*.log|*.md|*.json|*SOURCES*) continue ;; esac
-            ( ulimit -v $CAP; timeout 600 "$HPCDUMP" -o open_timeout=0 ls "$f" ) \
-                > /dev/null 2>&1 || continue
-            if [ $kind = hdf5 ]; then
-                ( ulimit -v 4194304; timeout 600 "$PY" -c 'import h5py, sys; h5py.File(sys.argv[1], "r").close()' "$f" ) \
-                    > /dev/null 2>&1 || continue
-            fi
-            add "corpus/$kind/${f#"$corpus/$kind/"}" "$f" $MAXB
-            n=$((n + 1))
-        done < <(find "$corpus/$kind" -type f -print0 | sort -z)
+        [ -d "$corpus/$kind" ] && KINDS="$KINDS $kind"
     done
-    echo "corpus $corpus: $n files the readers open"
 fi
+
+# survey MNT OUT: every node of MNT with the first 4 KiB of each regular
+# file hashed, one line each, sorted (errors become lines too)
+survey() {
+    "$PY" - "$1" > "$2" <<'PYEOF'
+import hashlib, os, sys
+top = sys.argv[1]
+out = []
+for d, dirs, files in os.walk(top, onerror=lambda e: out.append(
+        "error %s %s" % (os.path.relpath(e.filename, top), e.strerror))):
+    for n in dirs:
+        out.append("dir " + os.path.relpath(os.path.join(d, n), top))
+    for n in files:
+        p = os.path.join(d, n)
+        r = os.path.relpath(p, top)
+        try:
+            with open(p, "rb") as fh:
+                b = fh.read(4096)
+            out.append("file %s %s" % (r, hashlib.sha256(b).hexdigest()))
+        except OSError as e:
+            out.append("file %s error %s" % (r, e.strerror))
+print("\n".join(sorted(out)))
+PYEOF
+}
+
+# survey_corpus TAG: mount, survey and unmount every corpus folder
+survey_corpus() {
+    local kind m
+    for kind in $KINDS; do
+        m="$TMP/c-$1-$kind"
+        mkdir -p "$m"
+        if ! timeout 600 "$HPCMOUNT" "$corpus/$kind" "$m" 2> "$TMP/cerr-$1-$kind"; then
+            fail "corpus $kind ($1): run-directory mount: $(head -c 300 "$TMP/cerr-$1-$kind")"
+            continue
+        fi
+        MOUNTS="$MOUNTS $m"
+        survey "$m" "$TMP/survey-$1-$kind" || fail "corpus $kind ($1): survey failed"
+        unmount_container "$m"
+    done
+}
+survey_corpus idle
 
 # the load: 4 busy loops per core, started only now
 ncpu=$(nproc)
@@ -112,6 +144,18 @@ while IFS=$'\t' read -r label src max; do
     fi
     unmount_container "$m"
 done < "$LIST"
+
+# the corpus under the same load: the same tree, the same bytes
+survey_corpus load
+for kind in $KINDS; do
+    a="$TMP/survey-idle-$kind" b="$TMP/survey-load-$kind"
+    [ -s "$a" ] && [ -s "$b" ] || continue
+    if cmp -s "$a" "$b"; then
+        pass "corpus $kind: $(grep -c '^file ' "$a") files of a run-directory mount the same under load"
+    else
+        fail "corpus $kind: differs under load: $(diff "$a" "$b" | head -c 600)"
+    fi
+done
 
 stop_load
 finish
