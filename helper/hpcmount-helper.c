@@ -19,6 +19,8 @@
 #include "hpc_tree.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +328,21 @@ static void limit_memory(const char *arg)
     }
 }
 
+/* hpc_log in the helper: one line on the log pipe (atomic up to PIPE_BUF),
+ * which the daemon passes on to its own log. */
+static void log_to_daemon(const char *line)
+{
+    char buf[PIPE_BUF];
+    int n = snprintf(buf, sizeof buf, "%s\n", line);
+    if (n >= (int)sizeof buf) {
+        n = (int)sizeof buf;
+        buf[n - 1] = '\n';
+    }
+    if (n > 0 && write(HPC_REMOTE_FD_LOG, buf, (size_t)n) < 0) {
+        /* the daemon is gone: nobody to tell */
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5 || strcmp(argv[1], HPC_REMOTE_PROTO) != 0) {
@@ -334,6 +351,8 @@ int main(int argc, char **argv)
         return 2;
     }
     limit_memory(argv[3]);
+    fcntl(HPC_REMOTE_FD_LOG, F_SETFL, O_NONBLOCK);   /* never wait for the daemon */
+    hpc_log_set_handler(log_to_daemon);
     size_t size = HPC_REMOTE_CTL + (size_t)HPC_REMOTE_CHANNELS * HPC_REMOTE_SHM;
     server s = { .index = g_hash_table_new(g_direct_hash, g_direct_equal) };
     s.map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, HPC_REMOTE_FD_CTL, 0);

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -33,7 +34,7 @@ extern char **environ;
 #define TICK_MS 50
 #define HIGH_FD 64               /* fds handed to the helper are dup'ed above this */
 #define NAMES_MAX (1u << 18)     /* names remembered for messages */
-#define CHILD_FDS (1 + HPC_REMOTE_CHANNELS)
+#define CHILD_FDS (2 + HPC_REMOTE_CHANNELS)  /* control, channels, log */
 
 typedef struct helper {
     gint refs;
@@ -48,6 +49,8 @@ typedef struct helper {
     int culprit;                 /* channel whose request the supervisor blamed, or -1 */
     int wall;                    /* killed by the wall-clock limit, not for the file */
     char *why;                   /* what the supervisor saw */
+    int log_fd;                  /* our end of the helper's log pipe, or -1 */
+    pid_t log_pid;               /* the process whose thread forwards it */
 } helper;
 
 typedef struct remote {
@@ -136,6 +139,8 @@ static void helper_unref(helper *h)
         munmap(h->map, h->map_size);
     if (h->free)
         g_async_queue_unref(h->free);
+    if (h->log_fd >= 0 && h->log_pid != getpid())
+        close(h->log_fd);        /* no forwarding thread of ours owns it */
     g_free(h->why);
     g_free(h);
 }
@@ -199,7 +204,58 @@ static char **helper_argv(hpc_container *c, const remote *r, const char *exe)
     return (char **)g_ptr_array_free(a, FALSE);
 }
 
-/* The fds the helper gets (control memfd, channel sockets), duplicated
+/* Lines the helper logs (hpc_log in the helper: chunks handed to the
+ * library, damaged objects) arrive on a pipe; a thread of ours passes each
+ * to hpc_log, so they reach the daemon's log.  It ends when the helper
+ * does (EOF). */
+static gpointer log_forward(gpointer p)
+{
+    FILE *in = fdopen(GPOINTER_TO_INT(p), "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while (in && (n = getline(&line, &cap, in)) > 0) {
+        if (line[n - 1] == '\n')
+            line[n - 1] = '\0';
+        hpc_log("%s", line);
+    }
+    free(line);
+    if (in)
+        fclose(in);
+    return NULL;
+}
+
+/* A new log pipe: the helper's end into *child (above HIGH_FD), ours into
+ * h->log_fd, read by a thread that log_follow starts. */
+static int log_pipe(helper *h, int *child)
+{
+    int lp[2];
+    if (pipe2(lp, O_CLOEXEC) != 0)
+        return -1;
+    *child = fcntl(lp[1], F_DUPFD_CLOEXEC, HIGH_FD);
+    close(lp[1]);
+    if (*child < 0) {
+        close(lp[0]);
+        return -1;
+    }
+    h->log_fd = lp[0];
+    return 0;
+}
+
+/* Forward h's log lines from this process (caller holds r->lock).  The
+ * thread is started on first use in each process: hpcmount opens the
+ * container before it forks into the daemon, and threads do not cross a
+ * fork (the helper writes without blocking, so lines are only ever
+ * dropped, never waited for). */
+static void log_follow(helper *h)
+{
+    if (h->log_fd < 0 || h->log_pid == getpid())
+        return;
+    h->log_pid = getpid();
+    g_thread_unref(g_thread_new("helper-log", log_forward, GINT_TO_POINTER(h->log_fd)));
+}
+
+/* The fds the helper gets (control memfd, channel sockets, log pipe), duplicated
  * above HIGH_FD so that dup2 onto 3, 4, ... never hits one of them. */
 static int helper_fds(helper *h, int ctl, int mine[CHILD_FDS])
 {
@@ -216,7 +272,7 @@ static int helper_fds(helper *h, int ctl, int mine[CHILD_FDS])
         if (mine[1 + i] < 0)
             return -1;
     }
-    return 0;
+    return log_pipe(h, &mine[CHILD_FDS - 1]);
 }
 
 static int spawn(hpc_container *c, const remote *r, helper *h, int fds[CHILD_FDS])
@@ -246,6 +302,7 @@ static int helper_start(hpc_container *c, const remote *r, helper **out, GError 
     int fds[CHILD_FDS], rc = HPC_OK;
     h->refs = 1;
     h->culprit = -1;
+    h->log_fd = -1;
     for (int i = 0; i < HPC_REMOTE_CHANNELS; i++)
         h->fd[i] = -1;
     for (int i = 0; i < CHILD_FDS; i++)
@@ -716,6 +773,7 @@ static int helper_get(hpc_container *c, remote *r, helper **out)
     if (r->broken) {
         rc = HPC_E_IO;
     } else {
+        log_follow(r->cur);
         g_atomic_int_inc(&r->cur->refs);
         *out = r->cur;
     }

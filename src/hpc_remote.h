@@ -43,6 +43,7 @@
 #define HPC_REMOTE_CTL 4096u             /* the control page, before the buffers */
 #define HPC_REMOTE_FD_CTL 3              /* the helper's memfd: control + buffers */
 #define HPC_REMOTE_FD_CHAN 4             /* its first channel socket */
+#define HPC_REMOTE_FD_LOG (HPC_REMOTE_FD_CHAN + HPC_REMOTE_CHANNELS) /* its log lines */
 #define HPC_REMOTE_WALK_NODES 1000       /* nodes the open walks */
 #define HPC_REMOTE_MAX_PAYLOAD (512u << 20)
 #define HPC_REMOTE_MAX_EXTENTS 64
