@@ -73,10 +73,14 @@ def prefilled_reads(ds, dt):
     """The bytes of ds read (H5Dread) as dt into a buffer of 00s and into
     one of ffs: where they differ, libhdf5 wrote nothing."""
     reads = []
+    # an array type (compound elements of a subarray dtype): h5py reads it
+    # with the memory type of the whole dtype into shape + the array's shape
+    sub = ds.dtype.shape
+    mtype = h5py.h5t.py_create(np.dtype((dt, sub)) if sub else dt)
     for pre in (0x00, 0xFF):
-        b = np.empty(ds.shape, dtype=dt)
+        b = np.empty(tuple(ds.shape) + sub, dtype=dt)
         b.reshape(-1).view(np.uint8)[...] = pre
-        ds.read_direct(b)
+        ds.id.read(h5py.h5s.ALL, h5py.h5s.ALL, b, mtype=mtype)
         reads.append(np.frombuffer(b.tobytes(), dtype=np.uint8))
     return reads
 
