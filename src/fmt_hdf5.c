@@ -60,6 +60,7 @@ typedef struct h5_dset {
     hid_t id;
     hid_t mtype;                   /* little-endian twin of the file type */
     hid_t rtype;                   /* big-endian numbers: read as h5py does (below), or -1 */
+    GArray *pad;                   /* hpc_h5t_pad: compound padding zeroed after reads, or NULL */
     char *path;                    /* first path it was found under */
     ds_kind kind;
     int rank;
@@ -220,6 +221,8 @@ static void dset_free(gpointer p)
         H5Tclose(d->mtype);
     if (d->rtype >= 0)
         H5Tclose(d->rtype);
+    if (d->pad)
+        g_array_unref(d->pad);
     g_free(d->path);
     g_free(d->text);
     g_free(d->shape);
@@ -511,7 +514,13 @@ static int dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chun
     }
     d->kind = DS_DATA;
     d->rtype = read_type(ftype, d->mtype);
-    if (lay == H5D_CONTIGUOUS && next == 0 && d->size > 0 && H5Tequal(ftype, d->mtype) > 0) {
+    /* h5py converts a compound with bit-field members (its dtype has
+     * integers there), so its padding bytes are zero, not the file's: such
+     * datasets go through H5Dread, and read_elements zeroes the padding.
+     * Other compounds keep the file's padding where libhdf5 copies
+     * unconverted, as h5py does. */
+    d->pad = H5Tdetect_class(ftype, H5T_BITFIELD) > 0 ? hpc_h5t_padding(d->mtype, d->esize) : NULL;
+    if (lay == H5D_CONTIGUOUS && next == 0 && d->size > 0 && !d->pad && H5Tequal(ftype, d->mtype) > 0) {
         haddr_t a = H5Dget_offset(d->id);
         if (a != HADDR_UNDEF && hpc_source_contains(h->src, (uint64_t)a, d->size)) {
             d->kind = DS_FAST;
@@ -941,7 +950,7 @@ static void handles_trim(h5 *h)
 static void plan_chunks(h5_handle *hd)
 {
     h5_dset *d = hd->d;
-    if (d->kind != DS_DATA || d->rank < 1 || d->size == 0)
+    if (d->kind != DS_DATA || d->rank < 1 || d->size == 0 || d->pad)
         return;
     hid_t ftype = H5Dget_type(d->id), dcpl = H5Dget_create_plist(d->id);
     if (ftype >= 0 && dcpl >= 0)
@@ -1481,6 +1490,17 @@ static int read_decoded(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, vo
     return rc;
 }
 
+/* Zero the padding bytes of count elements of d in buf. */
+static void zero_padding(const h5_dset *d, void *buf, uint64_t count)
+{
+    unsigned char *e = buf;
+    for (uint64_t i = 0; i < count; i++, e += d->esize)
+        for (guint k = 0; k < d->pad->len; k++) {
+            const hpc_h5t_pad *p = &g_array_index(d->pad, hpc_h5t_pad, k);
+            memset(e + p->off, 0, p->len);
+        }
+}
+
 /* Elements [e0, e1) of d into buf. */
 static int read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
 {
@@ -1530,6 +1550,8 @@ static int read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
 out:
     if (rc == HPC_OK && d->rtype >= 0)
         swap_elements(buf, e1 - e0, d->esize);
+    if (rc == HPC_OK && d->pad)
+        zero_padding(d, buf, e1 - e0);
     if (rc != HPC_OK) {
         char *why = h5_errtext();
         hpc_log("hdf5: %s: H5Dread of elements %" PRIu64 "..%" PRIu64 " failed: %s%s%s",

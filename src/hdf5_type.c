@@ -561,3 +561,61 @@ out:
         H5Sclose(s);
     return rc;
 }
+
+/* Mark in cover the bytes of type t at base that hold a value. */
+static void cover_bytes(hid_t t, size_t base, unsigned char *cover)
+{
+    size_t size = H5Tget_size(t);
+    H5T_class_t cls = H5Tget_class(t);
+    if (cls == H5T_COMPOUND) {
+        int n = H5Tget_nmembers(t);
+        for (int i = 0; i < n; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            size_t off = H5Tget_member_offset(t, (unsigned)i);
+            if (m >= 0 && off + H5Tget_size(m) <= size)
+                cover_bytes(m, base + off, cover);
+            if (m >= 0)
+                H5Tclose(m);
+        }
+    } else if (cls == H5T_ARRAY) {
+        /* one element of the base type, then copies of its pattern */
+        hid_t b = H5Tget_super(t);
+        size_t bs = b >= 0 ? H5Tget_size(b) : 0;
+        if (bs > 0 && bs <= size) {
+            cover_bytes(b, base, cover);
+            for (size_t o = bs; o + bs <= size; o += bs)
+                memcpy(cover + base + o, cover + base, bs);
+        }
+        if (b >= 0)
+            H5Tclose(b);
+    } else {
+        memset(cover + base, 1, size);
+    }
+}
+
+GArray *hpc_h5t_padding(hid_t m, size_t esize)
+{
+    if (esize == 0 || H5Tdetect_class(m, H5T_COMPOUND) <= 0 || H5Tget_size(m) != esize)
+        return NULL;
+    unsigned char *cover = g_try_malloc0(esize);
+    if (!cover)
+        return NULL;
+    cover_bytes(m, 0, cover);
+    GArray *pads = g_array_new(FALSE, FALSE, sizeof(hpc_h5t_pad));
+    for (size_t i = 0; i < esize;) {
+        size_t j = i;
+        while (j < esize && !cover[j])
+            j++;
+        if (j > i) {
+            hpc_h5t_pad p = { i, j - i };
+            g_array_append_val(pads, p);
+        }
+        i = j + 1;
+    }
+    g_free(cover);
+    if (pads->len == 0) {
+        g_array_unref(pads);
+        return NULL;
+    }
+    return pads;
+}

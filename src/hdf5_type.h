@@ -16,6 +16,20 @@
  */
 hid_t hpc_h5t_mem_type(hid_t t);
 
+/** A run of padding bytes inside one element. */
+typedef struct hpc_h5t_pad {
+    size_t off, len;
+} hpc_h5t_pad;
+
+/**
+ * The padding of memory type m (esize bytes): the bytes of an element no
+ * member value covers (compounds with gaps, at any depth), as a GArray of
+ * hpc_h5t_pad (g_array_unref it), or NULL when there are none.  Where
+ * h5py converts (bit-field members), its values have zeros there; the file
+ * may hold anything.
+ */
+GArray *hpc_h5t_padding(hid_t m, size_t esize);
+
 /**
  * Append NumPy's name of memory type m to o, e.g. "<f8", "|S10" or a
  * structured description.
