@@ -33,6 +33,11 @@ void hpc_log_set_handler(void (*fn)(const char *line))
     log_handler = fn;
 }
 
+int hpc_log_handled(void)
+{
+    return log_handler != NULL;
+}
+
 void hpc_log(const char *fmt, ...)
 {
     va_list ap;

@@ -135,4 +135,7 @@ void hpc_log(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /** Where hpc_log writes: fn(line) or stderr when fn is NULL. */
 void hpc_log_set_handler(void (*fn)(const char *line));
 
+/** Whether a front end set a handler (the daemon's log), not stderr. */
+int hpc_log_handled(void);
+
 #endif

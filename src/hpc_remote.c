@@ -242,14 +242,17 @@ static int log_pipe(helper *h, int *child)
     return 0;
 }
 
-/* Forward h's log lines from this process (caller holds r->lock).  The
+/* Forward h's log lines to the daemon's log from this process (caller
+ * holds r->lock).  The
  * thread is started on first use in each process: hpcmount opens the
  * container before it forks into the daemon, and threads do not cross a
  * fork (the helper writes without blocking, so lines are only ever
  * dropped, never waited for). */
 static void log_follow(helper *h)
 {
-    if (h->log_fd < 0 || h->log_pid == getpid())
+    /* without a daemon's log (hpcdump) the lines stay unread, as a
+     * reader's complaints on stderr would add lines to a one-line error */
+    if (h->log_fd < 0 || h->log_pid == getpid() || !hpc_log_handled())
         return;
     h->log_pid = getpid();
     g_thread_unref(g_thread_new("helper-log", log_forward, GINT_TO_POINTER(h->log_fd)));
