@@ -208,7 +208,7 @@ lost_case() {
     fi
 }
 
-# issue 21: 8 ranks, node_size 2, group_size 4, head 0.  Groups {0,2,4,6},
+# 8 ranks, node_size 2, group_size 4, head 0.  Groups {0,2,4,6},
 # {1,3,5,7}: rank 6's copy is Pcof0 (not Pcof7, rank 5's, of a nearby size)
 lost_case S2-G4-L2-Rank6 2 0 4 2 8 Ckpt1-Rank6.fti
 lost_case S2-G4-L3-Rank5 2 0 4 3 8 Ckpt1-Rank5.fti

@@ -1,5 +1,5 @@
 #!/bin/bash
-# gsd_diff.sh - differential test of the GSD fast reads (issue 21): files
+# gsd_diff.sh - differential test of the GSD fast reads: files
 # written now by Debian's python3-gsd (gsd.fl: every chunk type it writes,
 # M = 1 and M > 1, empty chunks, many frames; gsd.hoomd: every field,
 # changed at random against frame 0), every chunk of every frame and every

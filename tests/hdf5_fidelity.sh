@@ -1,5 +1,5 @@
 #!/bin/sh
-# hdf5_fidelity.sh - every byte equal to the library's (issue 21): files
+# hdf5_fidelity.sh - every byte equal to the library's: files
 # written at test time by libhdf5 (tests/hdf5_gen.py: fidelity.h5, fill.h5;
 # tests/hdf5_gen: edges.h5) read through a real mount and hpcdump and
 # compared with h5py (tests/hdf5_verify.py):
