@@ -23,7 +23,7 @@ for variant in plain sanitizers; do
     flags="--enable-werror"; [ "$variant" = sanitizers ] && flags="$flags --enable-sanitizers"
     # the corpus and the CVE reproducers in the plain build only: under
     # ASan a spinning libhdf5 needs longer than the test's 30 s per file to
-    # reach the helper's CPU limit (an open problem of issue 22), and the
+    # reach the helper's CPU limit (not solved yet), and the
     # corpus's HDF5 part would not fit CI's 90 minutes next to the rest
     cve=${HPC_CVE_DIR:-}; corpus=${HPC_CORPUS:-}
     [ "$variant" = sanitizers ] && cve="" && corpus=""
