@@ -90,6 +90,7 @@ static inline int hpc_fuzz_container_with(const char *format, const char *option
     g_strfreev(set);
     opts.format = g_strdup(format);
     opts.cache_size = 1 << 20;
+    opts.inproc = 1;       /* fuzz the readers in this process, no helper */
     hpc_container *c = NULL;
     GError *err = NULL;
     if (hpc_container_open(path, &opts, &c, &err) == HPC_OK) {

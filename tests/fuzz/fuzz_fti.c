@@ -74,6 +74,7 @@ static void fuzz_directory(const uint8_t *d, size_t n)
     hpc_options_init(&opts);
     opts.format = (char *)"fti";
     opts.cache_size = 1 << 20;
+    opts.inproc = 1;
     hpc_container *c = NULL;
     GError *err = NULL;
     if (hpc_container_open(fuzz_dir, &opts, &c, &err) == HPC_OK) {

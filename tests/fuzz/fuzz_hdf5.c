@@ -123,6 +123,7 @@ static void setup(void)
     hpc_options opts;
     hpc_options_init(&opts);
     opts.cache_size = 1 << 20;
+    opts.inproc = 1;
     GError *err = NULL;
     if (hpc_container_open(path, &opts, &fixed, &err) != HPC_OK) {
         fprintf(stderr, "fuzz_hdf5: %s\n", err ? err->message : "open failed");

@@ -15,6 +15,9 @@ mkdir -p "$out/corpus"
 # a config.h for a build outside automake, and every reader this machine can
 # build, as configure would choose them
 printf '#define PACKAGE_VERSION "fuzz"\n' > "$out/config.h"
+# the harnesses run every reader in process (-o inproc); the helper's path
+# is only compiled in
+printf '#define HPC_HELPER_PATH "/nonexistent/hpcmount-helper"\n' >> "$out/config.h"
 sources="" cflags="" libs=""
 # the FTI reader: Reed-Solomon arithmetic (gf-complete), MD5 (libcrypto)
 libs="$libs -lgf_complete -lcrypto"
