@@ -180,8 +180,8 @@ typedef struct fti_snap {
 
 /* ---- fti_meta.c ------------------------------------------------------------ */
 
-/** Little-endian unsigned / sign-extended field of w bytes. */
-uint64_t fti_le(const unsigned char *p, unsigned w);
+/** A little-endian field of w (4 or 8) bytes, sign-extended (unsigned
+ *  loads: hpc_load_uint of hpc_bytes.h). */
 int64_t fti_les(const unsigned char *p, unsigned w);
 
 /** Append a warning line for .info. */

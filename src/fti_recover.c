@@ -2,6 +2,7 @@
  * rebuilds (decoded on demand for each read), and the groups they come
  * from.  See docs/fti.md, "Recovery of lost ranks". */
 #include "fti.h"
+#include "hpc_bytes.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -235,7 +236,7 @@ static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_to
     /* the real size sits in the last 8 bytes of the encoded piece */
     unsigned char sz[8];
     int rc = fti_rs_decode(job, sz, 8, job->max_fs - 8);
-    uint64_t fs = fti_le(sz, 8);
+    uint64_t fs = hpc_le64(sz);
     if (rc == HPC_OK && (fs < 82 || fs > job->max_fs - 8)) {
         g_string_append_printf(why, "; RS rebuild gives a size of %" PRIu64 " bytes, not a "
                                "file of at most %" PRIu64, fs, job->max_fs - 8);
