@@ -53,15 +53,7 @@ void hpc_log(const char *fmt, ...)
 
 /* ---- options and formats ---------------------------------------------- */
 
-/* Options: hpc_options.c (one table). */
-
-const hpc_format *hpc_format_by_name(const char *name)
-{
-    for (const hpc_format *const *f = hpc_formats; *f; f++)
-        if (g_ascii_strcasecmp((*f)->name, name) == 0)
-            return *f;
-    return NULL;
-}
+/* Options: hpc_options.c (one table); formats: hpc_formats.c. */
 
 static const hpc_format *detect_format(const char *path, GError **err)
 {
