@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_CACHE_SIZE (64ull << 20)
 #define FIELD(f) offsetof(hpc_options, f), sizeof(((hpc_options *)0)->f)
 
 static int check_rankname(hpc_options *o, const char *v, GError **err)
@@ -109,7 +108,7 @@ const hpc_option_def hpc_option_defs[] = {
 void hpc_options_init(hpc_options *opts)
 {
     memset(opts, 0, sizeof *opts);
-    opts->cache_size = DEFAULT_CACHE_SIZE;
+    opts->cache_size = HPC_DEFAULT_CACHE_SIZE;
 }
 
 void hpc_options_clear(hpc_options *opts)
