@@ -35,7 +35,6 @@
  * -o zerocopy_min_kb=N changes it (0: never). */
 #define ZEROCOPY_MIN (128u << 10)
 static uint64_t zerocopy_min = ZEROCOPY_MIN;
-#define MAX_EXTENTS 64
 /* The daemon's read-ahead of source extents (-o ra_*_kb, ra_threads); NULL
  * when disabled.  Set once before the worker loop starts. */
 static hpc_ra *ra_engine;
@@ -347,12 +346,12 @@ static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t siz
  * path answers), 1 when replied (bytes or an error). */
 static int read_zerocopy(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off)
 {
-    hpc_extent ext[MAX_EXTENTS];
+    hpc_extent ext[HPC_MAX_EXTENTS];
     unsigned n;
     hpc_stat h;
     if (zerocopy_min == 0 || size < zerocopy_min || hpc_mount_getattr(m, ino, &h) != HPC_OK)
         return 0;
-    if (hpc_mount_map(m, ino, (uint64_t)off, size, ext, MAX_EXTENTS, &n) != HPC_OK)
+    if (hpc_mount_map(m, ino, (uint64_t)off, size, ext, HPC_MAX_EXTENTS, &n) != HPC_OK)
         return 0;
     int replied = read_extents(req, m, ino, size, off, &h, ext, n);
     hpc_mount_unmap(m, ino);     /* the extents' files may close from here on */

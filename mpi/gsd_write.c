@@ -14,6 +14,8 @@
  * every rank has written its data.
  */
 #include "config.h"
+#include "gsd_layout.h"
+#include "hpc_bytes.h"
 #include "hpc_write.h"
 #include "hpc_write_mpi.h"
 
@@ -27,26 +29,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define GSD_MAGIC UINT64_C(0x65DF65DF65DF65DF)
-#define GSD_HEADER_SIZE 256
-#define GSD_ENTRY_SIZE 32
-#define GSD_NAME_UNIT 64            /* namelist_allocated_entries counts these */
 #define GSD_INITIAL_ENTRIES 128
 #define GSD_INITIAL_NAME_UNITS 16   /* 1024 bytes */
 #define GSD_LAYER_2_0 HPC_GSD_VERSION(2, 0)
 #define GSD_LAYER_2_1 HPC_GSD_VERSION(2, 1)
-#define GSD_MAX_IDS 65536           /* ids are 16 bits */
 #define COPY_PIECE (1u << 20)       /* index copies go through 1 MiB */
 
 /* header fields */
-#define H_INDEX_LOC 8
-#define H_INDEX_ALLOC 16
-#define H_NAMES_LOC 24
-#define H_NAMES_ALLOC 32
-#define H_SCHEMA_VERSION 40
-#define H_GSD_VERSION 44
-#define H_APPLICATION 48
-#define H_SCHEMA 112
 
 /* One chunk of the frame being written. */
 typedef struct gsd_rec {
@@ -82,26 +71,6 @@ struct hpc_gsd_file {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static const unsigned type_sizes[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8 };
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    memcpy(p, &v, 8);
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
 
 static void rec_clear(gsd_rec *r)
 {
@@ -183,10 +152,10 @@ static void frame_reset(hpc_gsd_file *f)
 /* Rank 0: the header's table fields from f, then write it. */
 static int write_header(hpc_gsd_file *f, GError **err)
 {
-    put64(f->header + H_INDEX_LOC, f->index_loc);
-    put64(f->header + H_INDEX_ALLOC, f->index_alloc);
-    put64(f->header + H_NAMES_LOC, f->names_loc);
-    put64(f->header + H_NAMES_ALLOC, f->names_units);
+    hpc_put_le64(f->header + GSD_OFF_INDEX_LOC, f->index_loc);
+    hpc_put_le64(f->header + GSD_OFF_INDEX_ALLOC, f->index_alloc);
+    hpc_put_le64(f->header + GSD_OFF_NAMES_LOC, f->names_loc);
+    hpc_put_le64(f->header + GSD_OFF_NAMES_ALLOC, f->names_units);
     if (hpcw_pwrite(f->fd, f->header, GSD_HEADER_SIZE, 0) != 0)
         return hpcw_fail(err, HPC_E_IO, "%s: cannot write the header: %s", f->path,
                          g_strerror(errno));
@@ -230,11 +199,11 @@ static int create_file(hpc_gsd_file *f, const char *application, const char *sch
     f->fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (f->fd < 0)
         return hpcw_fail(err, HPC_E_IO, "cannot create %s: %s", f->path, g_strerror(errno));
-    put64(f->header, GSD_MAGIC);
-    uint32_t v[2] = { schema_version, GSD_LAYER_2_0 };
-    memcpy(f->header + H_SCHEMA_VERSION, v, 8);
-    memcpy(f->header + H_APPLICATION, application, strlen(application));
-    memcpy(f->header + H_SCHEMA, schema, strlen(schema));
+    hpc_put_le64(f->header, GSD_MAGIC);
+    hpc_put_le32(f->header + GSD_OFF_SCHEMA_VERSION, schema_version);
+    hpc_put_le32(f->header + GSD_OFF_GSD_VERSION, GSD_LAYER_2_0);
+    memcpy(f->header + GSD_OFF_APPLICATION, application, strlen(application));
+    memcpy(f->header + GSD_OFF_SCHEMA, schema, strlen(schema));
     f->index_loc = GSD_HEADER_SIZE;
     f->index_alloc = GSD_INITIAL_ENTRIES;
     f->names_loc = f->index_loc + GSD_ENTRY_SIZE * f->index_alloc;
@@ -327,7 +296,7 @@ static int count_entries(hpc_gsd_file *f, GError **err)
         if (hpcw_pread(f->fd, e, sizeof e, f->index_loc + GSD_ENTRY_SIZE * mid) != 0)
             return hpcw_fail(err, HPC_E_IO, "%s: cannot read the index: %s", f->path,
                              g_strerror(errno));
-        if (get64(e + 16) != 0)
+        if (hpc_le64(e + GSD_ENT_LOCATION) != 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -338,7 +307,7 @@ static int count_entries(hpc_gsd_file *f, GError **err)
         if (hpcw_pread(f->fd, e, sizeof e, f->index_loc + GSD_ENTRY_SIZE * (lo - 1)) != 0)
             return hpcw_fail(err, HPC_E_IO, "%s: cannot read the index: %s", f->path,
                              g_strerror(errno));
-        uint64_t last = get64(e);
+        uint64_t last = hpc_le64(e + GSD_ENT_FRAME);
         if (last >= UINT64_MAX / 2)
             return hpcw_fail(err, HPC_E_CORRUPT, "%s: field frame at offset %" PRIu64
                              ": frame %" PRIu64, f->path,
@@ -359,28 +328,28 @@ static int read_tables(hpc_gsd_file *f, GError **err)
         return hpcw_fail(err, HPC_E_CORRUPT, "%s: no GSD header (%s)", f->path,
                          g_strerror(errno));
     uint64_t size = (uint64_t)st.st_size;
-    if (get64(f->header) != GSD_MAGIC)
+    if (hpc_le64(f->header) != GSD_MAGIC)
         return hpcw_fail(err, HPC_E_CORRUPT, "%s: field magic at offset 0: not a GSD file",
                          f->path);
-    uint32_t v = get32(f->header + H_GSD_VERSION);
+    uint32_t v = hpc_le32(f->header + GSD_OFF_GSD_VERSION);
     if (v != GSD_LAYER_2_0 && v != GSD_LAYER_2_1)
         return hpcw_fail(err, HPC_E_UNSUPPORTED, "%s: field gsd_version at offset %d: layer "
                          "%u.%u cannot be appended to (2.0 and 2.1 can)", f->path,
-                         H_GSD_VERSION, v >> 16, v & 0xffff);
-    f->index_loc = get64(f->header + H_INDEX_LOC);
-    f->index_alloc = get64(f->header + H_INDEX_ALLOC);
-    f->names_loc = get64(f->header + H_NAMES_LOC);
-    f->names_units = get64(f->header + H_NAMES_ALLOC);
+                         GSD_OFF_GSD_VERSION, v >> 16, v & 0xffff);
+    f->index_loc = hpc_le64(f->header + GSD_OFF_INDEX_LOC);
+    f->index_alloc = hpc_le64(f->header + GSD_OFF_INDEX_ALLOC);
+    f->names_loc = hpc_le64(f->header + GSD_OFF_NAMES_LOC);
+    f->names_units = hpc_le64(f->header + GSD_OFF_NAMES_ALLOC);
     if (f->index_alloc == 0 || f->index_alloc > size / GSD_ENTRY_SIZE ||
         f->index_loc > size - GSD_ENTRY_SIZE * f->index_alloc)
         return hpcw_fail(err, HPC_E_CORRUPT, "%s: field index_location at offset %d: %" PRIu64
                          " entries at %" PRIu64 " do not fit in %" PRIu64 " bytes", f->path,
-                         H_INDEX_LOC, f->index_alloc, f->index_loc, size);
+                         GSD_OFF_INDEX_LOC, f->index_alloc, f->index_loc, size);
     if (f->names_units == 0 || f->names_units > MIN(size, UINT32_MAX) / GSD_NAME_UNIT ||
         f->names_loc > size - GSD_NAME_UNIT * f->names_units)
         return hpcw_fail(err, HPC_E_CORRUPT, "%s: field namelist_location at offset %d: %"
                          PRIu64 " x 64 bytes at %" PRIu64 " do not fit in %" PRIu64 " bytes",
-                         f->path, H_NAMES_LOC, f->names_units, f->names_loc, size);
+                         f->path, GSD_OFF_NAMES_LOC, f->names_units, f->names_loc, size);
     f->end = size;
     int rc = read_names(f, err);
     return rc == HPC_OK ? count_entries(f, err) : rc;
@@ -433,7 +402,7 @@ static int check_chunk(const hpc_gsd_file *f, const char *name, hpc_gsd_type typ
     if (g_hash_table_contains(f->frame_names, name))
         return hpcw_fail(err, HPC_E_INVAL, "chunk '%s' is already in frame %" PRIu64, name,
                          f->frame);
-    uint64_t row = (uint64_t)m * type_sizes[type];
+    uint64_t row = (uint64_t)m * gsd_type_size(type);
     if (n > (uint64_t)INT64_MAX / row)
         return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': %" PRIu64 " rows of %" PRIu64
                          " bytes are too many", name, n, row);
@@ -488,7 +457,7 @@ int hpc_gsd_write_chunk(hpc_gsd_file *f, const char *name, hpc_gsd_type type,
     if (!sums_agree(f, sum))
         return hpcw_fail(err, HPC_E_INVAL, "chunk '%s' of frame %" PRIu64 ": the ranks "
                          "pass different names, types or M", name, f->frame);
-    uint64_t total = (uint64_t)sum[SUM_ROWS], row = (uint64_t)m * type_sizes[type];
+    uint64_t total = (uint64_t)sum[SUM_ROWS], row = (uint64_t)m * gsd_type_size(type);
     if (sum[SUM_ROWS] < 0 || total > ((uint64_t)INT64_MAX - f->end) / row)
         return hpcw_fail(err, HPC_E_INVAL, "chunk '%s': %" PRIu64 " rows do not fit in a file",
                          name, total);
@@ -551,7 +520,7 @@ static int write_locals(hpc_gsd_file *f, uint64_t *mine, GError **err)
     *mine = 0;
     for (guint i = 0; i < f->local->len; i++) {
         gsd_rec *r = &g_array_index(f->local, gsd_rec, i);
-        *mine += r->n * r->m * type_sizes[r->type];
+        *mine += r->n * r->m * gsd_type_size(r->type);
     }
     MPI_Exscan(mine, &before, 1, MPI_UINT64_T, MPI_SUM, f->comm);
     if (f->rank == 0)
@@ -564,7 +533,7 @@ static int write_locals(hpc_gsd_file *f, uint64_t *mine, GError **err)
     }
     for (guint i = 0; i < f->local->len; i++) {
         gsd_rec *r = &g_array_index(f->local, gsd_rec, i);
-        uint64_t bytes = r->n * r->m * type_sizes[r->type];
+        uint64_t bytes = r->n * r->m * gsd_type_size(r->type);
         r->location = at;
         if (bytes && hpcw_pwrite(f->fd, r->data, (size_t)bytes, at) != 0)
             return hpcw_fail(err, HPC_E_IO, "%s: write of %" PRIu64 " bytes of chunk '%s' at %"
@@ -750,12 +719,12 @@ static int write_entries(hpc_gsd_file *f, GArray *recs, GError **err)
     for (uint64_t i = 0; i < k; i++) {
         gsd_rec *r = &g_array_index(recs, gsd_rec, i);
         unsigned char *p = e + GSD_ENTRY_SIZE * i;
-        put64(p, f->frame);
-        put64(p + 8, r->n);
-        put64(p + 16, r->location);
-        memcpy(p + 24, &r->m, 4);
-        memcpy(p + 28, &r->id, 2);
-        p[30] = r->type;
+        hpc_put_le64(p + GSD_ENT_FRAME, f->frame);
+        hpc_put_le64(p + GSD_ENT_N, r->n);
+        hpc_put_le64(p + GSD_ENT_LOCATION, r->location);
+        hpc_put_le32(p + GSD_ENT_M, r->m);
+        hpc_put_le16(p + GSD_ENT_ID, r->id);
+        p[GSD_ENT_TYPE] = r->type;
     }
     int rc = HPC_OK;
     if (hpcw_pwrite(f->fd, e, GSD_ENTRY_SIZE * k,

@@ -15,6 +15,8 @@
  *
  * See docs/formats/gsd.md for the on-disk facts.
  */
+#include "gsd_layout.h"
+#include "hpc_bytes.h"
 #include "hpc_format.h"
 #include "hpc_tree.h"
 
@@ -22,11 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GSD_MAGIC UINT64_C(0x65DF65DF65DF65DF)
-#define HEADER_SIZE 256
-#define ENTRY_SIZE 32
-#define NAME_SLOT 64                  /* layer 1.0 name slots; block unit of both */
-#define MAX_NAMES 65536               /* ids are 16 bits */
 #define NODE_BITS 20
 #define MAX_NODES (UINT32_C(1) << NODE_BITS)
 #define NO_NODE UINT32_MAX
@@ -47,7 +44,6 @@
 #define MAX_ALL_RUNS 262144           /* and all series together (8 MiB) */
 #define SCAN_BATCH 4096               /* entries read at once by the series scan */
 
-static const uint8_t type_size[12] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1 };
 static const char *const type_dtype[12] = { NULL, "u1", "u2", "u4", "u8", "i1", "i2",
                                             "i4", "i8", "f4", "f8", "S1" };
 
@@ -87,7 +83,7 @@ typedef struct gsd_state {
     uint64_t index_location, index_allocated, namelist_location, namelist_allocated;
     uint64_t index_usable;    /* allocated entries that lie inside the file */
     uint32_t gsd_version, schema_version;
-    char application[65], schema[65];
+    char application[GSD_NAME_FIELD + 1], schema[GSD_NAME_FIELD + 1];
     uint64_t nentries;        /* valid index entries, served */
     uint64_t seen;            /* entries before the first with location 0 */
     uint64_t nframes;
@@ -127,31 +123,15 @@ typedef struct gsd {
 
 /* ---- byte order and sizes --------------------------------------------- */
 
-static uint64_t le64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return GUINT64_FROM_LE(v);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return GUINT32_FROM_LE(v);
-}
-
 static void decode_entry(const unsigned char *p, gsd_entry *e)
 {
-    uint16_t id;
-    e->frame = le64(p);
-    e->N = le64(p + 8);
-    e->location = (int64_t)le64(p + 16);
-    e->M = le32(p + 24);
-    memcpy(&id, p + 28, 2);
-    e->id = GUINT16_FROM_LE(id);
-    e->type = p[30];
-    e->flags = p[31];
+    e->frame = hpc_le64(p + GSD_ENT_FRAME);
+    e->N = hpc_le64(p + GSD_ENT_N);
+    e->location = (int64_t)hpc_le64(p + GSD_ENT_LOCATION);
+    e->M = hpc_le32(p + GSD_ENT_M);
+    e->id = hpc_le16(p + GSD_ENT_ID);
+    e->type = p[GSD_ENT_TYPE];
+    e->flags = p[GSD_ENT_FLAGS];
 }
 
 static int is_v2(const gsd_state *s)
@@ -168,16 +148,15 @@ static int valid_type(const gsd_state *s, uint8_t t)
 static gboolean entry_bytes(const gsd_entry *e, uint64_t *n)
 {
     uint64_t nm;
-    if (e->type < 1 || e->type > 11)
+    if (e->type < 1 || e->type > GSD_TYPE_MAX)
         return FALSE;
-    return !__builtin_mul_overflow(e->N, (uint64_t)e->M, &nm) &&
-           !__builtin_mul_overflow(nm, (uint64_t)type_size[e->type], n);
+    return hpc_mul_u64(e->N, e->M, &nm) && hpc_mul_u64(nm, gsd_type_size(e->type), n);
 }
 
 static int gsd_probe(const char *path, const unsigned char *head, size_t len)
 {
     (void)path;
-    return (head && len >= 8 && le64(head) == GSD_MAGIC) ? 100 : 0;
+    return (head && len >= 8 && hpc_le64(head) == GSD_MAGIC) ? 100 : 0;
 }
 
 /* ---- reading through a snapshot's cache space -------------------------- */
@@ -190,14 +169,14 @@ static int snap_read(const gsd_state *s, void *buf, size_t len, uint64_t off)
 
 static int read_entries(const gsd_state *s, uint64_t first, uint64_t n, gsd_entry *out)
 {
-    unsigned char raw[BATCH * ENTRY_SIZE];
+    unsigned char raw[BATCH * GSD_ENTRY_SIZE];
     while (n > 0) {
         uint64_t k = MIN(n, (uint64_t)BATCH);
-        int rc = snap_read(s, raw, (size_t)k * ENTRY_SIZE, s->index_location + first * ENTRY_SIZE);
+        int rc = snap_read(s, raw, (size_t)k * GSD_ENTRY_SIZE, s->index_location + first * GSD_ENTRY_SIZE);
         if (rc != HPC_OK)
             return rc;
         for (uint64_t i = 0; i < k; i++)
-            decode_entry(raw + i * ENTRY_SIZE, &out[i]);
+            decode_entry(raw + i * GSD_ENTRY_SIZE, &out[i]);
         out += k;
         first += k;
         n -= k;
@@ -226,7 +205,7 @@ static const char *entry_problem(const gsd_state *s, const gsd_entry *e, const g
         return "name id beyond the name list";
     if (e->frame >= MAX_FRAME)
         return "frame number too large";
-    if (!entry_bytes(e, &n) || e->location < HEADER_SIZE ||
+    if (!entry_bytes(e, &n) || e->location < GSD_HEADER_SIZE ||
         (uint64_t)e->location > s->fill.size || n > s->fill.size - (uint64_t)e->location)
         return "data beyond the end of the file";
     /* Frames without chunks have no entries, but a writer does not end
@@ -370,9 +349,9 @@ out:
 static int read_names(gsd_state *s, const char *path, GError **err)
 {
     uint64_t block, size = s->fill.size;
-    if (__builtin_mul_overflow(s->namelist_allocated, (uint64_t)NAME_SLOT, &block) ||
-        s->namelist_location < HEADER_SIZE || s->namelist_location >= size)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "namelist_location", 24,
+    if (!hpc_mul_u64(s->namelist_allocated, GSD_NAME_UNIT, &block) ||
+        s->namelist_location < GSD_HEADER_SIZE || s->namelist_location >= size)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "namelist_location", GSD_OFF_NAMES_LOC,
                         "name list at %" PRIu64 " (%" PRIu64 " slots) lies outside the file (%" PRIu64 " bytes)",
                         s->namelist_location, s->namelist_allocated, size);
     if (block > size - s->namelist_location) {
@@ -389,7 +368,7 @@ static int read_names(gsd_state *s, const char *path, GError **err)
     }
     GPtrArray *names = g_ptr_array_new();
     if (is_v2(s)) {
-        for (uint64_t p = 0; p < block && names->len < MAX_NAMES;) {
+        for (uint64_t p = 0; p < block && names->len < GSD_MAX_IDS;) {
             const unsigned char *end = memchr(raw + p, '\0', (size_t)(block - p));
             if (!end || end == raw + p)
                 break;        /* empty string ends the list; unterminated: cut */
@@ -398,8 +377,8 @@ static int read_names(gsd_state *s, const char *path, GError **err)
             p = (uint64_t)(end - raw) + 1;
         }
     } else {
-        for (uint64_t p = 0; p + NAME_SLOT <= block && names->len < MAX_NAMES; p += NAME_SLOT) {
-            size_t len = strnlen((const char *)raw + p, NAME_SLOT - 1);
+        for (uint64_t p = 0; p + GSD_NAME_UNIT <= block && names->len < GSD_MAX_IDS; p += GSD_NAME_UNIT) {
+            size_t len = strnlen((const char *)raw + p, GSD_NAME_UNIT - 1);
             if (len == 0)
                 break;
             g_ptr_array_add(names, g_string_chunk_insert_len(s->strings, (const char *)raw + p,
@@ -448,7 +427,7 @@ static void state_unref(gsd_state *s)
 
 static void copy_text(char *dst, const unsigned char *src)
 {
-    size_t n = strnlen((const char *)src, 64);
+    size_t n = strnlen((const char *)src, GSD_NAME_FIELD);
     for (size_t i = 0; i < n; i++)
         dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? (char)src[i] : '?';
     dst[n] = '\0';
@@ -563,7 +542,7 @@ static int validate(gsd_state *s, const gsd_state *prev)
         g_string_append_printf(s->damage, "skipped: index entry %" PRIu64 " at offset %" PRIu64
                                " (frame %" PRIu64 ", name id %u): %s; it and the %" PRIu64
                                " entries after it are not served\n",
-                               bad, s->index_location + bad * ENTRY_SIZE, e.frame, e.id, why,
+                               bad, s->index_location + bad * GSD_ENTRY_SIZE, e.frame, e.id, why,
                                s->seen - bad - 1);
         /* Unless the bad entry plausibly starts a later frame, the frame
          * before it may have lost a chunk: do not serve it half. */
@@ -599,7 +578,7 @@ static int state_build(hpc_container *c, gsd *g, const gsd_state *prev, gsd_stat
                        GError **err)
 {
     const char *path = g->src->path;
-    unsigned char h[HEADER_SIZE];
+    unsigned char h[GSD_HEADER_SIZE];
     gsd_state *s = g_atomic_rc_box_new0(gsd_state);
     int rc;
     s->cache = hpc_container_cache(c);
@@ -612,39 +591,39 @@ static int state_build(hpc_container *c, gsd *g, const gsd_state *prev, gsd_stat
     g_mutex_init(&s->series_lock);
     *out = NULL;
 
-    rc = snap_read(s, h, HEADER_SIZE, 0);
+    rc = snap_read(s, h, GSD_HEADER_SIZE, 0);
     if (rc != HPC_OK) {
         rc = hpc_fail(err, rc, path, "header", 0, "the file (%" PRIu64 " bytes) is shorter "
-                      "than the %d-byte header", s->fill.size, HEADER_SIZE);
+                      "than the %d-byte header", s->fill.size, GSD_HEADER_SIZE);
         goto out;
     }
-    if (le64(h) != GSD_MAGIC) {
+    if (hpc_le64(h) != GSD_MAGIC) {
         rc = hpc_fail(err, HPC_E_CORRUPT, path, "magic", 0, "0x%016" PRIx64 " is not the GSD magic",
-                      le64(h));
+                      hpc_le64(h));
         goto out;
     }
-    s->index_location = le64(h + 8);
-    s->index_allocated = le64(h + 16);
-    s->namelist_location = le64(h + 24);
-    s->namelist_allocated = le64(h + 32);
-    s->schema_version = le32(h + 40);
-    s->gsd_version = le32(h + 44);
-    copy_text(s->application, h + 48);
-    copy_text(s->schema, h + 112);
+    s->index_location = hpc_le64(h + GSD_OFF_INDEX_LOC);
+    s->index_allocated = hpc_le64(h + GSD_OFF_INDEX_ALLOC);
+    s->namelist_location = hpc_le64(h + GSD_OFF_NAMES_LOC);
+    s->namelist_allocated = hpc_le64(h + GSD_OFF_NAMES_ALLOC);
+    s->schema_version = hpc_le32(h + GSD_OFF_SCHEMA_VERSION);
+    s->gsd_version = hpc_le32(h + GSD_OFF_GSD_VERSION);
+    copy_text(s->application, h + GSD_OFF_APPLICATION);
+    copy_text(s->schema, h + GSD_OFF_SCHEMA);
     if (s->gsd_version != 3 && (s->gsd_version < 0x10000 || s->gsd_version >= 0x30000)) {
-        rc = hpc_fail(err, HPC_E_UNSUPPORTED, path, "gsd_version", 44,
+        rc = hpc_fail(err, HPC_E_UNSUPPORTED, path, "gsd_version", GSD_OFF_GSD_VERSION,
                       "file layer %u.%u is not supported (0.3 and 1.0 to 2.x are)",
                       s->gsd_version >> 16, s->gsd_version & 0xffff);
         goto out;
     }
-    if (s->index_location < HEADER_SIZE || s->index_location >= s->fill.size ||
-        s->fill.size - s->index_location < ENTRY_SIZE) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, path, "index_location", 8,
+    if (s->index_location < GSD_HEADER_SIZE || s->index_location >= s->fill.size ||
+        s->fill.size - s->index_location < GSD_ENTRY_SIZE) {
+        rc = hpc_fail(err, HPC_E_CORRUPT, path, "index_location", GSD_OFF_INDEX_LOC,
                       "index at %" PRIu64 " lies outside the file (%" PRIu64 " bytes)",
                       s->index_location, s->fill.size);
         goto out;
     }
-    s->index_usable = (s->fill.size - s->index_location) / ENTRY_SIZE;
+    s->index_usable = (s->fill.size - s->index_location) / GSD_ENTRY_SIZE;
     if (s->index_allocated <= s->index_usable)
         s->index_usable = s->index_allocated;
     else
@@ -761,10 +740,10 @@ static int lower_bound(const gsd_state *s, uint64_t f, uint64_t *out)
     uint64_t lo = 0, hi = s->nentries;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        int rc = snap_read(s, b, 8, s->index_location + mid * ENTRY_SIZE);
+        int rc = snap_read(s, b, 8, s->index_location + mid * GSD_ENTRY_SIZE);
         if (rc != HPC_OK)
             return rc;
-        if (le64(b) < f)
+        if (hpc_le64(b) < f)
             lo = mid + 1;
         else
             hi = mid;
@@ -919,12 +898,12 @@ static int chunk_first_value(const gsd_state *s, const gsd_entry *e, long double
     *ok = 0;
     if (e->N == 0 || e->M != 1 || e->type < 1 || e->type > 10)
         return HPC_OK;
-    int rc = snap_read(s, b, type_size[e->type], (uint64_t)e->location);
+    int rc = snap_read(s, b, gsd_type_size(e->type), (uint64_t)e->location);
     if (rc != HPC_OK)
         return rc;
     union { uint8_t u1; uint16_t u2; uint32_t u4; uint64_t u8; int8_t i1; int16_t i2;
             int32_t i4; int64_t i8; float f4; double f8; } x;
-    memcpy(&x, b, type_size[e->type]);
+    memcpy(&x, b, gsd_type_size(e->type));
     switch (e->type) {
     case 1: *v = x.u1; break;
     case 2: *v = x.u2; break;
@@ -1165,16 +1144,16 @@ static void series_add(gsd_series *x, const gsd_entry *e, uint64_t *all_runs)
  * file in large reads (once; the cache is left to the tree). */
 static int series_scan(const gsd_state *s, gsd_series_set *set)
 {
-    unsigned char *raw = g_malloc((size_t)SCAN_BATCH * ENTRY_SIZE);
+    unsigned char *raw = g_malloc((size_t)SCAN_BATCH * GSD_ENTRY_SIZE);
     int rc = HPC_OK;
     for (uint64_t i = set->scanned; i < s->nentries && !set->problem;) {
         uint64_t k = MIN(s->nentries - i, (uint64_t)SCAN_BATCH);
-        rc = hpc_source_pread(s->fill.src, raw, (size_t)k * ENTRY_SIZE, s->index_location + i * ENTRY_SIZE);
+        rc = hpc_source_pread(s->fill.src, raw, (size_t)k * GSD_ENTRY_SIZE, s->index_location + i * GSD_ENTRY_SIZE);
         if (rc != HPC_OK)
             break;
         for (uint64_t j = 0; j < k; j++, i++) {
             gsd_entry e;
-            decode_entry(raw + j * ENTRY_SIZE, &e);
+            decode_entry(raw + j * GSD_ENTRY_SIZE, &e);
             const char *why = entry_problem(s, &e, i ? &set->last : NULL, i == 0);
             if (why) {
                 set->problem = g_strdup_printf("index entry %" PRIu64 " (frame %" PRIu64 "): %s",
@@ -1315,7 +1294,7 @@ static int series_extents(const gsd *g, const gsd_state *s, const gsd_series *x,
 {
     uint64_t b = series_chunk_bytes(x), size, pos = UINT64_MAX;
     *n = 0;
-    if (b == 0 || __builtin_mul_overflow(b, x->count, &size) || off >= size)
+    if (b == 0 || !hpc_mul_u64(b, x->count, &size) || off >= size)
         return HPC_OK;
     uint64_t end = len > size - off ? size : off + len;
     for (uint64_t k = off / b; off < end && *n < max; k++) {
@@ -1886,7 +1865,7 @@ static int gsd_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
 static void dtype_of(uint8_t type, char *dtype, size_t len)
 {
     g_snprintf(dtype, len, "%c%s",
-               type_size[type] == 1 ? '|' : (G_BYTE_ORDER == G_LITTLE_ENDIAN ? '<' : '>'),
+               gsd_type_size(type) == 1 ? '|' : (G_BYTE_ORDER == G_LITTLE_ENDIAN ? '<' : '>'),
                type_dtype[type]);
 }
 

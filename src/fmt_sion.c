@@ -12,6 +12,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1           /* SEEK_DATA, SEEK_HOLE (salvage) */
 #endif
+#include "hpc_bytes.h"
 #include "hpc_format.h"
 #include "hpc_tree.h"
 
@@ -37,7 +38,7 @@ typedef struct sion_task {
 
 typedef struct sion_file {
     hpc_source *src;
-    int swap;                   /* metadata byte order differs from ours */
+    int big;                    /* metadata is big-endian */
     int32_t version, patchlevel, fileformat, fsblksize, ntasks, nfiles, filenumber;
     int32_t maxchunks;
     int64_t flag1, flag2, sov;
@@ -79,23 +80,15 @@ typedef struct sion {
 
 /* ---- byte order ------------------------------------------------------- */
 
-static int32_t rd32(const unsigned char *p, int swap)
+/* SIONlib's metadata integers are signed, in the writer's byte order */
+static int32_t rd32(const unsigned char *p, int big)
 {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return (int32_t)(swap ? GUINT32_SWAP_LE_BE(v) : v);
+    return (int32_t)hpc_load_uint(p, 4, big);
 }
 
-static int64_t rd64(const unsigned char *p, int swap)
+static int64_t rd64(const unsigned char *p, int big)
 {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return (int64_t)(swap ? GUINT64_SWAP_LE_BE(v) : v);
-}
-
-static int host_is_big(void)
-{
-    return G_BYTE_ORDER == G_BIG_ENDIAN;
+    return (int64_t)hpc_load_uint(p, 8, big);
 }
 
 static int sion_probe(const char *path, const unsigned char *head, size_t len)
@@ -111,17 +104,6 @@ static uint64_t roundup_u64(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-/* Overflow-checked a + b into *r. */
-static int add_ok(uint64_t a, uint64_t b, uint64_t *r)
-{
-    return !__builtin_add_overflow(a, b, r);
-}
-
-static int mul_ok(uint64_t a, uint64_t b, uint64_t *r)
-{
-    return !__builtin_mul_overflow(a, b, r);
-}
-
 /* Parse META1; fills f and f->tasks (globalrank, start). */
 static int parse_meta1(sion_file *f, GError **err)
 {
@@ -133,30 +115,29 @@ static int parse_meta1(sion_file *f, GError **err)
     if (memcmp(h, "sion", 4) != 0)
         return hpc_fail(err, HPC_E_CORRUPT, path, "magic", 0, "not a SIONlib file");
     /* bytes 0 and 3 of the word at 4 hold the writer's byte order */
-    int big = h[4] != 0 && h[7] != 0;
-    f->swap = big != host_is_big();
-    int32_t ff = rd32(h + 16, f->swap);
+    f->big = h[SION_OFF_ENDIAN] != 0 && h[SION_OFF_ENDIAN + 3] != 0;
+    int32_t ff = rd32(h + SION_OFF_FILEFORMAT, f->big);
     if (ff < 1 || ff > 9) {          /* safety net: take the order that makes sense */
-        int32_t other = rd32(h + 16, !f->swap);
+        int32_t other = rd32(h + SION_OFF_FILEFORMAT, !f->big);
         if (other >= 1 && other <= 9) {
-            f->swap = !f->swap;
+            f->big = !f->big;
             ff = other;
         }
     }
-    f->version = rd32(h + 8, f->swap);
-    f->patchlevel = rd32(h + 12, f->swap);
+    f->version = rd32(h + SION_OFF_VERSION, f->big);
+    f->patchlevel = rd32(h + SION_OFF_PATCHLEVEL, f->big);
     f->fileformat = ff;
     if (ff < 2 || ff > 5)
-        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "fileformat", 16,
+        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "fileformat", SION_OFF_FILEFORMAT,
                         "SIONlib file format %d is not supported (2 to 5 are)", ff);
-    f->fsblksize = rd32(h + 20, f->swap);
-    f->ntasks = rd32(h + 24, f->swap);
-    f->nfiles = rd32(h + 28, f->swap);
+    f->fsblksize = rd32(h + SION_OFF_FSBLKSIZE, f->big);
+    f->ntasks = rd32(h + SION_OFF_NTASKS, f->big);
+    f->nfiles = rd32(h + SION_OFF_NFILES, f->big);
     uint64_t ranks_off;
     if (ff >= 3) {
-        f->filenumber = rd32(h + 32, f->swap);
-        f->flag1 = rd64(h + 36, f->swap);
-        f->flag2 = rd64(h + 44, f->swap);
+        f->filenumber = rd32(h + SION_OFF_FILENUMBER, f->big);
+        f->flag1 = rd64(h + SION_OFF_FLAG1, f->big);
+        f->flag2 = rd64(h + SION_OFF_FLAG2, f->big);
         ranks_off = SION_META1_FIXED;
     } else {
         f->filenumber = 0;
@@ -164,14 +145,14 @@ static int parse_meta1(sion_file *f, GError **err)
         ranks_off = SION_META1_FIXED_V2;
     }
     if (f->fsblksize < 1)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "fsblksize", 20,
+        return hpc_fail(err, HPC_E_CORRUPT, path, "fsblksize", SION_OFF_FSBLKSIZE,
                         "%d is not a valid block size", f->fsblksize);
     if (f->nfiles < 1 || f->nfiles > MAX_FILES)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "nfiles", 28, "%d files", f->nfiles);
+        return hpc_fail(err, HPC_E_CORRUPT, path, "nfiles", SION_OFF_NFILES, "%d files", f->nfiles);
     uint64_t n = f->ntasks > 0 ? (uint64_t)f->ntasks : 0;
     f->end_of_header = ranks_off + 16 * n + 12;
     if (f->ntasks < 1 || 16 * n > f->src->size || f->end_of_header > f->src->size)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "ntasks", 24,
+        return hpc_fail(err, HPC_E_CORRUPT, path, "ntasks", SION_OFF_NTASKS,
                         "%d tasks cannot fit in a file of %" PRIu64 " bytes",
                         f->ntasks, f->src->size);
     f->start_of_data = roundup_u64(f->end_of_header, (uint64_t)f->fsblksize);
@@ -181,13 +162,13 @@ static int parse_meta1(sion_file *f, GError **err)
     rc = hpc_source_pread_field(f->src, arr, 16 * n + 12, ranks_off, "globalrank", err);
     if (rc != HPC_OK)
         goto out;
-    f->maxchunks = rd32(arr + 16 * n, f->swap);
-    f->sov = rd64(arr + 16 * n + 4, f->swap);
+    f->maxchunks = rd32(arr + 16 * n, f->big);
+    f->sov = rd64(arr + 16 * n + 4, f->big);
     /* a killed writer's file ends where its data end: chunks may lie beyond */
     int killed = f->maxchunks == 0 && f->sov == 0;
     uint64_t ptr = f->start_of_data;
     for (uint64_t i = 0; i < n; i++) {
-        int64_t cs = rd64(arr + 8 * n + 8 * i, f->swap);
+        int64_t cs = rd64(arr + 8 * n + 8 * i, f->big);
         if (cs < 0) {
             rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
                           "task %" PRIu64 " has negative chunk size %" PRId64, i, cs);
@@ -200,9 +181,9 @@ static int parse_meta1(sion_file *f, GError **err)
                           cs, i);
             goto out;
         }
-        f->tasks[i].globalrank = rd64(arr + 8 * i, f->swap);
+        f->tasks[i].globalrank = rd64(arr + 8 * i, f->big);
         f->tasks[i].start = ptr;
-        if (!add_ok(ptr, lsize, &ptr) || (ptr > f->src->size && !killed)) {
+        if (!hpc_add_u64(ptr, lsize, &ptr) || (ptr > f->src->size && !killed)) {
             rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
                           "the chunks of tasks 0..%" PRIu64 " end beyond the end of the file", i);
             goto out;
@@ -271,7 +252,7 @@ static int salvage_meta2(sion_file *f, GError **err)
     if (f->globalskip > 0 && size > f->start_of_data)
         maxchunks = (size - f->start_of_data + f->globalskip - 1) / f->globalskip;
     if (maxchunks > INT32_MAX || maxchunks > SALVAGE_MAX_BLOCKS / n)
-        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "ntasks", 24,
+        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "ntasks", SION_OFF_NTASKS,
                         "%" PRIu64 " tasks with up to %" PRIu64 " blocks each are too many "
                         "to salvage", n, maxchunks);
     f->salvaged = 1;
@@ -284,7 +265,7 @@ static int salvage_meta2(sion_file *f, GError **err)
         t[i].length = 0;
         for (uint64_t j = 0; lsize > 0 && j < maxchunks; j++) {
             uint64_t b0, end;
-            if (!mul_ok(j, f->globalskip, &b0) || !add_ok(b0, t[i].start, &b0) || b0 >= size)
+            if (!hpc_mul_u64(j, f->globalskip, &b0) || !hpc_add_u64(b0, t[i].start, &b0) || b0 >= size)
                 break;
             uint64_t b1 = lsize > size - b0 ? size : b0 + lsize;
             int trimmed, rc = data_end(f->src, b0, b1, &end, &trimmed);
@@ -320,8 +301,8 @@ static int parse_meta2(sion_file *f, int salvage, GError **err)
         return hpc_fail(err, HPC_E_CORRUPT, path, "start_of_varheader", f->end_of_header - 8,
                         "0 with maxchunks 0: the writer was killed before closing the file "
                         "(no META2); mount with -o salvage to serve what was written");
-    if (f->maxchunks < 1 || !mul_ok((uint64_t)f->maxchunks, f->globalskip, &data_end) ||
-        !add_ok(data_end, f->start_of_data, &data_end) || data_end > size)
+    if (f->maxchunks < 1 || !hpc_mul_u64((uint64_t)f->maxchunks, f->globalskip, &data_end) ||
+        !hpc_add_u64(data_end, f->start_of_data, &data_end) || data_end > size)
         return hpc_fail(err, HPC_E_CORRUPT, path, "maxchunks", f->end_of_header - 12,
                         "%d blocks of %" PRIu64 " bytes cannot fit in a file of %" PRIu64 " bytes",
                         f->maxchunks, f->globalskip, size);
@@ -338,7 +319,7 @@ static int parse_meta2(sion_file *f, int salvage, GError **err)
         goto out;
     f->blocksizes = g_new(int64_t, nbs);
     for (uint64_t i = 0; i < n && rc == HPC_OK; i++) {
-        int64_t bc = rd64(m + 8 * i, f->swap);
+        int64_t bc = rd64(m + 8 * i, f->big);
         if (bc < 0 || bc > f->maxchunks) {
             rc = hpc_fail(err, HPC_E_CORRUPT, path, "blockcount", sov + 8 * i,
                           "task %" PRIu64 " has %" PRId64 " blocks, maxchunks is %d",
@@ -351,7 +332,7 @@ static int parse_meta2(sion_file *f, int salvage, GError **err)
         uint64_t lsize = next - t[i].start;
         for (uint64_t j = 0; j < (uint64_t)f->maxchunks; j++) {
             uint64_t at = sov + 8 * n + 8 * (j * n + i);
-            int64_t bs = rd64(m + 8 * n + 8 * (j * n + i), f->swap);
+            int64_t bs = rd64(m + 8 * n + 8 * (j * n + i), f->big);
             if (bs < 0 || j >= (uint64_t)bc)
                 bs = 0;    /* unused entries: 0 today, -1 in old files */
             if ((uint64_t)bs > lsize) {
@@ -407,7 +388,7 @@ static int read_mapping(sion *s, GError **err)
     int rc = hpc_source_pread_field(f0->src, b, 4, at, "mapping_size", err);
     if (rc != HPC_OK)
         return rc;
-    int32_t msize = rd32(b, f0->swap);
+    int32_t msize = rd32(b, f0->big);
     if (msize < 0 || (uint32_t)msize != s->ntasks)
         return hpc_fail(err, HPC_E_CORRUPT, path, "mapping_size", at,
                         "%d, but the files of the set hold %u tasks", msize, s->ntasks);
@@ -415,7 +396,7 @@ static int read_mapping(sion *s, GError **err)
     uint8_t *seen = g_malloc0(s->ntasks);
     rc = hpc_source_pread_field(f0->src, m, 8 * (uint64_t)s->ntasks, at + 4, "mapping", err);
     for (uint32_t g = 0; g < s->ntasks && rc == HPC_OK; g++) {
-        int32_t fn = rd32(m + 8 * (uint64_t)g, f0->swap), lr = rd32(m + 8 * (uint64_t)g + 4, f0->swap);
+        int32_t fn = rd32(m + 8 * (uint64_t)g, f0->big), lr = rd32(m + 8 * (uint64_t)g + 4, f0->big);
         if (fn < 0 || (uint32_t)fn >= s->nfiles || lr < 0 || lr >= s->files[fn].ntasks ||
             seen[s->files[fn].first_task + (uint32_t)lr]++) {
             rc = hpc_fail(err, HPC_E_CORRUPT, path, "mapping", at + 4 + 8 * (uint64_t)g,
@@ -541,7 +522,7 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
             /* salvaged stream: the last record may be cut off; drop it */
             if (f->salvaged && (t->length - pos < 16 ||
                                 (stream_read(c, s, t, h, 16, pos) == HPC_OK &&
-                                 (uint64_t)rd64(h + 8, f->swap) > t->length - pos - 16)))
+                                 (uint64_t)rd64(h + 8, f->big) > t->length - pos - 16)))
                 break;
             if (t->length - pos < 16 ||
                 (rc = stream_read(c, s, t, h, 16, pos)) != HPC_OK) {
@@ -552,7 +533,7 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
                               ti, pos, t->length);
                 break;
             }
-            int64_t len = rd64(h + 8, f->swap);
+            int64_t len = rd64(h + 8, f->big);
             if (len < 0 || (uint64_t)len > t->length - pos - 16) {
                 rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record",
                               stream_offset_in_file(s, t, pos + 8),
@@ -560,7 +541,7 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
                               " runs past the end of the stream", ti, len, pos);
                 break;
             }
-            kv_rec r = { rd64(h, f->swap), pos + 16, (uint64_t)len, recs->len };
+            kv_rec r = { rd64(h, f->big), pos + 16, (uint64_t)len, recs->len };
             g_array_append_val(recs, r);
             pos += 16 + (uint64_t)len;
         }
@@ -620,7 +601,7 @@ static int sion_open(hpc_container *c, GError **err)
             f->src = hpc_container_add_source(c, member, err);
             rc = f->src ? parse_meta1(f, err) : HPC_E_IO;
             if (rc == HPC_OK && (f->filenumber != (int32_t)k || f->nfiles != first.nfiles))
-                rc = hpc_fail(err, HPC_E_CORRUPT, member, "filenumber", 32,
+                rc = hpc_fail(err, HPC_E_CORRUPT, member, "filenumber", SION_OFF_FILENUMBER,
                               "file %d of %d, expected file %u of %d",
                               f->filenumber, f->nfiles, k, first.nfiles);
             g_free(member);
@@ -637,7 +618,7 @@ static int sion_open(hpc_container *c, GError **err)
         total += (uint64_t)f->ntasks;
     }
     if (total > UINT32_MAX / 2) {
-        rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "ntasks", 24, "%" PRIu64 " tasks", total);
+        rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "ntasks", SION_OFF_NTASKS, "%" PRIu64 " tasks", total);
         goto out;
     }
     s->ntasks = (uint32_t)total;
@@ -669,7 +650,7 @@ static int sion_open(hpc_container *c, GError **err)
     int kv = (int)(first.flag1 >> 32);
     if (first.fileformat >= 5 && kv != 0 && kv != SION_KV_NONE) {
         if (kv != SION_KV_INLINE) {
-            rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "flag1", 36,
+            rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "flag1", SION_OFF_FLAG1,
                           "key-value mode %d is not supported (inline, 51, is)", kv);
             goto out;
         }
@@ -893,7 +874,7 @@ static int sion_info(hpc_container *c, GString *o)
     g_string_append_printf(o, "version: %d.%d.%d\nfileformat: %d\nbyteorder: %s\n"
                            "fsblksize: %d\nnfiles: %u\nntasks: %u\nkeyvalue: %s\nnaming: %s\n",
                            f0->version / 1000, f0->version % 1000, f0->patchlevel,
-                           f0->fileformat, (f0->swap != host_is_big()) ? "big" : "little",
+                           f0->fileformat, f0->big ? "big" : "little",
                            f0->fsblksize, s->nfiles, s->ntasks,
                            s->kvmode ? "inline" : "none",
                            s->by_index ? "task-<index> (global ranks repeat)" : "global rank");

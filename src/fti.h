@@ -180,8 +180,8 @@ typedef struct fti_snap {
 
 /* ---- fti_meta.c ------------------------------------------------------------ */
 
-/** Little-endian unsigned / sign-extended field of w bytes. */
-uint64_t fti_le(const unsigned char *p, unsigned w);
+/** A little-endian field of w (4 or 8) bytes, sign-extended (unsigned
+ *  loads: hpc_load_uint of hpc_bytes.h). */
 int64_t fti_les(const unsigned char *p, unsigned w);
 
 /** Append a warning line for .info. */
@@ -285,7 +285,7 @@ void fti_check_stop(fti *f);
 /** Check every variable, in parallel, and wait. */
 void fti_check_all(hpc_container *c);
 
-/* ---- fti_recover.c --------------------------------------------------------- */
+/* ---- fti_rebuild.c --------------------------------------------------------- */
 
 /** Rebuild bytes [off, off+len) of a lost file from its RS group. */
 int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off);
@@ -293,6 +293,8 @@ int fti_rs_decode(fti_rsjob *job, void *out, size_t len, uint64_t off);
 /** Bytes [off, off+len) of a rank's file: its own file through the block
  *  cache, a rebuilt one decoded from its group (bounded by its size). */
 int fti_rank_read(hpc_container *c, const fti_rank *rk, void *buf, size_t len, uint64_t off);
+
+/* ---- fti_recover.c --------------------------------------------------------- */
 
 /** Serve the lost ranks of checkpoint ck (cf->have[r] < 0) from their
  *  L2/L3 groups; warnings say what was done.  Fails (err set) only when

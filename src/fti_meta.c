@@ -2,6 +2,7 @@
  * parsing one checkpoint file into ranks, variables and chunks, and the
  * reader's one rollback path (fti_snap).  See docs/fti.md. */
 #include "fti.h"
+#include "hpc_bytes.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,18 +16,10 @@ static const fti_layout fti_layouts[] = {
     { "v1.3", 110, 8, 8, 12, 62, 1 },
 };
 
-uint64_t fti_le(const unsigned char *p, unsigned w)
-{
-    uint64_t v = 0;
-    for (unsigned i = w; i-- > 0;)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 /* Sign-extend a w-byte field. */
 int64_t fti_les(const unsigned char *p, unsigned w)
 {
-    uint64_t v = fti_le(p, w);
+    uint64_t v = hpc_load_uint(p, w, FALSE);
     if (w == 4)
         return (int32_t)(uint32_t)v;
     return (int64_t)v;
@@ -58,7 +51,7 @@ static void meta_decode(const fti_layout *lay, const unsigned char *m, fti_meta 
     out->fs = fti_les(s + 3 * w, w);
     out->max_fs = fti_les(s + 4 * w, w);
     out->pt_fs = fti_les(s + 5 * w, w);
-    out->timestamp = fti_le(s + 6 * w, lay->tsw);
+    out->timestamp = hpc_load_uint(s + 6 * w, lay->tsw, FALSE);
 
     /* myHash covers the fields in an order of its own */
     unsigned char dig[16];
@@ -78,7 +71,7 @@ static void meta_decode(const fti_layout *lay, const unsigned char *m, fti_meta 
 int fti_reader_pread(const fti_reader *r, void *buf, size_t len, uint64_t off)
 {
     uint64_t end;
-    if (__builtin_add_overflow(off, (uint64_t)len, &end) || end > r->size)
+    if (!hpc_add_u64(off, len, &end) || end > r->size)
         return HPC_E_CORRUPT;
     if (r->src)
         return hpc_source_pread(r->src, buf, len, off);
@@ -237,8 +230,8 @@ int fti_parse_rank(hpc_container *c, fti *f, const fti_reader *r, fti_rank *rk, 
             rec_tmp t = { 0 };
             t.id = (int32_t)fti_les(q, 4);
             t.has = q[o + 4];
-            t.ch.dptr = fti_le(q + o + 6, 8);
-            t.ch.fptr = fti_le(q + o + 14, 8);
+            t.ch.dptr = hpc_le64(q + o + 6);
+            t.ch.fptr = hpc_le64(q + o + 14);
             int64_t cs = fti_les(q + o + 22, L->w), cts = fti_les(q + o + 22 + L->w, L->w);
             memcpy(t.ch.md5, q + o + 22 + 2 * L->w, 16);
             t.ch.rec_off = ds + at;

@@ -74,6 +74,12 @@ static inline uint64_t hpc_load_uint(const void *p, unsigned size, gboolean big)
 
 /* ---- stores ------------------------------------------------------------ */
 
+static inline void hpc_put_le16(void *p, uint16_t v)
+{
+    v = GUINT16_TO_LE(v);
+    memcpy(p, &v, sizeof v);
+}
+
 static inline void hpc_put_le32(void *p, uint32_t v)
 {
     v = GUINT32_TO_LE(v);

@@ -17,12 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_CACHE_SIZE (64ull << 20)
 /* Cache blocks are the container's block size, grown by whole multiples up
  * to this size, so that small reads pay one miss per 64 KiB, not per 4 KiB. */
 #define CACHE_MIN_BLOCK (64u << 10)
 #define CACHE_MAX_BLOCK (16u << 20)
-#define MAX_EXTENTS 64
 
 /* ---- logging ---------------------------------------------------------- */
 
@@ -53,15 +51,7 @@ void hpc_log(const char *fmt, ...)
 
 /* ---- options and formats ---------------------------------------------- */
 
-/* Options: hpc_options.c (one table). */
-
-const hpc_format *hpc_format_by_name(const char *name)
-{
-    for (const hpc_format *const *f = hpc_formats; *f; f++)
-        if (g_ascii_strcasecmp((*f)->name, name) == 0)
-            return *f;
-    return NULL;
-}
+/* Options: hpc_options.c (one table); formats: hpc_formats.c. */
 
 static const hpc_format *detect_format(const char *path, GError **err)
 {
@@ -134,7 +124,7 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     c->sources = g_ptr_array_new();
     hpc_options_copy(&c->opts, opts);
     if (c->opts.cache_size == 0)
-        c->opts.cache_size = DEFAULT_CACHE_SIZE;
+        c->opts.cache_size = HPC_DEFAULT_CACHE_SIZE;
 
     rc = hpc_rankname_compile(opts->rankname, &c->rankname, err);
     if (rc != HPC_OK)
@@ -631,11 +621,11 @@ int hpc_container_read_extents(hpc_container *c, const hpc_extent *ext, unsigned
 static int read_mapped(hpc_container *c, hpc_ino ino, char *buf, size_t len,
                        uint64_t off, size_t *nread)
 {
-    hpc_extent ext[MAX_EXTENTS];
+    hpc_extent ext[HPC_MAX_EXTENTS];
     size_t done = 0;
     while (done < len) {
         unsigned n;
-        int rc = c->format->map(c, ino, off + done, len - done, ext, MAX_EXTENTS, &n);
+        int rc = c->format->map(c, ino, off + done, len - done, ext, HPC_MAX_EXTENTS, &n);
         if (rc != HPC_OK)
             return rc;
         if (n == 0)

@@ -51,6 +51,10 @@ typedef struct hpc_extent {
     uint64_t space, space_size;
 } hpc_extent;
 
+/** Extents a front end asks map for at once (a request covering more is
+ *  served in several rounds). */
+#define HPC_MAX_EXTENTS 64
+
 /**
  * Directory entry callback.  next_cookie is the cookie that resumes after
  * this entry.  Returns non-zero when the caller cannot take the entry (its

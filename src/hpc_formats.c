@@ -93,3 +93,11 @@ void hpc_formats_describe(GString *out)
     if (!*sep)
         g_string_append(out, ")");
 }
+
+const hpc_format *hpc_format_by_name(const char *name)
+{
+    for (const hpc_format *const *f = hpc_formats; *f; f++)
+        if (g_ascii_strcasecmp((*f)->name, name) == 0)
+            return *f;
+    return NULL;
+}

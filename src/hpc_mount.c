@@ -448,10 +448,7 @@ int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
     /* absolute: the daemon runs from "/", and .info names it the same way
      * whichever front end opened it */
     char *source = g_canonicalize_filename(given, NULL);
-    m->opts = *opts;
-    m->opts.format = g_strdup(opts->format);
-    m->opts.rankname = g_strdup(opts->rankname);
-    m->opts.fticonfig = g_strdup(opts->fticonfig);
+    hpc_options_copy(&m->opts, opts);
     if (is_one_container(source, &m->opts)) {
         rc = hpc_container_open(source, &m->opts, &m->single, err);
         if (rc != HPC_OK)

@@ -1,21 +1,13 @@
 /* hpc_options.c - the table of container options and its parser. */
 #include "hpc_options.h"
-#include "hpc_format.h"
+#include "hpc_error.h"
+#include "hpc_rankname.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_CACHE_SIZE (64ull << 20)
 #define FIELD(f) offsetof(hpc_options, f), sizeof(((hpc_options *)0)->f)
-
-static int check_format(hpc_options *o, const char *v, GError **err)
-{
-    (void)o;
-    if (!hpc_format_by_name(v))
-        return hpc_fail(err, HPC_E_INVAL, "format", NULL, 0, "unknown format '%s'", v);
-    return HPC_OK;
-}
 
 static int check_rankname(hpc_options *o, const char *v, GError **err)
 {
@@ -73,7 +65,7 @@ const hpc_option_def hpc_option_defs[] = {
     { "blocksize", "SIZE", "cache block size (default: the container's)",
       HPC_OPT_SIZE, FIELD(blocksize), 512, 64u << 20, NULL },
     { "format", "NAME", "force a format instead of detecting it",
-      HPC_OPT_STRING, FIELD(format), 0, 0, check_format },
+      HPC_OPT_STRING, FIELD(format), 0, 0, NULL },
     { "rankname", "FORMAT", "printf name of per-rank files (default rank-%06d)",
       HPC_OPT_STRING, FIELD(rankname), 0, 0, check_rankname },
     { "nocheck", NULL, "serve data whose checksums fail",
@@ -116,7 +108,7 @@ const hpc_option_def hpc_option_defs[] = {
 void hpc_options_init(hpc_options *opts)
 {
     memset(opts, 0, sizeof *opts);
-    opts->cache_size = DEFAULT_CACHE_SIZE;
+    opts->cache_size = HPC_DEFAULT_CACHE_SIZE;
 }
 
 void hpc_options_clear(hpc_options *opts)

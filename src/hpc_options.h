@@ -15,10 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** The block cache's size when -o cache_size is not given. */
+#define HPC_DEFAULT_CACHE_SIZE (64ull << 20)
+
 /** Options shared by hpcmount and hpcdump (-o name=value); each field has
  *  its row in hpc_option_defs, which parses and documents it. */
 typedef struct hpc_options {
-    uint64_t cache_size;   /* bytes of the block cache; 0: 64 MiB */
+    uint64_t cache_size;   /* bytes of the block cache; 0: HPC_DEFAULT_CACHE_SIZE */
     uint32_t blocksize;    /* cache block size; 0: from the container */
     char *format;          /* force a format by name; NULL: detect */
     char *rankname;        /* printf format for rank names; NULL: rank-%06d */

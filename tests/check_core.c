@@ -339,7 +339,12 @@ START_TEST(options_parse)
     ck_assert_int_eq(hpc_options_set(&o, "cache_size=lots", &err), HPC_E_INVAL);
     ck_assert(strstr(err->message, "cache_size") != NULL);
     g_clear_error(&err);
-    ck_assert_int_eq(hpc_options_set(&o, "format=zip", &err), HPC_E_INVAL);
+    /* a format's name is the container's to check, at open */
+    ck_assert_int_eq(hpc_options_set(&o, "format=zip", &err), HPC_OK);
+    hpc_container *c = NULL;
+    ck_assert_int_eq(hpc_container_open("/", &o, &c, &err), HPC_E_INVAL);
+    ck_assert(c == NULL);
+    ck_assert(strstr(err->message, "unknown format 'zip'") != NULL);
     g_clear_error(&err);
     /* overflow of strtoull is refused, not clamped */
     ck_assert_int_eq(hpc_options_set(&o, "cache_size=99999999999999999999", &err), HPC_E_INVAL);
