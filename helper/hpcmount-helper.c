@@ -353,6 +353,7 @@ int main(int argc, char **argv)
     limit_memory(argv[3]);
     fcntl(HPC_REMOTE_FD_LOG, F_SETFL, O_NONBLOCK);   /* never wait for the daemon */
     hpc_log_set_handler(log_to_daemon);
+    hpc_log_set_changes(0);      /* the daemon logs a changed source, once */
     size_t size = HPC_REMOTE_CTL + (size_t)HPC_REMOTE_CHANNELS * HPC_REMOTE_SHM;
     server s = { .index = g_hash_table_new(g_direct_hash, g_direct_equal) };
     s.map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, HPC_REMOTE_FD_CTL, 0);

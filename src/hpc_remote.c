@@ -217,10 +217,7 @@ static gpointer log_forward(gpointer p)
     while (in && (n = getline(&line, &cap, in)) > 0) {
         if (line[n - 1] == '\n')
             line[n - 1] = '\0';
-        /* a changed source: the daemon's core checks the same files after
-         * every read and logs it once itself */
-        if (!strstr(line, " changed since mount "))
-            hpc_log("%s", line);
+        hpc_log("%s", line);
     }
     free(line);
     if (in)
