@@ -284,10 +284,40 @@ static int plan_filters(hpc_h5chunk_plan *p, hid_t dcpl)
     return HPC_OK;
 }
 
+/* The shape of a plan: rank dims in chunks of cdims, elements of esize
+ * bytes.  HPC_E_NOTSUP when empty or a chunk is over HPC_H5CHUNK_MAX_BYTES. */
+static int plan_shape(hpc_h5chunk_plan *p, int rank, const uint64_t *dims,
+                      const uint64_t *cdims, uint64_t esize)
+{
+    if (rank < 1 || rank > HPC_HDF5_MAX_RANK || esize == 0)
+        return HPC_E_NOTSUP;
+    p->rank = rank;
+    p->esize = (size_t)esize;
+    p->chunk_elems = 1;
+    uint64_t elems = 1;
+    for (int k = 0; k < rank; k++) {
+        if (cdims[k] == 0 || dims[k] == 0 ||
+            __builtin_mul_overflow(p->chunk_elems, cdims[k], &p->chunk_elems) ||
+            __builtin_mul_overflow(elems, dims[k], &elems))
+            return HPC_E_NOTSUP;
+        p->dims[k] = dims[k];
+        p->cdims[k] = cdims[k];
+        p->nchunk[k] = (dims[k] + cdims[k] - 1) / cdims[k];
+    }
+    if (__builtin_mul_overflow(p->chunk_elems, esize, &p->chunk_bytes) ||
+        p->chunk_bytes > HPC_H5CHUNK_MAX_BYTES)
+        return HPC_E_NOTSUP;
+    p->full_from = rank - 1;
+    while (p->full_from > 0 && p->cdims[p->full_from] == p->dims[p->full_from])
+        p->full_from--;
+    return HPC_OK;
+}
+
 int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, hid_t mtype, size_t esize, int rank,
                          const uint64_t *dims, hpc_h5chunk_plan **out)
 {
     hsize_t cd[HPC_HDF5_MAX_RANK];
+    uint64_t cdims[HPC_HDF5_MAX_RANK];
     hpc_h5chunk_plan *p = g_new0(hpc_h5chunk_plan, 1);
     unsigned opts = 0;
     int rc = HPC_E_NOTSUP;
@@ -300,29 +330,13 @@ int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, hid_t mtype, size_t esize, int
         H5Tget_size(ftype) != esize || H5Pget_external_count(dcpl) != 0 ||
         H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, rank, cd) != rank)
         goto out;
-    p->rank = rank;
-    p->esize = esize;
-    p->chunk_elems = 1;
-    for (int k = 0; k < rank; k++) {
-        if (cd[k] == 0 || dims[k] == 0)
-            goto out;
-        p->dims[k] = dims[k];
-        p->cdims[k] = cd[k];
-        p->nchunk[k] = (dims[k] + cd[k] - 1) / cd[k];
-        if (__builtin_mul_overflow(p->chunk_elems, (uint64_t)cd[k], &p->chunk_elems))
-            goto out;
+    for (int k = 0; k < rank; k++)
+        cdims[k] = cd[k];
+    if (plan_shape(p, rank, dims, cdims, esize) == HPC_OK && plan_filters(p, dcpl) == HPC_OK) {
+        *out = p;
+        p = NULL;
+        rc = HPC_OK;
     }
-    if (__builtin_mul_overflow(p->chunk_elems, (uint64_t)esize, &p->chunk_bytes) ||
-        p->chunk_bytes > HPC_H5CHUNK_MAX_BYTES)
-        goto out;
-    p->full_from = rank - 1;
-    while (p->full_from > 0 && p->cdims[p->full_from] == p->dims[p->full_from])
-        p->full_from--;
-    if (plan_filters(p, dcpl) != HPC_OK)
-        goto out;
-    *out = p;
-    p = NULL;
-    rc = HPC_OK;
 out:
     hpc_h5chunk_plan_free(p);
     return rc;
@@ -382,51 +396,24 @@ void hpc_h5chunk_plan_pack(const hpc_h5chunk_plan *p, hpc_h5chunk_wire_plan *w)
 int hpc_h5chunk_plan_unpack(const hpc_h5chunk_wire_plan *w, hpc_h5chunk_plan **out)
 {
     hpc_h5chunk_plan *p = g_new0(hpc_h5chunk_plan, 1);
-    int rc = HPC_E_IO;
     p->mtype = H5I_INVALID_HID;  /* no library reads: chunks it cannot decode go back */
-    *out = NULL;
-    if (w->rank < 1 || w->rank > HPC_HDF5_MAX_RANK || w->nfilt > MAX_FILTERS || w->esize == 0 ||
-        w->esize > (1u << 20) || w->raw_edges > 1)
-        goto out;
-    p->rank = (int)w->rank;
-    p->esize = (size_t)w->esize;
     p->shuffle_size = (size_t)w->shuffle_size;
     p->raw_edges = (int)w->raw_edges;
-    p->chunk_elems = 1;
-    uint64_t elems = 1;
-    for (int k = 0; k < p->rank; k++) {
-        if (w->cdims[k] == 0 || w->dims[k] == 0 ||
-            __builtin_mul_overflow(p->chunk_elems, w->cdims[k], &p->chunk_elems) ||
-            __builtin_mul_overflow(elems, w->dims[k], &elems))
-            goto out;
-        p->dims[k] = w->dims[k];
-        p->cdims[k] = w->cdims[k];
-        p->nchunk[k] = (w->dims[k] + w->cdims[k] - 1) / w->cdims[k];
-    }
-    if (__builtin_mul_overflow(p->chunk_elems, (uint64_t)p->esize, &p->chunk_bytes) ||
-        p->chunk_bytes > HPC_H5CHUNK_MAX_BYTES)
-        goto out;
-    p->full_from = p->rank - 1;
-    while (p->full_from > 0 && p->cdims[p->full_from] == p->dims[p->full_from])
-        p->full_from--;
     p->nfilt = w->nfilt;
     unsigned packers = 0;
-    for (unsigned i = 0; i < p->nfilt; i++) {
-        if (w->filt[i] > F_LZF)
-            goto out;
+    int ok = w->nfilt <= MAX_FILTERS && w->raw_edges <= 1 && w->rank <= HPC_HDF5_MAX_RANK &&
+             plan_shape(p, (int)w->rank, w->dims, w->cdims, w->esize) == HPC_OK;
+    for (unsigned i = 0; ok && i < p->nfilt; i++) {
         p->filt[i] = (filt_kind)w->filt[i];
         packers += p->filt[i] == F_DEFLATE || p->filt[i] == F_LZF;
-        if (p->filt[i] == F_SHUFFLE && p->shuffle_size == 0)
-            goto out;
+        ok = w->filt[i] <= F_LZF && (p->filt[i] != F_SHUFFLE || p->shuffle_size > 0);
     }
-    if (packers > 1)
-        goto out;
+    if (!ok || packers > 1) {
+        hpc_h5chunk_plan_free(p);
+        p = NULL;
+    }
     *out = p;
-    p = NULL;
-    rc = HPC_OK;
-out:
-    hpc_h5chunk_plan_free(p);
-    return rc;
+    return p ? HPC_OK : HPC_E_IO;
 }
 
 /* ---- the cache -------------------------------------------------------- */
