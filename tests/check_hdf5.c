@@ -143,6 +143,26 @@ static void write_counted(const char *path)
     H5Fclose(f);
 }
 
+/* Read dataset st in FUSE-sized pieces: is element i equal to i?  esize 4:
+ * int32, 8: float64. */
+static int reads_linear(hpc_container *c, const hpc_stat *st, size_t esize)
+{
+    char *buf = g_malloc(131072);
+    int ok = 1;
+    for (uint64_t off = 0; off < st->size; off += 131072) {
+        size_t n;
+        ck_assert_int_eq(hpc_container_read(c, st->ino, buf, 131072, off, &n), HPC_OK);
+        for (size_t i = 0; i + esize <= n; i += esize) {
+            int32_t x;
+            double y;
+            memcpy(esize == 4 ? (void *)&x : (void *)&y, buf + i, esize);
+            ok &= esize == 4 ? x == (int32_t)((off + i) / 4) : y == (double)((off + i) / 8);
+        }
+    }
+    g_free(buf);
+    return ok;
+}
+
 START_TEST(chunks_decoded_once)
 {
     char *path = tmp_path("count.h5");
@@ -153,19 +173,9 @@ START_TEST(chunks_decoded_once)
     ck_assert_uint_eq(st.size, ROWS * COLS * 4);
     g_atomic_int_set(&decodes, 0);
     /* FUSE-sized sequential reads, then odd ones */
-    char *buf = g_malloc(131072);
-    int ok = 1;
-    for (uint64_t off = 0; off < st.size; off += 131072) {
-        size_t n;
-        ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 131072, off, &n), HPC_OK);
-        for (size_t i = 0; i + 4 <= n; i += 4) {
-            int32_t x;
-            memcpy(&x, buf + i, 4);
-            ok &= x == (int32_t)((off + i) / 4);
-        }
-    }
-    ck_assert_msg(ok, "values differ from the linear index");
+    ck_assert_msg(reads_linear(c, &st, 4), "values differ from the linear index");
     ck_assert_int_eq(g_atomic_int_get(&decodes), 5 * 16);
+    char *buf = g_malloc(131072);
     size_t n;
     ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 7, 4 * 1234 + 3, &n), HPC_OK);
     ck_assert_uint_eq(n, 7);
@@ -232,18 +242,9 @@ START_TEST(chunks_in_daemon)
     hpc_container *c = test_open_in(path, "hdf5", 0);    /* through the helper */
     hpc_stat st;
     ck_assert_int_eq(hpc_container_resolve(c, "gz", &st), HPC_OK);
+    ck_assert_msg(reads_linear(c, &st, 8), "gz: values differ from the linear index");
     char *buf = g_malloc(131072);
     int ok = 1;
-    for (uint64_t off = 0; off < st.size; off += 131072) {
-        size_t n;
-        ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 131072, off, &n), HPC_OK);
-        for (size_t i = 0; i + 8 <= n; i += 8) {
-            double x;
-            memcpy(&x, buf + i, 8);
-            ok &= x == (double)((off + i) / 8);
-        }
-    }
-    ck_assert_msg(ok, "gz: values differ from the linear index");
     ck_assert_int_eq(hpc_container_resolve(c, "raw", &st), HPC_OK);
     size_t n;
     ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 20000, 0, &n), HPC_OK);
