@@ -17,6 +17,9 @@
 #include "hpc_remote.h"
 #include "hpc_sandbox.h"
 #include "hpc_tree.h"
+#ifdef HAVE_HDF5
+#include "fmt_hdf5.h"
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -254,6 +257,16 @@ static int dispatch(chan *ch, const hpc_rq *rq, const char *name, uint64_t *val)
     case HPC_RQ_READ: return do_read(ch, rq, val);
     case HPC_RQ_XATTRS: return do_xattrs(ch, rq);
     case HPC_RQ_INFO: return do_info(ch);
+#ifdef HAVE_HDF5
+    case HPC_RQ_CHUNK_PLAN:
+    case HPC_RQ_CHUNK_WHERE:
+        if (ch->s->c->format != &hpc_format_hdf5)
+            return HPC_E_NOTSUP;
+        fault_on(ch->s->c, rq->ino, 0);
+        return rq->op == HPC_RQ_CHUNK_PLAN
+               ? hpc_hdf5_chunk_plan(ch->s->c, rq->ino, ch->out)
+               : hpc_hdf5_chunk_where(ch->s->c, rq->ino, rq->off, rq->size, ch->out);
+#endif
     default: return HPC_E_INVAL;
     }
 }
@@ -353,6 +366,7 @@ int main(int argc, char **argv)
     limit_memory(argv[3]);
     fcntl(HPC_REMOTE_FD_LOG, F_SETFL, O_NONBLOCK);   /* never wait for the daemon */
     hpc_log_set_handler(log_to_daemon);
+    hpc_log_set_changes(0);      /* the daemon logs a changed source, once */
     size_t size = HPC_REMOTE_CTL + (size_t)HPC_REMOTE_CHANNELS * HPC_REMOTE_SHM;
     server s = { .index = g_hash_table_new(g_direct_hash, g_direct_equal) };
     s.map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, HPC_REMOTE_FD_CTL, 0);

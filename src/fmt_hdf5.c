@@ -106,6 +106,7 @@ typedef struct h5_handle {
     uint64_t bytes;                /* chunk cache and rendered text */
     h5_dset *d;
     hpc_h5chunk_plan *plan;        /* chunks decoded by hdf5_chunk.c, or NULL */
+    gint placed;                   /* chunk addresses: 0 unproven, 1 right, -1 wrong */
 } h5_handle;
 
 typedef struct h5 {
@@ -1658,6 +1659,90 @@ static int h5_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
     else if (off < d->size && len > 0 && max > 0) {
         ext[0] = (hpc_extent){ .src = h->src, .off = d->addr + off, .len = MIN(len, d->size - off) };
         *n = 1;
+    }
+    read_release(c, hd);
+    return rc;
+}
+
+/* ---- chunks the daemon decodes (fmt_hdf5.h) ------------------------------ */
+
+int hpc_hdf5_chunk_plan(hpc_container *c, hpc_ino ino, GByteArray *out)
+{
+    h5_handle *hd;
+    int rc = read_acquire(c, ino, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    if (hd->plan && hd->d->kind == DS_DATA) {
+        hpc_h5chunk_wire_plan w;
+        hpc_h5chunk_plan_pack(hd->plan, &w);
+        uint64_t size = hd->d->size;
+        g_byte_array_append(out, (const guint8 *)&w, sizeof w);
+        g_byte_array_append(out, (const guint8 *)&size, sizeof size);
+    } else {
+        rc = HPC_E_NOTSUP;
+    }
+    read_release(c, hd);
+    return rc;
+}
+
+/* Do the size bytes at addr hold the raw chunk at off (and its mask)? */
+static int chunk_placed(h5 *h, const h5_handle *hd, const hsize_t *off, uint64_t addr,
+                        uint64_t size, unsigned mask)
+{
+    unsigned char *lib = g_try_malloc((size_t)size), *file = g_try_malloc((size_t)size);
+    uint32_t filters = 0;
+    int same = lib && file && H5Dread_chunk(hd->d->id, H5P_DEFAULT, off, &filters, lib) >= 0 &&
+               filters == mask && hpc_source_pread(h->src, file, (size_t)size, addr) == HPC_OK &&
+               memcmp(lib, file, (size_t)size) == 0;
+    g_free(lib);
+    g_free(file);
+    return same;
+}
+
+/* Where chunk number `chunk` of hd is stored: H5Dget_chunk_info_by_coord,
+ * its size confirmed by the lookup H5Dread makes (H5Dget_chunk_storage_size).
+ * The address is proven by comparing with H5Dread_chunk's bytes: for the
+ * first chunk of a dataset, and for every chunk whose filters carry no
+ * check (a misplaced chunk would decode to wrong bytes). */
+static void chunk_where(h5 *h, h5_handle *hd, uint64_t chunk, hpc_h5chunk_where *w)
+{
+    hsize_t off[HPC_HDF5_MAX_RANK], size = 0, ssize = 0;
+    haddr_t addr = HADDR_UNDEF;
+    unsigned mask = 0;
+    memset(w, 0, sizeof *w);
+    hpc_h5chunk_origin(hd->plan, chunk, off);
+    int placed = g_atomic_int_get(&hd->placed);
+    if (placed < 0 || H5Dget_chunk_info_by_coord(hd->d->id, off, &mask, &addr, &size) < 0 ||
+        addr == HADDR_UNDEF || size == 0 || size > 2 * hpc_h5chunk_plan_chunk_bytes(hd->plan) + 4096 ||
+        H5Dget_chunk_storage_size(hd->d->id, off, &ssize) < 0 || ssize != size ||
+        !hpc_source_contains(h->src, (uint64_t)addr, (uint64_t)size))
+        return;
+    if (placed == 0 || !hpc_h5chunk_plan_checked(hd->plan)) {
+        int ok = chunk_placed(h, hd, off, (uint64_t)addr, (uint64_t)size, mask);
+        g_atomic_int_set(&hd->placed, ok ? 1 : -1);
+        if (!ok)
+            return;
+    }
+    *w = (hpc_h5chunk_where){ .addr = (uint64_t)addr, .size = (uint64_t)size, .mask = mask };
+}
+
+int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t n,
+                         GByteArray *out)
+{
+    h5 *h = c->priv;
+    h5_handle *hd;
+    int rc = read_acquire(c, ino, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    uint64_t all = hd->plan ? hpc_h5chunk_plan_nchunks(hd->plan) : 0;
+    if (!hd->plan)
+        rc = HPC_E_NOTSUP;
+    else if (first >= all)
+        rc = HPC_E_INVAL;
+    for (uint64_t i = first; rc == HPC_OK && i < all && i - first < n; i++) {
+        hpc_h5chunk_where w;
+        chunk_where(h, hd, i, &w);
+        g_byte_array_append(out, (const guint8 *)&w, sizeof w);
     }
     read_release(c, hd);
     return rc;

@@ -3,9 +3,11 @@
 #ifndef FMT_HDF5_H
 #define FMT_HDF5_H
 
+#include <glib.h>
 #include <stdint.h>
 
 #include "hpc_boxes.h"
+#include "hpc_format.h"
 
 /* libhdf5's H5S_MAX_RANK */
 #define HPC_HDF5_MAX_RANK HPC_BOXES_MAX_RANK
@@ -25,5 +27,19 @@ static inline unsigned hpc_hdf5_boxes(int rank, const uint64_t *dims, uint64_t e
 {
     return rank < 1 ? 0 : hpc_boxes_split((unsigned)rank, dims, e0, e1, box);
 }
+
+/* For the helper process (src/hpc_remote.h): the daemon decodes the chunks
+ * of datasets whose chunks hdf5_chunk.c decodes, from the file's bytes. */
+
+/** The chunk plan of dataset ino (an hpc_h5chunk_wire_plan) and its size
+ *  in bytes (u64) appended to out; HPC_E_NOTSUP when its chunks go
+ *  through H5Dread. */
+int hpc_hdf5_chunk_plan(hpc_container *c, hpc_ino ino, GByteArray *out);
+
+/** Where chunks first.. of dataset ino are stored: at most n
+ *  hpc_h5chunk_where entries appended to out (size 0: a chunk to leave to
+ *  libhdf5: never written, or its place not proven). */
+int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t n,
+                         GByteArray *out);
 
 #endif

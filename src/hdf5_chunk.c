@@ -284,10 +284,40 @@ static int plan_filters(hpc_h5chunk_plan *p, hid_t dcpl)
     return HPC_OK;
 }
 
+/* The shape of a plan: rank dims in chunks of cdims, elements of esize
+ * bytes.  HPC_E_NOTSUP when empty or a chunk is over HPC_H5CHUNK_MAX_BYTES. */
+static int plan_shape(hpc_h5chunk_plan *p, int rank, const uint64_t *dims,
+                      const uint64_t *cdims, uint64_t esize)
+{
+    if (rank < 1 || rank > HPC_HDF5_MAX_RANK || esize == 0)
+        return HPC_E_NOTSUP;
+    p->rank = rank;
+    p->esize = (size_t)esize;
+    p->chunk_elems = 1;
+    uint64_t elems = 1;
+    for (int k = 0; k < rank; k++) {
+        if (cdims[k] == 0 || dims[k] == 0 ||
+            __builtin_mul_overflow(p->chunk_elems, cdims[k], &p->chunk_elems) ||
+            __builtin_mul_overflow(elems, dims[k], &elems))
+            return HPC_E_NOTSUP;
+        p->dims[k] = dims[k];
+        p->cdims[k] = cdims[k];
+        p->nchunk[k] = (dims[k] + cdims[k] - 1) / cdims[k];
+    }
+    if (__builtin_mul_overflow(p->chunk_elems, esize, &p->chunk_bytes) ||
+        p->chunk_bytes > HPC_H5CHUNK_MAX_BYTES)
+        return HPC_E_NOTSUP;
+    p->full_from = rank - 1;
+    while (p->full_from > 0 && p->cdims[p->full_from] == p->dims[p->full_from])
+        p->full_from--;
+    return HPC_OK;
+}
+
 int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, hid_t mtype, size_t esize, int rank,
                          const uint64_t *dims, hpc_h5chunk_plan **out)
 {
     hsize_t cd[HPC_HDF5_MAX_RANK];
+    uint64_t cdims[HPC_HDF5_MAX_RANK];
     hpc_h5chunk_plan *p = g_new0(hpc_h5chunk_plan, 1);
     unsigned opts = 0;
     int rc = HPC_E_NOTSUP;
@@ -300,29 +330,13 @@ int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, hid_t mtype, size_t esize, int
         H5Tget_size(ftype) != esize || H5Pget_external_count(dcpl) != 0 ||
         H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, rank, cd) != rank)
         goto out;
-    p->rank = rank;
-    p->esize = esize;
-    p->chunk_elems = 1;
-    for (int k = 0; k < rank; k++) {
-        if (cd[k] == 0 || dims[k] == 0)
-            goto out;
-        p->dims[k] = dims[k];
-        p->cdims[k] = cd[k];
-        p->nchunk[k] = (dims[k] + cd[k] - 1) / cd[k];
-        if (__builtin_mul_overflow(p->chunk_elems, (uint64_t)cd[k], &p->chunk_elems))
-            goto out;
+    for (int k = 0; k < rank; k++)
+        cdims[k] = cd[k];
+    if (plan_shape(p, rank, dims, cdims, esize) == HPC_OK && plan_filters(p, dcpl) == HPC_OK) {
+        *out = p;
+        p = NULL;
+        rc = HPC_OK;
     }
-    if (__builtin_mul_overflow(p->chunk_elems, (uint64_t)esize, &p->chunk_bytes) ||
-        p->chunk_bytes > HPC_H5CHUNK_MAX_BYTES)
-        goto out;
-    p->full_from = rank - 1;
-    while (p->full_from > 0 && p->cdims[p->full_from] == p->dims[p->full_from])
-        p->full_from--;
-    if (plan_filters(p, dcpl) != HPC_OK)
-        goto out;
-    *out = p;
-    p = NULL;
-    rc = HPC_OK;
 out:
     hpc_h5chunk_plan_free(p);
     return rc;
@@ -340,6 +354,66 @@ void hpc_h5chunk_plan_free(hpc_h5chunk_plan *p)
 uint64_t hpc_h5chunk_plan_chunk_bytes(const hpc_h5chunk_plan *p)
 {
     return p->chunk_bytes;
+}
+
+uint64_t hpc_h5chunk_plan_esize(const hpc_h5chunk_plan *p)
+{
+    return p->esize;
+}
+
+uint64_t hpc_h5chunk_plan_nchunks(const hpc_h5chunk_plan *p)
+{
+    uint64_t n = 1;
+    for (int k = 0; k < p->rank; k++)
+        n *= p->nchunk[k];       /* cannot overflow: chunk grid <= elements */
+    return n;
+}
+
+int hpc_h5chunk_plan_checked(const hpc_h5chunk_plan *p)
+{
+    for (unsigned i = 0; i < p->nfilt; i++)
+        if (p->filt[i] == F_DEFLATE || p->filt[i] == F_FLETCHER)
+            return 1;
+    return 0;
+}
+
+void hpc_h5chunk_plan_pack(const hpc_h5chunk_plan *p, hpc_h5chunk_wire_plan *w)
+{
+    memset(w, 0, sizeof *w);
+    w->rank = (uint32_t)p->rank;
+    w->nfilt = p->nfilt;
+    w->raw_edges = (uint32_t)p->raw_edges;
+    w->esize = p->esize;
+    w->shuffle_size = p->shuffle_size;
+    for (int k = 0; k < p->rank; k++) {
+        w->dims[k] = p->dims[k];
+        w->cdims[k] = p->cdims[k];
+    }
+    for (unsigned i = 0; i < p->nfilt; i++)
+        w->filt[i] = (uint32_t)p->filt[i];
+}
+
+int hpc_h5chunk_plan_unpack(const hpc_h5chunk_wire_plan *w, hpc_h5chunk_plan **out)
+{
+    hpc_h5chunk_plan *p = g_new0(hpc_h5chunk_plan, 1);
+    p->mtype = H5I_INVALID_HID;  /* no library reads: chunks it cannot decode go back */
+    p->shuffle_size = (size_t)w->shuffle_size;
+    p->raw_edges = (int)w->raw_edges;
+    p->nfilt = w->nfilt;
+    unsigned packers = 0;
+    int ok = w->nfilt <= MAX_FILTERS && w->raw_edges <= 1 && w->rank <= HPC_HDF5_MAX_RANK &&
+             plan_shape(p, (int)w->rank, w->dims, w->cdims, w->esize) == HPC_OK;
+    for (unsigned i = 0; ok && i < p->nfilt; i++) {
+        p->filt[i] = (filt_kind)w->filt[i];
+        packers += p->filt[i] == F_DEFLATE || p->filt[i] == F_LZF;
+        ok = w->filt[i] <= F_LZF && (p->filt[i] != F_SHUFFLE || p->shuffle_size > 0);
+    }
+    if (!ok || packers > 1) {
+        hpc_h5chunk_plan_free(p);
+        p = NULL;
+    }
+    *out = p;
+    return p ? HPC_OK : HPC_E_IO;
 }
 
 /* ---- the cache -------------------------------------------------------- */
@@ -472,8 +546,12 @@ typedef struct chunk_src {
     const hpc_source *src;
 } chunk_src;
 
-/* Chunk number `chunk` (C order over the chunk grid): its first element. */
-static void chunk_origin(const hpc_h5chunk_plan *p, uint64_t chunk, hsize_t *off)
+typedef struct chunk_io {
+    const hpc_h5chunk_plan *p;
+    const hpc_h5chunk_io *io;
+} chunk_io;
+
+void hpc_h5chunk_origin(const hpc_h5chunk_plan *p, uint64_t chunk, hsize_t *off)
 {
     uint64_t rest = chunk;
     for (int k = p->rank - 1; k >= 0; k--) {
@@ -494,8 +572,9 @@ static int partial_edge(const hpc_h5chunk_plan *p, const hsize_t *off)
 /* The chunk at off read by libhdf5 (H5Dread of its box): unwritten chunks
  * (fill value, or nothing for H5D_FILL_TIME_NEVER: zeros, as h5py has
  * them) and any chunk the reader cannot decode with certainty. */
-static int library_chunk(const chunk_src *cs, const hsize_t *off, unsigned char *out, char **why)
+static int library_chunk(void *ctx, const hsize_t *off, unsigned char *out, char **why)
 {
+    const chunk_src *cs = ctx;
     const hpc_h5chunk_plan *p = cs->p;
     hsize_t count[HPC_HDF5_MAX_RANK], zero[HPC_HDF5_MAX_RANK] = { 0 }, cd[HPC_HDF5_MAX_RANK];
     for (int k = 0; k < p->rank; k++) {
@@ -524,10 +603,12 @@ static int library_chunk(const chunk_src *cs, const hsize_t *off, unsigned char 
  * not H5Dget_chunk_info*, which walk the index and misplace the chunks of
  * extensible arrays in libhdf5 1.10).  *raw NULL: unwritten, or too large
  * to take (left to libhdf5). */
-static int raw_chunk(const chunk_src *cs, const hsize_t *off, unsigned char **raw,
+static int raw_chunk(void *ctx, uint64_t chunk, const hsize_t *off, unsigned char **raw,
                      size_t *len, unsigned *mask)
 {
+    const chunk_src *cs = ctx;
     hsize_t size = 0;
+    (void)chunk;
     uint32_t filters = 0;
     *raw = NULL;
     if (H5Dget_chunk_storage_size(cs->did, off, &size) < 0 || size == 0 ||
@@ -548,21 +629,22 @@ static int raw_chunk(const chunk_src *cs, const hsize_t *off, unsigned char **ra
 
 /* Decode chunk number `chunk` into out (p->chunk_bytes, all written);
  * *by_library: read by libhdf5 instead. */
-static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, int *by_library,
+static int load_chunk(const chunk_io *cs, uint64_t chunk, unsigned char *out, int *by_library,
                       char **why)
 {
     const hpc_h5chunk_plan *p = cs->p;
+    const hpc_h5chunk_io *io = cs->io;
     hsize_t off[HPC_HDF5_MAX_RANK];
     unsigned char *raw = NULL;
     size_t len = 0;
     unsigned mask = 0;
-    chunk_origin(p, chunk, off);
-    int rc = raw_chunk(cs, off, &raw, &len, &mask);
+    hpc_h5chunk_origin(p, chunk, off);
+    int rc = io->raw(io->ctx, chunk, off, &raw, &len, &mask);
     if (rc != HPC_OK)
         return rc;
     *by_library = 1;
     if (!raw)
-        return library_chunk(cs, off, out, why);
+        return io->library ? io->library(io->ctx, off, out, why) : HPC_E_NOTSUP;
     /* libhdf5 ignores the filter mask of partial edge chunks stored
      * unfiltered (H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) */
     if (p->raw_edges && partial_edge(p, off))
@@ -580,7 +662,11 @@ static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, i
     }
     /* what the reader cannot decode with certainty goes to libhdf5: its
      * answer (bytes or error) is the one h5py gets */
-    rc = library_chunk(cs, off, out, why);
+    if (!io->library) {
+        g_clear_pointer(why, g_free);
+        return HPC_E_NOTSUP;
+    }
+    rc = io->library(io->ctx, off, out, why);
     if (rc == HPC_OK) {
         char *note = g_strdup_printf("chunk %" PRIu64 " read by libhdf5: the reader's decoding "
                                      "failed (%s)", chunk, *why ? *why : hpc_strerror(rc));
@@ -592,7 +678,7 @@ static int load_chunk(const chunk_src *cs, uint64_t chunk, unsigned char *out, i
 
 /* The decoded chunk, referenced: from the cache, or decoded now by this
  * thread (others wanting it wait). */
-static int get_chunk(hpc_h5chunk_cache *cc, const chunk_src *cs, uint64_t key, uint64_t chunk,
+static int get_chunk(hpc_h5chunk_cache *cc, const chunk_io *cs, uint64_t key, uint64_t chunk,
                      centry **out, char **why)
 {
     cshard *s = shard_of(cc, key, chunk);
@@ -674,6 +760,15 @@ int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t 
                      char **why)
 {
     chunk_src cs = { p, did, src };
+    hpc_h5chunk_io io = { .raw = raw_chunk, .library = library_chunk, .ctx = &cs };
+    return hpc_h5chunk_read_io(cc, p, key, &io, e0, e1, buf, why);
+}
+
+int hpc_h5chunk_read_io(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
+                        const hpc_h5chunk_io *io, uint64_t e0, uint64_t e1, void *buf,
+                        char **why)
+{
+    chunk_io cs = { p, io };
     unsigned char *dst = buf;
     centry *cur = NULL;
     int rc = HPC_OK;

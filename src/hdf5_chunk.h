@@ -50,6 +50,9 @@ int hpc_h5chunk_plan_new(hid_t dcpl, hid_t ftype, hid_t mtype, size_t esize, int
 /** Free a plan (NULL is fine). */
 void hpc_h5chunk_plan_free(hpc_h5chunk_plan *p);
 
+/** Bytes of one element of the plan's dataset. */
+uint64_t hpc_h5chunk_plan_esize(const hpc_h5chunk_plan *p);
+
 /** Bytes of one decoded chunk of the plan. */
 uint64_t hpc_h5chunk_plan_chunk_bytes(const hpc_h5chunk_plan *p);
 
@@ -78,6 +81,56 @@ void hpc_h5chunk_cache_stats(hpc_h5chunk_cache *cc, uint64_t *decoded, uint64_t 
 int hpc_h5chunk_read(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
                      hid_t did, const hpc_source *src, uint64_t e0, uint64_t e1, void *buf,
                      char **why);
+
+/** How a reader finds the raw bytes of chunks (hpc_h5chunk_read_io). */
+typedef struct hpc_h5chunk_io {
+    /** The raw bytes of chunk number `chunk` (first element at off), a
+     *  g_malloc'd buffer, and its filter mask; *raw NULL: not stored, or
+     *  to be left to the library. */
+    int (*raw)(void *ctx, uint64_t chunk, const hsize_t *off, unsigned char **raw,
+               size_t *len, unsigned *mask);
+    /** The chunk at off read by libhdf5 into out (all of it); NULL: none
+     *  here, and hpc_h5chunk_read_io returns HPC_E_NOTSUP instead. */
+    int (*library)(void *ctx, const hsize_t *off, unsigned char *out, char **why);
+    void *ctx;
+} hpc_h5chunk_io;
+
+/** hpc_h5chunk_read with the raw chunks from io.  HPC_E_NOTSUP (*why NULL)
+ *  when a chunk needs the library and io has none. */
+int hpc_h5chunk_read_io(hpc_h5chunk_cache *cc, const hpc_h5chunk_plan *p, uint64_t key,
+                        const hpc_h5chunk_io *io, uint64_t e0, uint64_t e1, void *buf,
+                        char **why);
+
+/** The first element of chunk number `chunk` (C order over the chunk grid). */
+void hpc_h5chunk_origin(const hpc_h5chunk_plan *p, uint64_t chunk, hsize_t *off);
+
+/** Chunks of the plan's dataset. */
+uint64_t hpc_h5chunk_plan_nchunks(const hpc_h5chunk_plan *p);
+
+/** Whether every stored chunk carries a check of its bytes (deflate's
+ *  Adler-32 or Fletcher-32): a chunk read from a wrong place fails. */
+int hpc_h5chunk_plan_checked(const hpc_h5chunk_plan *p);
+
+/** A plan as the helper process sends it to the daemon (hpc_remote.h). */
+typedef struct hpc_h5chunk_wire_plan {
+    uint32_t rank, nfilt, raw_edges, pad;
+    uint64_t esize, shuffle_size;
+    uint64_t dims[HPC_HDF5_MAX_RANK], cdims[HPC_HDF5_MAX_RANK];
+    uint32_t filt[8];
+} hpc_h5chunk_wire_plan;
+
+/** Where a chunk is stored, as the helper describes it. */
+typedef struct hpc_h5chunk_where {
+    uint64_t addr, size;       /* in the .h5 file; size 0: not stored here */
+    uint32_t mask, pad;
+} hpc_h5chunk_where;
+
+/** Pack p for the wire. */
+void hpc_h5chunk_plan_pack(const hpc_h5chunk_plan *p, hpc_h5chunk_wire_plan *w);
+
+/** A plan from the wire, checked (HPC_E_IO when inconsistent); it decodes
+ *  only (no library reads). */
+int hpc_h5chunk_plan_unpack(const hpc_h5chunk_wire_plan *w, hpc_h5chunk_plan **out);
 
 /** HDF5's Fletcher-32 of len bytes (exported for the unit tests). */
 uint32_t hpc_h5chunk_fletcher32(const unsigned char *data, size_t len);

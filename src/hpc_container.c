@@ -25,6 +25,7 @@
 /* ---- logging ---------------------------------------------------------- */
 
 static void (*log_handler)(const char *line);
+static int log_changes = 1;      /* log the first change of a source */
 
 void hpc_log_set_handler(void (*fn)(const char *line))
 {
@@ -34,6 +35,11 @@ void hpc_log_set_handler(void (*fn)(const char *line))
 int hpc_log_handled(void)
 {
     return log_handler != NULL;
+}
+
+void hpc_log_set_changes(int on)
+{
+    log_changes = on;
 }
 
 void hpc_log(const char *fmt, ...)
@@ -244,7 +250,7 @@ static int mark_changed(hpc_container *c, const hpc_source *s)
         }
     }
     g_mutex_unlock(&c->core->lock);
-    if (first)
+    if (first && log_changes)
         hpc_log("%s changed since mount (written, truncated, replaced or deleted): "
                 "reads fail until it is mounted again", c->core->changed_path);
     return HPC_E_CHANGED;

@@ -142,4 +142,9 @@ void hpc_log_set_handler(void (*fn)(const char *line));
 /** Whether a front end set a handler (the daemon's log), not stderr. */
 int hpc_log_handled(void);
 
+/** Whether the first change of a source is logged (default 1).  The
+ *  helper process turns it off: the daemon checks the same files after
+ *  every read and logs the change itself, once. */
+void hpc_log_set_changes(int on);
+
 #endif

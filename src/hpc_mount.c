@@ -10,7 +10,8 @@
  * mtime changed.  Nothing is opened at mount: a container opens on its
  * first access and closes when it is the least recently used of more than
  * max_containers open ones and nobody uses it.  A container that reports
- * its source changed is closed and opened again on its next use.
+ * its source changed is closed and opened again on its next use; one that
+ * failed to open is tried again only once its file changed.
  */
 #include "hpc_format.h"
 #include "hpc_mount.h"
@@ -48,6 +49,7 @@ typedef struct slot {
     char *path;                  /* absolute */
     hpc_container *c;            /* NULL while closed */
     char *error;                 /* why it cannot be opened */
+    struct stat failed;          /* the file as it was when the open failed */
     int refs;                    /* calls using c now */
     int stale;                   /* its source changed: reopen when unused */
     GList *lru;                  /* in m->open while open */
@@ -350,16 +352,36 @@ static void close_all(GSList *list)
     g_slist_free_full(list, (GDestroyNotify)hpc_container_close);
 }
 
+/* Is the file of a slot whose open failed still the file that failed?
+ * Then it is not opened again: a damaged file would cost a helper's whole
+ * CPU limit on every lookup of a walk (s->open_lock held). */
+static gboolean failed_unchanged(const slot *s)
+{
+    struct stat sb;
+    return s->error && stat(s->path, &sb) == 0 && sb.st_dev == s->failed.st_dev &&
+           sb.st_ino == s->failed.st_ino && sb.st_size == s->failed.st_size &&
+           sb.st_mtim.tv_sec == s->failed.st_mtim.tv_sec &&
+           sb.st_mtim.tv_nsec == s->failed.st_mtim.tv_nsec &&
+           sb.st_ctim.tv_sec == s->failed.st_ctim.tv_sec &&
+           sb.st_ctim.tv_nsec == s->failed.st_ctim.tv_nsec;
+}
+
 /* Open slot s's container if it is closed (s->open_lock held). */
 static void slot_open(hpc_mount *m, slot *s)
 {
     hpc_container *c = NULL;
     GError *err = NULL;
+    struct stat before;
+    if (failed_unchanged(s))
+        return;
+    if (stat(s->path, &before) != 0)
+        memset(&before, 0, sizeof before);
     if (hpc_container_open(s->path, &m->opts, &c, &err) != HPC_OK) {
         g_mutex_lock(&m->lock);
         gboolean first = !s->error;
         g_free(s->error);
         s->error = g_strdup(err ? err->message : "cannot be opened");
+        s->failed = before;
         g_mutex_unlock(&m->lock);
         if (first)
             hpc_log("%s", err ? err->message : s->path);

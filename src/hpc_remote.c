@@ -15,6 +15,9 @@
 #include "config.h"
 #include "hpc_core.h"
 #include "hpc_remote.h"
+#ifdef HAVE_HDF5
+#include "hdf5_remote.h"
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +79,9 @@ typedef struct remote {
     GHashTable *spaces;          /* helper's cache space -> ours */
     double cpu, wait;
     uint64_t mem;
+#ifdef HAVE_HDF5
+    hpc_h5remote *h5;            /* HDF5 chunks decoded here, or NULL */
+#endif
 } remote;
 
 /* What went wrong with a request: nothing, or the helper went away. */
@@ -217,10 +223,7 @@ static gpointer log_forward(gpointer p)
     while (in && (n = getline(&line, &cap, in)) > 0) {
         if (line[n - 1] == '\n')
             line[n - 1] = '\0';
-        /* a changed source: the daemon's core checks the same files after
-         * every read and logs it once itself */
-        if (!strstr(line, " changed since mount "))
-            hpc_log("%s", line);
+        hpc_log("%s", line);
     }
     free(line);
     if (in)
@@ -1155,11 +1158,33 @@ static int px_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
     return rc;
 }
 
+#ifdef HAVE_HDF5
+/* hpc_h5remote_call: a request whose answer is a payload. */
+static int h5_call(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a, uint64_t b,
+                   char **payload, size_t *len)
+{
+    hpc_rq rq = { .op = op, .ino = ino, .off = a, .size = b };
+    hpc_rp rp;
+    int rc = call_rc(c, &rq, NULL, &rp, payload);
+    *len = rc == HPC_OK ? rp.len : 0;
+    return rc;
+}
+#endif
+
 static int px_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
                    size_t *nread)
 {
     size_t done = 0;
     int rc = HPC_OK;
+#ifdef HAVE_HDF5
+    remote *r = c->priv;
+    if (r->h5) {
+        rc = hpc_h5remote_read(r->h5, c, h5_call, ino, buf, len, off, nread);
+        if (rc != HPC_E_NOTSUP)
+            return rc;
+        rc = HPC_OK;
+    }
+#endif
     while (rc == HPC_OK && done < len) {
         hpc_rq rq = { .op = HPC_RQ_READ, .ino = ino, .off = off + done,
                       .size = MIN(len - done, (size_t)HPC_REMOTE_SHM) };
@@ -1229,6 +1254,10 @@ static int px_info(hpc_container *c, GString *out)
     if (r->broken)
         g_string_append_printf(out, "broken: %s\n", r->broken);
     g_mutex_unlock(&r->lock);
+#ifdef HAVE_HDF5
+    if (r->h5)
+        hpc_h5remote_info(r->h5, out);
+#endif
     g_mutex_lock(&r->tables);
     g_string_append(out, r->notes->str);
     g_mutex_unlock(&r->tables);
@@ -1266,6 +1295,9 @@ static void px_close(hpc_container *c)
     g_hash_table_destroy(r->spaces);
     g_string_free(r->notes, TRUE);
     g_free(r->broken);
+#ifdef HAVE_HDF5
+    hpc_h5remote_free(r->h5);
+#endif
     g_mutex_clear(&r->lock);
     g_mutex_clear(&r->tables);
     g_free(r);
@@ -1327,6 +1359,10 @@ static remote *remote_new(const hpc_container *c)
     uint64_t h5 = c->opts.h5_cache ? c->opts.h5_cache : (256ull << 20);
     r->mem = c->opts.helper_mem ? c->opts.helper_mem
                                 : HPC_REMOTE_MEM_BASE + 2 * (c->opts.cache_size + h5);
+#ifdef HAVE_HDF5
+    if (c->format == &hpc_format_hdf5)
+        r->h5 = hpc_h5remote_new(c->opts.cache_size ? c->opts.cache_size : (64u << 20));
+#endif
     return r;
 }
 

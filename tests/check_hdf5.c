@@ -11,6 +11,7 @@
 
 #include "check_util.h"
 #include "fmt_hdf5.h"
+#include "hdf5_chunk.h"
 #include "hdf5_elem.h"
 #include "hdf5_type.h"
 #include "hpc_error.h"
@@ -142,6 +143,26 @@ static void write_counted(const char *path)
     H5Fclose(f);
 }
 
+/* Read dataset st in FUSE-sized pieces: is element i equal to i?  esize 4:
+ * int32, 8: float64. */
+static int reads_linear(hpc_container *c, const hpc_stat *st, size_t esize)
+{
+    char *buf = g_malloc(131072);
+    int ok = 1;
+    for (uint64_t off = 0; off < st->size; off += 131072) {
+        size_t n;
+        ck_assert_int_eq(hpc_container_read(c, st->ino, buf, 131072, off, &n), HPC_OK);
+        for (size_t i = 0; i + esize <= n; i += esize) {
+            int32_t x;
+            double y;
+            memcpy(esize == 4 ? (void *)&x : (void *)&y, buf + i, esize);
+            ok &= esize == 4 ? x == (int32_t)((off + i) / 4) : y == (double)((off + i) / 8);
+        }
+    }
+    g_free(buf);
+    return ok;
+}
+
 START_TEST(chunks_decoded_once)
 {
     char *path = tmp_path("count.h5");
@@ -152,19 +173,9 @@ START_TEST(chunks_decoded_once)
     ck_assert_uint_eq(st.size, ROWS * COLS * 4);
     g_atomic_int_set(&decodes, 0);
     /* FUSE-sized sequential reads, then odd ones */
-    char *buf = g_malloc(131072);
-    int ok = 1;
-    for (uint64_t off = 0; off < st.size; off += 131072) {
-        size_t n;
-        ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 131072, off, &n), HPC_OK);
-        for (size_t i = 0; i + 4 <= n; i += 4) {
-            int32_t x;
-            memcpy(&x, buf + i, 4);
-            ok &= x == (int32_t)((off + i) / 4);
-        }
-    }
-    ck_assert_msg(ok, "values differ from the linear index");
+    ck_assert_msg(reads_linear(c, &st, 4), "values differ from the linear index");
     ck_assert_int_eq(g_atomic_int_get(&decodes), 5 * 16);
+    char *buf = g_malloc(131072);
     size_t n;
     ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 7, 4 * 1234 + 3, &n), HPC_OK);
     ck_assert_uint_eq(n, 7);
@@ -186,6 +197,102 @@ START_TEST(chunks_decoded_once)
     hpc_container_close(c);
     unlink(path);
     g_free(path);
+}
+END_TEST
+
+/* ---- chunks decoded by the daemon, the helper saying where --------------- */
+
+/* 300 x 1000 float64 (value = linear index), chunks 30 x 100, shuffle +
+ * deflate: 100 chunks; and 10000 int16 in unfiltered chunks of 999. */
+static void write_gzip(const char *path)
+{
+    hsize_t dims[2] = { 300, 1000 }, ch[2] = { 30, 100 }, n1 = 10000, ch1 = 999;
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), dcpl1 = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, ch);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, 1);
+    H5Pset_chunk(dcpl1, 1, &ch1);
+    hid_t sp = H5Screate_simple(2, dims, NULL), sp1 = H5Screate_simple(1, &n1, NULL);
+    hid_t d = H5Dcreate2(f, "gz", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    hid_t d1 = H5Dcreate2(f, "raw", H5T_STD_I16LE, sp1, H5P_DEFAULT, dcpl1, H5P_DEFAULT);
+    double *v = g_new(double, 300 * 1000);
+    short *w = g_new(short, 10000);
+    for (int i = 0; i < 300 * 1000; i++)
+        v[i] = i;
+    for (int i = 0; i < 10000; i++)
+        w[i] = (short)i;
+    ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+    ck_assert_int_ge(H5Dwrite(d1, H5T_NATIVE_SHORT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w), 0);
+    g_free(v);
+    g_free(w);
+    H5Dclose(d1);
+    H5Dclose(d);
+    H5Sclose(sp1);
+    H5Sclose(sp);
+    H5Pclose(dcpl1);
+    H5Pclose(dcpl);
+    H5Fclose(f);
+}
+
+START_TEST(chunks_in_daemon)
+{
+    char *path = tmp_path("gz.h5");
+    write_gzip(path);
+    hpc_container *c = test_open_in(path, "hdf5", 0);    /* through the helper */
+    hpc_stat st;
+    ck_assert_int_eq(hpc_container_resolve(c, "gz", &st), HPC_OK);
+    ck_assert_msg(reads_linear(c, &st, 8), "gz: values differ from the linear index");
+    char *buf = g_malloc(131072);
+    int ok = 1;
+    ck_assert_int_eq(hpc_container_resolve(c, "raw", &st), HPC_OK);
+    size_t n;
+    ck_assert_int_eq(hpc_container_read(c, st.ino, buf, 20000, 0, &n), HPC_OK);
+    ck_assert_uint_eq(n, 20000);
+    for (int i = 0; i < 10000; i++) {
+        int16_t x;
+        memcpy(&x, buf + 2 * i, 2);
+        ok &= x == i;
+    }
+    ck_assert_msg(ok, "raw: values differ from the linear index");
+    /* every chunk decoded by this process: 100 + 11, none left to the helper */
+    ck_assert_int_eq(hpc_container_read(c, HPC_INO_INFO, buf, 131071, 0, &n), HPC_OK);
+    buf[n] = '\0';
+    ck_assert_msg(strstr(buf, "chunks_in_daemon: 111 decoded, ") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, ", 0 left to the helper") != NULL, "%s", buf);
+    g_free(buf);
+    hpc_container_close(c);
+    unlink(path);
+    g_free(path);
+}
+END_TEST
+
+/* A plan from the wire is checked before the daemon decodes with it. */
+START_TEST(wire_plan_checked)
+{
+    hpc_h5chunk_wire_plan w = { .rank = 2, .nfilt = 2, .esize = 8, .shuffle_size = 8,
+                                .dims = { 300, 1000 }, .cdims = { 30, 100 },
+                                .filt = { 0, 1 } };
+    hpc_h5chunk_plan *p = NULL;
+    ck_assert_int_eq(hpc_h5chunk_plan_unpack(&w, &p), HPC_OK);
+    ck_assert_uint_eq(hpc_h5chunk_plan_chunk_bytes(p), 30 * 100 * 8);
+    ck_assert_uint_eq(hpc_h5chunk_plan_nchunks(p), 100);
+    hpc_h5chunk_wire_plan back;
+    hpc_h5chunk_plan_pack(p, &back);
+    ck_assert(memcmp(&w, &back, sizeof w) == 0);
+    hpc_h5chunk_plan_free(p);
+    hpc_h5chunk_wire_plan bad[] = { w, w, w, w, w, w };
+    bad[0].rank = 0;
+    bad[1].cdims[1] = 0;
+    bad[2].filt[0] = 9;                          /* no such filter */
+    bad[3].shuffle_size = 0;                     /* shuffle without a size */
+    bad[4].cdims[0] = bad[4].cdims[1] = 1u << 20; /* chunks over the limit */
+    bad[5].nfilt = 3;
+    bad[5].filt[2] = 1;                          /* two compressors */
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        ck_assert_int_eq(hpc_h5chunk_plan_unpack(&bad[i], &p), HPC_E_IO);
+        ck_assert_ptr_null(p);
+    }
 }
 END_TEST
 
@@ -362,6 +469,8 @@ int main(void)
     tcase_add_test(tc, boxes_exhaustive);
     tcase_add_test(tc, boxes_large_shape);
     tcase_add_test(tc, chunks_decoded_once);
+    tcase_add_test(tc, chunks_in_daemon);
+    tcase_add_test(tc, wire_plan_checked);
     tcase_add_test(tc, open_errors);
     tcase_add_test(tc, mem_type_nbit);
     tcase_add_test(tc, mem_type_float_string);

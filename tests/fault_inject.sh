@@ -140,6 +140,23 @@ if [ -x "$top_builddir/tests/hdf5_gen" ]; then
     fi
 fi
 
+# HDF5 chunks the daemon reads and decodes itself (gzip+shuffle, shuffle
+# only, unfiltered): the helper only says where they are
+mkdir -p "$TMP/h5z"
+if "$PY" - "$TMP/h5z/chunks.h5" <<'PYEOF'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("gz", data=np.arange(400000, dtype="<f8").reshape(400, 1000),
+                     chunks=(50, 100), compression="gzip", shuffle=True)
+    f.create_dataset("shuf", data=np.arange(300000, dtype="<i4"), chunks=(5000,), shuffle=True)
+    f.create_dataset("raw", data=np.arange(300000, dtype="<i2"), chunks=(7000,))
+PYEOF
+then
+    start hdf5chunks 0 "$TMP/h5z" chunks.h5 chunks.h5 $ALL
+else
+    fail "hdf5chunks: h5py wrote no file"
+fi
+
 # distributed HDF: the master file (the core's source)
 if [ -f "$DATA/dhdf/mhf.hdf" ]; then
     start dhdf 0 "$DATA/dhdf" mhf.hdf mhf.hdf $ALL

@@ -6,7 +6,8 @@
 # checkpoint directory, the GSD files, the distributed HDF set) and the HDF5
 # files tests/hdf5_gen writes, each mounted with no option at all, the
 # first MiB of every regular file of the mount read and the byte count
-# equal to what the sizes stat shows.  When HPC_CORPUS names a directory,
+# equal to what the sizes stat shows.  When HPC_LOAD_CORPUS or HPC_CORPUS
+# names a directory,
 # its hdf5/, hdf4/, gsd/ and sion/ folders are each mounted as a run
 # directory (every file a container opened as a mount of it would be) and
 # must list and read the same under load as on the idle machine.
@@ -55,7 +56,7 @@ fi
 # of the file, libhdf5/libhdf4 in their helper processes), listed and read
 # once on the idle machine; under load the same mount must show the same
 # tree and bytes
-corpus=${HPC_CORPUS:-}
+corpus=${HPC_LOAD_CORPUS:-${HPC_CORPUS:-}}   # run-all.sh: HPC_LOAD_CORPUS in sanitizer builds
 KINDS=""
 if [ -n "$corpus" ] && [ -d "$corpus" ]; then
     for kind in hdf5 hdf4 gsd sion; do

@@ -79,6 +79,12 @@ check "damaged container: .info names the file" grep -q "^error: .*bad.sion" "$M
 expect_eq "damaged container: nothing else inside" ".info" "$(ls -A "$M/bad.sion")"
 check "damaged container listed in the root .info" grep -q "^bad.sion	failed	" "$M/.info"
 check "the rest keeps working" cmp -s "$R/log.bin" "$M/log.bin"
+# a failed container is not opened again on every access, but once its
+# file changed (here: repaired) it is
+cp "$DATA/a_4tasks.sion" "$R/bad.sion.new" && mv "$R/bad.sion.new" "$R/bad.sion"
+i=0
+while [ ! -e "$M/bad.sion/rank-000001" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+check "the repaired container opens" cmp -s "$M/bad.sion/rank-000001" "$M/sion/a_4tasks.sion/rank-000001"
 
 # 8 concurrent readers across containers
 pids=""
