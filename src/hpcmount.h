@@ -141,7 +141,7 @@ HPCMOUNT_API int hpcmount_info(hpcmount *m, char **text, size_t *len);
  * Where the bytes of file ino lie verbatim in the source files: *n extents
  * in file order covering the whole file (hpcmount_extents_free them).
  * HPCMOUNT_E_NOTSUP when the bytes are computed (decompressed, recovered,
- * assembled from a growing file) and must be read with hpcmount_read.
+ * converted) and must be read with hpcmount_read.
  * The extents are right while the source files do not change.
  */
 HPCMOUNT_API int hpcmount_extents(hpcmount *m, uint64_t ino, hpcmount_extent **ext, size_t *n);

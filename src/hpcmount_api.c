@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hpc_bytes.h"
 #include "hpc_mount.h"
 #include "hpcmount.h"
 
@@ -285,7 +286,8 @@ int hpcmount_info(hpcmount *h, char **text, size_t *len)
 }
 
 /* Append the extents of [off, size) from one core map call; *done the bytes
- * they cover.  Snapshots of growing files are not the source's bytes. */
+ * they cover.  A growing (append-only) file's extent is read through a
+ * snapshot of its size: its bytes are the source's below that size. */
 static int map_batch(hpcmount *h, uint64_t ino, uint64_t off, uint64_t size, GArray *out,
                      uint64_t *done)
 {
@@ -296,7 +298,10 @@ static int map_batch(hpcmount *h, uint64_t ino, uint64_t off, uint64_t size, GAr
     if (rc != HPC_OK)
         return rc;
     for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
-        if (ext[i].space != 0 || !ext[i].src || !ext[i].src->path) {
+        uint64_t end = 0;
+        int snap_ok = ext[i].space == 0 ||
+                      (hpc_add_u64(ext[i].off, ext[i].len, &end) && end <= ext[i].space_size);
+        if (!snap_ok || !ext[i].src || !ext[i].src->path) {
             rc = HPC_E_NOTSUP;
             break;
         }

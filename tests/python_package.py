@@ -180,6 +180,8 @@ class Arrays(unittest.TestCase):
                         want = f.read_chunk(int(fr), chunk)
                         got = c.array(p)
                         np.testing.assert_array_equal(got.reshape(want.shape), want, p)
+                        self.assertEqual(got.flags.owndata, got.nbytes == 0,
+                                         "%s: a frame's chunk is a view of the file" % p)
                         n += 1
             self.assertGreater(n, 0)
             series = [p for p in c.listdir("/series/particles") if not p.endswith(".frames")]
@@ -189,6 +191,7 @@ class Arrays(unittest.TestCase):
             want = np.stack([f.read_chunk(int(i), "particles/position") for i in frames])
             self.assertEqual(s.shape, want.shape)
             np.testing.assert_array_equal(s, want)
+            self.assertTrue(s.flags.owndata, "a series: the frames' chunks read into one array")
 
     def test_sion_view(self):
         src = os.path.join(DATA, "a_4tasks.sion")
