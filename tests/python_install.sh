@@ -32,7 +32,7 @@ check "the library is installed with its soname" test -e "$TMP/root$libdir/libhp
 # staging directory (where _libpath.py's path will be once really installed)
 . "$top_srcdir/tests/python_env.sh"
 out=$(cd "$TMP" && PYTHONPATH="$TMP/root$pydir" HPCMOUNT_LIBRARY="$TMP/root$libdir/libhpcmount.so.0" \
-    "$PY" -c '
+    pypkg -c '
 import sys, hpcmount
 assert hpcmount.__file__.startswith(sys.argv[1]), hpcmount.__file__
 with hpcmount.open(sys.argv[2]) as c:

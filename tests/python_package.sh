@@ -54,7 +54,7 @@ for f in "$DATA"/dhdf/*.hdf; do
         rm -f "$TMP/oracle/$(basename "$f").txt"
 done
 
-if "$PY" "$top_srcdir/tests/python_package.py" "$LIST" "$TMP/t.h5" "$TMP/bad.h5" "$TMP/oracle"; then
+if pypkg "$top_srcdir/tests/python_package.py" "$LIST" "$TMP/t.h5" "$TMP/bad.h5" "$TMP/oracle"; then
     pass "the package equals the mounts and the formats' libraries"
 else
     fail "tests/python_package.py"

@@ -110,7 +110,10 @@ class Container:
         self.close()
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:          # interpreter shutdown: the module may be gone
+            pass
 
     def _handle(self):
         h = self._h
