@@ -275,7 +275,8 @@ class BadInput(unittest.TestCase):
                 with self.assertRaises(OSError) as cm:
                     fn()
                 self.assertEqual(cm.exception.errno, errno.EIO)
-                self.assertIn("g/gz" if "g/gz" in str(cm.exception) else "read", str(cm.exception))
+                self.assertTrue(cm.exception.strerror.startswith("g/gz: read at "),
+                                cm.exception.strerror)
         # the truncated file: refused at open or EIO at read, never a crash
         cut = os.path.join(os.path.dirname(LIST), "cut.h5")
         with open(H5FILE, "rb") as f, open(cut, "wb") as g:
@@ -357,6 +358,14 @@ class Fsspec(unittest.TestCase):
                 self.assertEqual(cm.exception.errno, errno.EROFS)
                 with self.assertRaises(FileNotFoundError):
                     fs.info("/no/such")
+        # np.load of the -o npy view through fsspec, as libraries that open
+        # paths through it do
+        fs = fsspec.filesystem("hpcmount", source=H5FILE, npy=True, skip_instance_cache=True)
+        with fs.open("/contig.npy", "rb") as f:
+            a = np.load(f)
+        import h5py
+        with h5py.File(H5FILE, "r") as h:
+            np.testing.assert_array_equal(a, h["contig"][()])
 
 
 if __name__ == "__main__":

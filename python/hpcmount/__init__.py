@@ -49,9 +49,12 @@ _ERRORS = {
 _FORMAT = (_lib.E_CORRUPT, _lib.E_UNSUPPORTED, _lib.E_CHECKSUM)
 
 
-def _raise(rc, opening=False):
-    """Raise the exception of return code rc with the library's message."""
+def _raise(rc, opening=False, path=None):
+    """Raise the exception of return code rc with the library's message
+    (named by path where the library only knows the node's id)."""
     msg = _message()
+    if path is not None and msg.startswith("node "):
+        msg = "%s: %s" % (path, msg.split(": ", 1)[-1])
     num = lib.hpcmount_errno(rc)
     if opening and rc == _lib.E_INVAL:
         raise ValueError(msg)
@@ -60,9 +63,9 @@ def _raise(rc, opening=False):
     raise _ERRORS.get(rc, OSError)(num, msg)
 
 
-def _check(rc, opening=False):
+def _check(rc, opening=False, path=None):
     if rc != 0:
-        _raise(rc, opening)
+        _raise(rc, opening, path)
 
 
 def _option_string(options):
@@ -201,9 +204,10 @@ class Container:
             yield from self.walk(posixpath.join(top, d))
 
     # -- bytes ---------------------------------------------------------------
-    def _readinto(self, ino, addr, size, offset):
+    def _readinto(self, ino, addr, size, offset, path=None):
         n = ctypes.c_size_t()
-        _check(lib.hpcmount_read(self._handle(), ino, addr, size, offset, ctypes.byref(n)))
+        _check(lib.hpcmount_read(self._handle(), ino, addr, size, offset, ctypes.byref(n)),
+               path=path)
         return n.value
 
     def read(self, path, offset=0, size=-1):
@@ -215,7 +219,7 @@ class Container:
             size = max(st.size - offset, 0)
         size = min(size, max(st.size - offset, 0))
         buf = ctypes.create_string_buffer(size) if size else None
-        n = self._readinto(st.ino, buf, size, offset) if size else 0
+        n = self._readinto(st.ino, buf, size, offset, path) if size else 0
         return buf.raw[:n] if size else b""
 
     def readinto(self, path, buffer, offset=0):
@@ -225,7 +229,7 @@ class Container:
         if len(mv) == 0:
             return 0
         addr = ctypes.addressof((ctypes.c_char * len(mv)).from_buffer(mv))
-        return self._readinto(st.ino, addr, len(mv), offset)
+        return self._readinto(st.ino, addr, len(mv), offset, path)
 
     def open(self, path, mode="rb", buffering=io.DEFAULT_BUFFER_SIZE):
         """A seekable binary file object (io.BufferedReader) of file path."""
@@ -310,7 +314,7 @@ class _RawFile(io.RawIOBase):
         if want == 0:
             return 0
         addr = ctypes.addressof((ctypes.c_char * len(mv)).from_buffer(mv))
-        n = self._c._readinto(self._ino, addr, want, self._pos)
+        n = self._c._readinto(self._ino, addr, want, self._pos, self.name)
         self._pos += n
         return n
 

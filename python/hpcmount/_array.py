@@ -89,7 +89,7 @@ def _read_all(c, path, ino, a, size, threads):
 
     def one(span):
         o, n = span
-        got = c._readinto(ino, addr + o, n, o)
+        got = c._readinto(ino, addr + o, n, o, path)
         if got != n:
             raise OSError(errno.EIO, "%s: %d bytes at %d, the file ended after %d"
                           % (path, n, o, got))
