@@ -16,6 +16,11 @@
  *
  * Nodes are addressed by 64-bit ids (stable while the handle is open):
  * HPCMOUNT_INO_ROOT is the root; hpcmount_resolve() maps a path to a node.
+ *
+ * hpcdump uses only this header.  The FUSE daemon uses the core's internal
+ * interface instead, for two things left out here to keep this one small:
+ * the open source descriptors behind extents (zero-copy splice) and the
+ * kernel cache hints of each node.
  */
 #ifndef HPCMOUNT_H
 #define HPCMOUNT_H

@@ -255,8 +255,9 @@ int hpcmount_listxattr(hpcmount *h, uint64_t ino, char **names, size_t *len)
 {
     GString *s = g_string_new(NULL);
     int rc = hpc_mount_listxattr(h->m, ino, s);
-    *len = rc == HPC_OK ? s->len : 0;
-    *names = rc == HPC_OK && s->len ? g_string_free(s, FALSE) : (g_string_free(s, TRUE), NULL);
+    gboolean keep = rc == HPC_OK && s->len > 0;
+    *len = keep ? s->len : 0;
+    *names = g_string_free(s, !keep);      /* NULL when freed */
     return fail_ino(rc, ino);
 }
 
