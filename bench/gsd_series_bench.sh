@@ -39,24 +39,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- 1. positions of NF frames as one array -----------------------------------------
 traj="$OUT/hoomd-$NF-$NP.gsd"
-[ -f "$traj" ] || $PY - "$traj" "$NF" "$NP" <<'PYEOF'
-import sys, numpy, gsd.fl
-path, nf, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rng = numpy.random.default_rng(1)
-# as HOOMD writes: N, types, typeid, box once; step, position, velocity, image each frame
-with gsd.fl.open(path, "wb", application="bench", schema="hoomd", schema_version=[1, 4]) as f:
-    for i in range(nf):
-        f.write_chunk("configuration/step", numpy.array([i * 1000], dtype=numpy.uint64))
-        if i == 0:
-            f.write_chunk("configuration/box", numpy.array([10, 10, 10, 0, 0, 0], dtype=numpy.float32))
-            f.write_chunk("particles/N", numpy.array([n], dtype=numpy.uint32))
-            f.write_chunk("particles/types", numpy.array([[65, 0]], dtype=numpy.int8))
-            f.write_chunk("particles/typeid", numpy.zeros(n, dtype=numpy.uint32))
-        f.write_chunk("particles/position", rng.random((n, 3), dtype=numpy.float32))
-        f.write_chunk("particles/velocity", rng.random((n, 3), dtype=numpy.float32))
-        f.write_chunk("particles/image", numpy.zeros((n, 3), dtype=numpy.int32))
-        f.end_frame()
-PYEOF
+[ -f "$traj" ] || $PY "$here/gsd_traj.py" "$traj" "$NF" "$NP"
 cat "$traj" > /dev/null
 echo "== $NF frames x $NP particles ($(du -h --apparent-size "$traj" | cut -f1) file); positions: $((NF * NP * 12 / 1048576)) MiB"
 m="$OUT/m-traj"

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hpc_mount.h"
+#include "hpcmount.h"
 
 #define COPY_CHUNK (1u << 20)
 #define MAX_LINKS 40              /* symlinks followed by cat, as the kernel's limit */
@@ -33,7 +34,7 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 typedef struct dump {
-    hpc_mount *c;
+    hpcmount *c;
     const char *source;
     struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
     int lng, rec;
@@ -41,18 +42,18 @@ typedef struct dump {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Copy file st to fd; returns 0 or an hpc_err (reported here, once). */
-static int copy_out(hpc_mount *c, const hpc_stat *st, int fd, const char *what)
+/* Copy file st to fd; returns 0 or an HPCMOUNT_E_ code (reported here, once). */
+static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *what)
 {
     char *buf = g_malloc(COPY_CHUNK);
     uint64_t off = 0;
-    int rc = HPC_OK;
+    int rc = HPCMOUNT_OK;
     for (;;) {
         size_t n = 0;
-        rc = hpc_mount_read(c, st->ino, buf, COPY_CHUNK, off, &n);
-        if (rc != HPC_OK) {
+        rc = hpcmount_read(c, st->ino, buf, COPY_CHUNK, off, &n);
+        if (rc != HPCMOUNT_OK) {
             fprintf(stderr, "hpcdump: %s: read at %llu: %s\n", what,
-                    (unsigned long long)off, hpc_strerror(rc));
+                    (unsigned long long)off, hpcmount_strerror(rc));
             break;
         }
         if (n == 0)
@@ -63,7 +64,7 @@ static int copy_out(hpc_mount *c, const hpc_stat *st, int fd, const char *what)
                 continue;
             if (k <= 0) {
                 fprintf(stderr, "hpcdump: %s: write: %s\n", what, g_strerror(errno));
-                rc = HPC_E_IO;
+                rc = HPCMOUNT_E_IO;
                 goto out;
             }
             w += (size_t)k;
@@ -77,15 +78,12 @@ out:
 
 typedef struct entry {
     char *name;
-    hpc_stat st;
+    hpcmount_stat st;
 } entry;
 
-static int collect(void *p, const char *name, const hpc_stat *st, uint64_t next)
+static int collect(void *p, const char *name, const hpcmount_stat *st)
 {
-    (void)next;
     GArray *a = p;
-    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-        return 0;
     entry e = { g_strdup(name), *st };
     g_array_append_val(a, e);
     return 0;
@@ -103,23 +101,19 @@ static void entry_clear(void *p)
 
 /* The entries of directory dir, sorted by name as `LC_ALL=C ls` sorts them,
  * with their full attributes. */
-static int list_entries(hpc_mount *c, const hpc_stat *dir, const char *path, GArray **out)
+static int list_entries(hpcmount *c, const hpcmount_stat *dir, const char *path, GArray **out)
 {
     GArray *a = g_array_new(FALSE, FALSE, sizeof(entry));
     g_array_set_clear_func(a, entry_clear);
-    int rc = hpc_mount_readdir(c, dir->ino, 0, collect, a);
-    if (rc != HPC_OK) {
-        fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc));
+    int rc = hpcmount_readdir(c, dir->ino, collect, a);
+    if (rc != HPCMOUNT_OK) {
+        fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc));
         g_array_free(a, TRUE);
         return rc;
     }
-    for (guint i = 0; i < a->len; i++) {
-        entry *e = &g_array_index(a, entry, i);
-        hpc_mount_getattr(c, e->st.ino, &e->st);   /* .info's size, for one */
-    }
     g_array_sort(a, entry_cmp);
     *out = a;
-    return HPC_OK;
+    return HPCMOUNT_OK;
 }
 
 /* "/a/b" + "c" -> "/a/b/c" */
@@ -168,7 +162,7 @@ static void user_group(const dump *d, char *user, char *group, size_t n)
         g_snprintf(group, n, "%u", (unsigned)d->src_st.st_gid);
 }
 
-static void widen(ls_widths *w, const dump *d, const hpc_stat *st)
+static void widen(ls_widths *w, const dump *d, const hpcmount_stat *st)
 {
     char user[64], group[64], num[32];
     user_group(d, user, group, sizeof user);
@@ -179,7 +173,7 @@ static void widen(ls_widths *w, const dump *d, const hpc_stat *st)
 }
 
 /* One line of `ls -l`: mode, links, owner, group, size, time, name. */
-static void long_line(const dump *d, const ls_widths *w, const hpc_stat *st, const char *name)
+static void long_line(const dump *d, const ls_widths *w, const hpcmount_stat *st, const char *name)
 {
     char m[11], when[64], user[64], group[64];
     mode_string(st->mode, m);
@@ -188,9 +182,9 @@ static void long_line(const dump *d, const ls_widths *w, const hpc_stat *st, con
     printf("%s %*u %-*s %-*s %*llu %s %s", m, w->nlink, st->nlink, w->user, user, w->group,
            group, w->size, (unsigned long long)st->size, when, name);
     char *target = NULL;
-    if (S_ISLNK(st->mode) && hpc_mount_readlink(d->c, st->ino, &target) == HPC_OK)
+    if (S_ISLNK(st->mode) && hpcmount_readlink(d->c, st->ino, &target) == HPCMOUNT_OK)
         printf(" -> %s", target);
-    g_free(target);
+    hpcmount_free(target);
     printf("\n");
 }
 
@@ -204,11 +198,11 @@ static unsigned long long total_kib(GArray *a)
     return (blocks + 1) / 2;
 }
 
-static int list_dir(dump *d, const hpc_stat *dir, const char *path, int header)
+static int list_dir(dump *d, const hpcmount_stat *dir, const char *path, int header)
 {
     GArray *a = NULL;
     int rc = list_entries(d->c, dir, path, &a);
-    if (rc != HPC_OK)
+    if (rc != HPCMOUNT_OK)
         return rc;
     if (header)
         printf("%s:\n", path);
@@ -224,7 +218,7 @@ static int list_dir(dump *d, const hpc_stat *dir, const char *path, int header)
         else
             printf("%s\n", e->name);
     }
-    for (guint i = 0; d->rec && rc == HPC_OK && i < a->len; i++) {
+    for (guint i = 0; d->rec && rc == HPCMOUNT_OK && i < a->len; i++) {
         entry *e = &g_array_index(a, entry, i);
         if (!S_ISDIR(e->st.mode))
             continue;
@@ -237,7 +231,7 @@ static int list_dir(dump *d, const hpc_stat *dir, const char *path, int header)
     return rc;
 }
 
-static int cmd_ls(dump *d, const hpc_stat *st, const char *path)
+static int cmd_ls(dump *d, const hpcmount_stat *st, const char *path)
 {
     if (S_ISDIR(st->mode))
         return list_dir(d, st, path, d->rec);
@@ -248,31 +242,31 @@ static int cmd_ls(dump *d, const hpc_stat *st, const char *path)
     } else {
         printf("%s\n", path);
     }
-    return HPC_OK;
+    return HPCMOUNT_OK;
 }
 
 /* ---- cat ---------------------------------------------------------------- */
 
 /* Follow symlinks from *path (the link's target taken relative to its
  * directory, as the kernel does on the mount) to a non-link node. */
-static int follow(hpc_mount *c, char **path, hpc_stat *st)
+static int follow(hpcmount *c, char **path, hpcmount_stat *st)
 {
     for (int hops = 0;; hops++) {
-        int rc = hpc_mount_resolve(c, *path, st);
-        if (rc != HPC_OK || !S_ISLNK(st->mode))
+        int rc = hpcmount_resolve(c, *path, st);
+        if (rc != HPCMOUNT_OK || !S_ISLNK(st->mode))
             return rc;
         if (hops == MAX_LINKS)
-            return HPC_E_INVAL;
+            return HPCMOUNT_E_INVAL;
         char *target = NULL;
-        rc = hpc_mount_readlink(c, st->ino, &target);
-        if (rc != HPC_OK)
+        rc = hpcmount_readlink(c, st->ino, &target);
+        if (rc != HPCMOUNT_OK)
             return rc;
         char *dir = g_path_get_dirname(*path);
         char *next = target[0] == '/' ? g_strdup(target) : g_build_filename(dir, target, NULL);
         char *canon = g_canonicalize_filename(next, "/");
         g_free(dir);
         g_free(next);
-        g_free(target);
+        hpcmount_free(target);
         g_free(*path);
         *path = canon;
     }
@@ -281,13 +275,13 @@ static int follow(hpc_mount *c, char **path, hpc_stat *st)
 static int cmd_cat(dump *d, const char *path)
 {
     char *p = g_strdup(path);
-    hpc_stat st;
+    hpcmount_stat st;
     int rc = follow(d->c, &p, &st);
-    if (rc != HPC_OK)
+    if (rc != HPCMOUNT_OK)
         fprintf(stderr, "hpcdump: %s: %s\n", path,
-                rc == HPC_E_INVAL ? "too many levels of symbolic links" : hpc_strerror(rc));
+                rc == HPCMOUNT_E_INVAL ? "too many levels of symbolic links" : hpcmount_strerror(rc));
     else if (S_ISDIR(st.mode))
-        fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc = HPC_E_ISDIR));
+        fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc = HPCMOUNT_E_ISDIR));
     else
         rc = copy_out(d->c, &st, STDOUT_FILENO, path);
     g_free(p);
@@ -329,54 +323,55 @@ static int name_cmp(const void *a, const void *b)
 
 /* getfattr -d -m - for one node: "# file: PATH", name="value" lines, a
  * blank line; nothing for a node without attributes. */
-static int show_xattrs(hpc_mount *c, const hpc_stat *st, const char *path)
+static int show_xattrs(hpcmount *c, const hpcmount_stat *st, const char *path)
 {
-    GString *names = g_string_new(NULL);
-    int rc = hpc_mount_listxattr(c, st->ino, names);
+    char *names = NULL;
+    size_t nlen = 0;
+    int rc = hpcmount_listxattr(c, st->ino, &names, &nlen);
     GPtrArray *sorted = g_ptr_array_new();
-    for (const char *x = names->str; rc == HPC_OK && x < names->str + names->len; x += strlen(x) + 1)
+    for (const char *x = names; rc == HPCMOUNT_OK && x && x < names + nlen; x += strlen(x) + 1)
         g_ptr_array_add(sorted, (gpointer)x);
     g_ptr_array_sort(sorted, name_cmp);
     if (sorted->len)
         printf("# file: %s\n", path[0] == '/' && path[1] ? path + 1 : path[1] ? path : ".");
-    for (guint i = 0; rc == HPC_OK && i < sorted->len; i++) {
+    for (guint i = 0; rc == HPCMOUNT_OK && i < sorted->len; i++) {
         const char *name = g_ptr_array_index(sorted, i);
         void *v = NULL;
         size_t len = 0;
-        rc = hpc_mount_getxattr(c, st->ino, name, &v, &len);
-        if (rc == HPC_OK) {
+        rc = hpcmount_getxattr(c, st->ino, name, &v, &len);
+        if (rc == HPCMOUNT_OK) {
             printf("%s=", name);
             print_value(v, len);
             printf("\n");
         }
-        g_free(v);
+        hpcmount_free(v);
     }
     if (sorted->len)
         printf("\n");
-    if (rc != HPC_OK)
-        fprintf(stderr, "hpcdump: %s: attributes: %s\n", path, hpc_strerror(rc));
+    if (rc != HPCMOUNT_OK)
+        fprintf(stderr, "hpcdump: %s: attributes: %s\n", path, hpcmount_strerror(rc));
     g_ptr_array_free(sorted, TRUE);
-    g_string_free(names, TRUE);
+    hpcmount_free(names);
     return rc;
 }
 
 /* Attributes of the nodes at and below path.  A symlink shows its
  * target's, as getfattr does without -h (links have none of their own). */
-static int xattr_tree(dump *d, const hpc_stat *st, const char *path)
+static int xattr_tree(dump *d, const hpcmount_stat *st, const char *path)
 {
-    hpc_stat shown = *st;
+    hpcmount_stat shown = *st;
     if (S_ISLNK(st->mode)) {
         char *p = g_strdup(path);
-        if (follow(d->c, &p, &shown) != HPC_OK)
+        if (follow(d->c, &p, &shown) != HPCMOUNT_OK)
             shown = *st;        /* dangling: nothing to show */
         g_free(p);
     }
     int rc = show_xattrs(d->c, &shown, path);
-    if (rc != HPC_OK || !d->rec || !S_ISDIR(st->mode))
+    if (rc != HPCMOUNT_OK || !d->rec || !S_ISDIR(st->mode))
         return rc;
     GArray *a = NULL;
     rc = list_entries(d->c, st, path, &a);
-    for (guint i = 0; rc == HPC_OK && i < a->len; i++) {
+    for (guint i = 0; rc == HPCMOUNT_OK && i < a->len; i++) {
         entry *e = &g_array_index(a, entry, i);
         char *sub = child_path(path, e->name);
         rc = xattr_tree(d, &e->st, sub);
@@ -390,8 +385,8 @@ static int xattr_tree(dump *d, const hpc_stat *st, const char *path)
 /* ---- extract ------------------------------------------------------------ */
 
 typedef struct xattr_copy {
-    hpc_mount *c;
-    hpc_ino ino;
+    hpcmount *c;
+    uint64_t ino;
     const char *dest;
     int rc;
 } xattr_copy;
@@ -399,69 +394,70 @@ typedef struct xattr_copy {
 /* Copy the node's extended attributes to host file dest (not following a
  * symlink; Linux keeps no user.* attributes on links, which is no loss:
  * the readers put none there). */
-static int copy_xattrs(hpc_mount *c, const hpc_stat *st, const char *dest)
+static int copy_xattrs(hpcmount *c, const hpcmount_stat *st, const char *dest)
 {
     if (S_ISLNK(st->mode))
-        return HPC_OK;
-    GString *names = g_string_new(NULL);
-    int rc = hpc_mount_listxattr(c, st->ino, names);
-    for (const char *x = names->str; rc == HPC_OK && x < names->str + names->len; x += strlen(x) + 1) {
+        return HPCMOUNT_OK;
+    char *names = NULL;
+    size_t nlen = 0;
+    int rc = hpcmount_listxattr(c, st->ino, &names, &nlen);
+    for (const char *x = names; rc == HPCMOUNT_OK && x && x < names + nlen; x += strlen(x) + 1) {
         void *v = NULL;
         size_t len = 0;
-        rc = hpc_mount_getxattr(c, st->ino, x, &v, &len);
-        if (rc == HPC_OK && lsetxattr(dest, x, v, len, 0) != 0) {
+        rc = hpcmount_getxattr(c, st->ino, x, &v, &len);
+        if (rc == HPCMOUNT_OK && lsetxattr(dest, x, v, len, 0) != 0) {
             fprintf(stderr, "hpcdump: %s: cannot set %s: %s\n", dest, x, g_strerror(errno));
-            rc = HPC_E_IO;
+            rc = HPCMOUNT_E_IO;
         }
-        g_free(v);
+        hpcmount_free(v);
     }
-    g_string_free(names, TRUE);
+    hpcmount_free(names);
     return rc;
 }
 
 /* The node's mtime on host file dest (links too). */
-static int copy_mtime(const hpc_stat *st, const char *dest)
+static int copy_mtime(const hpcmount_stat *st, const char *dest)
 {
     struct timespec ts[2] = { { 0, UTIME_OMIT }, { (time_t)st->mtime, 0 } };
     if (utimensat(AT_FDCWD, dest, ts, AT_SYMLINK_NOFOLLOW) != 0) {
         fprintf(stderr, "hpcdump: %s: cannot set the time: %s\n", dest, g_strerror(errno));
-        return HPC_E_IO;
+        return HPCMOUNT_E_IO;
     }
-    return HPC_OK;
+    return HPCMOUNT_OK;
 }
 
-static int extract_tree(hpc_mount *c, const hpc_stat *dir, const char *dest);
+static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest);
 
-static int extract_node(hpc_mount *c, const hpc_stat *st, const char *p)
+static int extract_node(hpcmount *c, const hpcmount_stat *st, const char *p)
 {
-    int rc = HPC_OK;
+    int rc = HPCMOUNT_OK;
     if (S_ISDIR(st->mode))
         return extract_tree(c, st, p);
     if (S_ISLNK(st->mode)) {
         char *target = NULL;
-        rc = hpc_mount_readlink(c, st->ino, &target);
-        if (rc == HPC_OK && symlink(target, p) != 0 && errno != EEXIST) {
+        rc = hpcmount_readlink(c, st->ino, &target);
+        if (rc == HPCMOUNT_OK && symlink(target, p) != 0 && errno != EEXIST) {
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
-            rc = HPC_E_IO;
+            rc = HPCMOUNT_E_IO;
         }
-        g_free(target);
+        hpcmount_free(target);
     } else {
         int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0) {
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
-            return HPC_E_IO;
+            return HPCMOUNT_E_IO;
         }
         rc = copy_out(c, st, fd, p);
-        if (close(fd) != 0 && rc == HPC_OK) {
+        if (close(fd) != 0 && rc == HPCMOUNT_OK) {
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
-            rc = HPC_E_IO;
+            rc = HPCMOUNT_E_IO;
         }
-        if (rc != HPC_OK)       /* never leave a file holding part of the bytes */
+        if (rc != HPCMOUNT_OK)       /* never leave a file holding part of the bytes */
             unlink(p);
     }
-    if (rc == HPC_OK)
+    if (rc == HPCMOUNT_OK)
         rc = copy_xattrs(c, st, p);
-    if (rc == HPC_OK)
+    if (rc == HPCMOUNT_OK)
         rc = copy_mtime(st, p);
     return rc;
 }
@@ -470,30 +466,30 @@ static int extract_node(hpc_mount *c, const hpc_stat *st, const char *p)
  * symlinks, their user.* attributes and modification times.  A node that
  * fails (e.g. EIO of a damaged dataset) is reported and left out, the
  * others are still extracted; the first error is returned. */
-static int extract_tree(hpc_mount *c, const hpc_stat *dir, const char *dest)
+static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
 {
     if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "hpcdump: %s: %s\n", dest, g_strerror(errno));
-        return HPC_E_IO;
+        return HPCMOUNT_E_IO;
     }
     GArray *a = NULL;
-    int first = HPC_OK;
+    int first = HPCMOUNT_OK;
     int rc = list_entries(c, dir, dest, &a);
-    for (guint i = 0; rc == HPC_OK && i < a->len; i++) {
+    for (guint i = 0; rc == HPCMOUNT_OK && i < a->len; i++) {
         entry *e = &g_array_index(a, entry, i);
         char *p = g_build_filename(dest, e->name, NULL);
         int r = extract_node(c, &e->st, p);
-        if (r != HPC_OK && first == HPC_OK)
+        if (r != HPCMOUNT_OK && first == HPCMOUNT_OK)
             first = r;
         g_free(p);
     }
     if (a)
         g_array_free(a, TRUE);
-    if (rc == HPC_OK)
+    if (rc == HPCMOUNT_OK)
         rc = copy_xattrs(c, dir, dest);
-    if (rc == HPC_OK)       /* last: filling the directory changed its time */
+    if (rc == HPCMOUNT_OK)       /* last: filling the directory changed its time */
         rc = copy_mtime(dir, dest);
-    return rc == HPC_OK ? first : rc;
+    return rc == HPCMOUNT_OK ? first : rc;
 }
 
 /* ---- command line ------------------------------------------------------- */
@@ -523,10 +519,13 @@ static const command *find_command(const char *name)
 static char *commands_help(void)
 {
     GString *s = g_string_new("Commands:\n");
+    char *opts = NULL;
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
         g_string_append_printf(s, "  %s\n", commands[i].usage);
     g_string_append(s, "\nOPTS (comma-separated, -o may repeat), as for hpcmount:\n");
-    hpc_options_help(s);
+    hpcmount_options_help(&opts);
+    g_string_append(s, opts);
+    hpcmount_free(opts);
     g_string_append(s, "Exit status: 0 done, 1 the container or a read failed, 2 bad command line.");
     return g_string_free(s, FALSE);
 }
@@ -539,52 +538,39 @@ static int usage_error(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
-static int apply_options(hpc_options *opts, char **sets)
+/* The -o sets joined into one option string (*out), checked. */
+static int apply_options(char **sets, char **out)
 {
-    for (char **s = sets; s && *s; s++) {
-        gchar **kv = g_strsplit(*s, ",", -1);
-        int rc = HPC_OK;
-        for (gchar **p = kv; rc == HPC_OK && *p; p++) {
-            GError *err = NULL;
-            rc = hpc_options_set(opts, *p, &err);
-            if (rc != HPC_OK) {
-                if (err)
-                    fprintf(stderr, "hpcdump: %s (see hpcdump --help)\n", err->message);
-                else
-                    usage_error("unknown option '%s'", *p);
-            }
-            g_clear_error(&err);
-        }
-        g_strfreev(kv);
-        if (rc != HPC_OK)
-            return EXIT_USAGE;
-    }
-    return EXIT_OK;
+    *out = sets ? g_strjoinv(",", sets) : NULL;
+    if (hpcmount_options_check(*out) == HPCMOUNT_OK)
+        return EXIT_OK;
+    fprintf(stderr, "hpcdump: %s (see hpcdump --help)\n", hpcmount_last_error());
+    return EXIT_USAGE;
 }
 
 static void print_version(void)
 {
-    GString *f = g_string_new(NULL);
-    hpc_formats_describe(f);
-    printf("hpcdump %s\n%s\n", PACKAGE_VERSION, f->str);
-    g_string_free(f, TRUE);
+    char *f = NULL;
+    hpcmount_formats(&f);
+    printf("hpcdump %s\n%s\n", PACKAGE_VERSION, f);
+    hpcmount_free(f);
 }
 
 /* Run command cmd on the open container; returns the exit status. */
 static int run(dump *d, const command *cmd, char **args)
 {
     const char *name = cmd->name;
-    hpc_stat st;
+    hpcmount_stat st;
     if (strcmp(name, "extract") == 0) {
-        hpc_mount_getattr(d->c, HPC_INO_ROOT, &st);
-        return extract_tree(d->c, &st, args[0]) == HPC_OK ? EXIT_OK : EXIT_FAIL;
+        hpcmount_getattr(d->c, HPCMOUNT_INO_ROOT, &st);
+        return extract_tree(d->c, &st, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     }
     if (strcmp(name, "cat") == 0)
-        return cmd_cat(d, args[0]) == HPC_OK ? EXIT_OK : EXIT_FAIL;
+        return cmd_cat(d, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     const char *path = strcmp(name, "info") == 0 ? "/.info" : args[0] ? args[0] : "/";
-    int rc = hpc_mount_resolve(d->c, path, &st);
-    if (rc != HPC_OK) {
-        fprintf(stderr, "hpcdump: %s: %s\n", path, hpc_strerror(rc));
+    int rc = hpcmount_resolve(d->c, path, &st);
+    if (rc != HPCMOUNT_OK) {
+        fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc));
         return EXIT_FAIL;
     }
     if (strcmp(name, "info") == 0)
@@ -593,7 +579,7 @@ static int run(dump *d, const command *cmd, char **args)
         rc = xattr_tree(d, &st, path);
     else
         rc = cmd_ls(d, &st, path);
-    return rc == HPC_OK ? EXIT_OK : EXIT_FAIL;
+    return rc == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
 }
 
 int main(int argc, char *argv[])
@@ -607,8 +593,7 @@ int main(int argc, char *argv[])
         { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and the formats built in", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
-    hpc_options opts;
-    hpc_options_init(&opts);
+    char *optstr = NULL;
     dump d = { 0 };
     GError *err = NULL;
     int ret = EXIT_USAGE;
@@ -640,24 +625,25 @@ int main(int argc, char *argv[])
         usage_error("usage: hpcdump %s", cmd->usage);
         goto out;
     }
-    if ((ret = apply_options(&opts, sets)) != EXIT_OK)
+    if ((ret = apply_options(sets, &optstr)) != EXIT_OK)
         goto out;
     d.source = argv[2];
     d.lng = lng;
     d.rec = rec;
     ret = EXIT_FAIL;
-    if (stat(d.source, &d.src_st) != 0 || hpc_mount_open(d.source, &opts, &d.c, &err) != HPC_OK) {
-        if (err)
-            fprintf(stderr, "hpcdump: %s\n", err->message);
-        else
-            fprintf(stderr, "hpcdump: %s: %s\n", d.source, g_strerror(errno));
+    if (stat(d.source, &d.src_st) != 0) {
+        fprintf(stderr, "hpcdump: %s: %s\n", d.source, g_strerror(errno));
+        goto out;
+    }
+    if (hpcmount_open(d.source, optstr, &d.c) != HPCMOUNT_OK) {
+        fprintf(stderr, "hpcdump: %s\n", hpcmount_last_error());
         goto out;
     }
     char *args[2] = { nargs > 0 ? argv[3] : NULL, NULL };
     ret = run(&d, cmd, args);
 out:
-    hpc_mount_close(d.c);
-    hpc_options_clear(&opts);
+    hpcmount_close(d.c);
+    g_free(optstr);
     g_clear_error(&err);
     g_strfreev(sets);
     g_option_context_free(ctx);

@@ -174,7 +174,9 @@ static char *helper_path(void)
     char *exe = g_file_read_link("/proc/self/exe", NULL);
     if (exe) {
         char *dir = g_path_get_dirname(exe);
-        char *p = g_build_filename(dir, "..", "helper", "hpcmount-helper", NULL);
+        /* a libtool-linked program runs from its .libs/ */
+        int libs = g_str_has_suffix(dir, "/.libs");
+        char *p = g_build_filename(dir, libs ? "../.." : "..", "helper", "hpcmount-helper", NULL);
         g_free(dir);
         g_free(exe);
         if (access(p, X_OK) == 0)

@@ -3,7 +3,7 @@
 # and test (only those missing); --bench adds the benchmark tools.
 set -eu
 pkgs="autoconf automake libtool pkg-config make gcc libfuse3-dev fuse3 libglib2.0-dev check
-  clang libclang-rt-14-dev python3 python3-gsd python3-h5py python3-numpy
+  clang libclang-rt-14-dev python3 python3-gsd python3-h5py python3-numpy python3-fsspec
   libhdf5-dev libdeflate-dev liblzf-dev hdf5-tools libhdf4-dev hdf4-tools openmpi-bin libopenmpi-dev attr bc"
 # FTI reader: Reed-Solomon region arithmetic, MD5 checks
 pkgs="$pkgs libgf-complete-dev libssl-dev"

@@ -1,0 +1,229 @@
+"""The Python package against plain-file reads, the mount and the formats'
+own Python libraries, side by side in one run (bench/python_bench.sh sets
+the environment and says what is measured).
+
+    python_bench.py WORKDIR HPCMOUNT SION_GEN
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import hpcmount
+
+WORK, HPCMOUNT, SION_GEN = sys.argv[1:4]
+MB = int(os.environ.get("SIZE_MB", "1024"))
+GZ_MB = int(os.environ.get("GZ_MB", "256"))
+NF = int(os.environ.get("NFRAMES", "10000"))
+NP = int(os.environ.get("NPARTICLES", "1000"))
+ROOT = os.geteuid() == 0
+MOUNTS = []
+
+
+def drop_caches():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as fh:
+        fh.write("3\n")
+
+
+def warm(path):
+    with open(path, "rb") as fh:
+        while fh.read(64 << 20):
+            pass
+
+
+def touch(a):
+    """One pass over every byte (a memory map is read by this pass)."""
+    flat = a.reshape(-1).view(np.uint8)
+    n = flat.size // 8 * 8
+    return int(np.bitwise_xor.reduce(flat[:n].view(np.uint64))) if n else 0
+
+
+def timed(fn, cold, files):
+    """(wall s, cpu s of this process, result) of fn(), after dropping the
+    page cache (cold) or reading files into it (warm)."""
+    if cold:
+        drop_caches()
+    else:
+        for f in files:
+            warm(f)
+    t, c = time.perf_counter(), time.process_time()
+    r = fn()
+    return time.perf_counter() - t, time.process_time() - c, r
+
+
+def row(label, wall, cpu, nbytes, ref=None):
+    ratio = "" if ref is None else "%6.2fx" % (ref / wall)
+    print("  %-52s %8.3f s %8.3f s %8.0f MB/s %s" % (label, wall, cpu, nbytes / wall / 1e6, ratio),
+          flush=True)
+
+
+def header(title):
+    print("\n== %s" % title)
+    print("  %-52s %10s %10s %13s %s" % ("", "wall", "cpu(py)", "rate", "vs ref"), flush=True)
+
+
+def mount(src):
+    mnt = os.path.join(WORK, "m%d" % len(MOUNTS))
+    os.makedirs(mnt, exist_ok=True)
+    subprocess.run([HPCMOUNT, src, mnt], check=True)
+    MOUNTS.append(mnt)
+    return mnt
+
+
+def unmount_all():
+    for m in MOUNTS:
+        subprocess.run(["fusermount3", "-u", m])
+
+
+def same(a, b, what):
+    if not np.array_equal(np.asarray(a).reshape(-1).view(np.uint8),
+                          np.asarray(b).reshape(-1).view(np.uint8)):
+        raise SystemExit("MISMATCH: %s" % what)
+
+
+def fresh_array(src, node, threads=None, **options):
+    """c.array() of a container opened for it: no bytes cached by an
+    earlier side."""
+    with hpcmount.open(src, **options) as c:
+        return c.array(node, threads=threads)
+
+
+def bulk(title, src, node, raw_off, dtype):
+    """array() of one verbatim node vs np.fromfile of the same bytes of the
+    plain file and vs np.fromfile through the mount, cold and warm; each
+    side loads and makes one pass over the bytes."""
+    c = hpcmount.open(src)
+    n = c.stat(node).st_size
+    count = n // np.dtype(dtype).itemsize
+    mnt = mount(src)
+    sides = [
+        ("np.fromfile of the plain file (reference)",
+         lambda: np.fromfile(src, dtype=dtype, count=count, offset=raw_off)),
+        ("c.array()", lambda: fresh_array(src, node)),
+        ("np.fromfile through the mount", lambda: np.fromfile(os.path.join(mnt, node), dtype=dtype)),
+    ]
+    header("%s: %d MiB, load + one pass" % (title, n >> 20))
+    for cold in ([True] if ROOT else []) + [False]:
+        ref = None
+        first = None
+        for label, fn in sides:
+            w, cpu, (a, _) = timed(lambda: (lambda x: (x, touch(x)))(fn()), cold, [src])
+            ref = ref or w
+            first = a if first is None else first
+            same(a, first, label)
+            row("%s %s" % ("cold" if cold else "warm", label), w, cpu, n, None if label.startswith("np.fromfile of") else ref)
+            del a
+    print("  c.array() is a view of the file: %s" % (not c.array(node).flags.owndata))
+    c.close()
+
+
+def sion():
+    src = os.path.join(WORK, "bench.sion")
+    if not os.path.exists(src):
+        subprocess.run([sys.executable, SION_GEN, src, "--ntasks", "1", "--length", str(MB << 20),
+                        "--chunksize", str(MB << 20), "--fsblksize", "4096"], check=True,
+                       stdout=subprocess.DEVNULL)
+    with hpcmount.open(src) as c:
+        (path, off, _), = c.extents("rank-000000")
+    bulk("SION rank", src, "rank-000000", off, np.uint8)
+
+
+def hdf5_contiguous():
+    import h5py
+    src = os.path.join(WORK, "contig.h5")
+    if not os.path.exists(src):
+        with h5py.File(src, "w") as f:
+            d = f.create_dataset("data", shape=(MB << 17,), dtype="<f8")
+            step = 1 << 24
+            for i in range(0, d.shape[0], step):
+                d[i:i + step] = np.arange(i, min(i + step, d.shape[0]), dtype="<f8")
+    with h5py.File(src, "r") as f:
+        off = f["data"].id.get_offset()
+    bulk("HDF5 contiguous dataset", src, "data", off, "<f8")
+
+
+def hdf5_gzip():
+    import h5py
+    src = os.path.join(WORK, "gzip.h5")
+    n = GZ_MB << 18
+    if not os.path.exists(src):
+        rng = np.random.default_rng(1)
+        with h5py.File(src, "w") as f:
+            d = f.create_dataset("data", shape=(n,), dtype="<f4", chunks=(1 << 18,),
+                                 compression="gzip", compression_opts=4, shuffle=True)
+            step = 1 << 24
+            for i in range(0, n, step):
+                m = min(step, n - i)
+                d[i:i + m] = (np.sin(np.arange(i, i + m) / 5000.0) * 100).astype("<f4") \
+                    + rng.integers(0, 4, m).astype("<f4")
+    header("HDF5 gzip+shuffle dataset: %d MiB in 1 MiB chunks (%d MiB on disk), %d cores"
+           % (GZ_MB, os.path.getsize(src) >> 20, os.cpu_count()))
+
+    def h5py_read():
+        with h5py.File(src, "r") as f:
+            return f["data"][()]
+    for cold in ([True] if ROOT else []) + [False]:
+        w0, cpu0, ref = timed(h5py_read, cold, [src])
+        row("%s h5py ds[()] (reference)" % ("cold" if cold else "warm"), w0, cpu0, n * 4)
+        w, cpu, a = timed(lambda: fresh_array(src, "data"), cold, [src])
+        same(a, ref, "gzip")
+        row("%s c.array() (parallel pieces)" % ("cold" if cold else "warm"), w, cpu, n * 4, w0)
+        w, cpu, a = timed(lambda: fresh_array(src, "data", threads=1), cold, [src])
+        same(a, ref, "gzip, one thread")
+        row("%s c.array(threads=1)" % ("cold" if cold else "warm"), w, cpu, n * 4, w0)
+        # libhdf5 in this process: chunks decoded by the calling threads
+        w, cpu, a = timed(lambda: fresh_array(src, "data", inproc=True), cold, [src])
+        same(a, ref, "gzip, inproc")
+        row("%s c.array(), inproc=True" % ("cold" if cold else "warm"), w, cpu, n * 4, w0)
+        del a, ref
+
+
+def gsd_series():
+    import gsd.hoomd
+    src = os.path.join(WORK, "traj-%d-%d.gsd" % (NF, NP))
+    npy = os.path.join(WORK, "positions.npy")
+    if not os.path.exists(src):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import gsd_traj
+        gsd_traj.write(src, NF, NP)
+    c = hpcmount.open(src)
+    if not os.path.exists(npy):
+        np.save(npy, c.array("/series/particles/position"))
+    nbytes = NF * NP * 12
+
+    def hoomd_loop():
+        with gsd.hoomd.open(src, "rb") as t:
+            return np.stack([fr.particles.position for fr in t])
+    header("GSD series: %d frames x %d particles, positions %d MiB" % (NF, NP, nbytes >> 20))
+    for cold in ([True] if ROOT else []) + [False]:
+        tag = "cold" if cold else "warm"
+        w0, cpu0, ref = timed(lambda: np.load(npy), cold, [npy, src])
+        row("%s np.load of a local .npy (reference)" % tag, w0, cpu0, nbytes)
+        w, cpu, a = timed(lambda: fresh_array(src, "/series/particles/position"), cold, [src])
+        same(a, ref, "series")
+        row("%s c.array('/series/particles/position')" % tag, w, cpu, nbytes, w0)
+        w2, cpu2, b = timed(hoomd_loop, cold, [src])
+        same(b, ref, "gsd.hoomd")
+        row("%s gsd.hoomd loop + np.stack" % tag, w2, cpu2, nbytes, w0)
+        print("  %s c.array() vs gsd.hoomd loop: %.1fx" % (tag, w2 / w), flush=True)
+    c.close()
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    load = open("/proc/loadavg").read().split()[:3]
+    print("machine: %d cores, load average %s; cold runs: %s" % (
+        os.cpu_count(), " ".join(load), "page cache dropped before each side" if ROOT
+        else "skipped (not root)"))
+    try:
+        for part in os.environ.get("PARTS", "sion hdf5 gzip gsd").split():
+            {"sion": sion, "hdf5": hdf5_contiguous, "gzip": hdf5_gzip, "gsd": gsd_series}[part]()
+    finally:
+        unmount_all()
+    print("\nload average after: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
+
+
+main()

@@ -1,0 +1,343 @@
+"""hpcmount: the tree of HPC container files (SIONlib, FTI, GSD, HDF5,
+distributed HDF) without FUSE, over libhpcmount.
+
+    import hpcmount
+    with hpcmount.open("run.sion") as c:
+        print(c.listdir("/"))
+        a = c.array("/rank-000000")          # zero-copy where it can be
+
+The same names, bytes and extended attributes as the hpcmount(1) mount.
+Errors raise with hpcmount's one-line message: FileNotFoundError,
+NotADirectoryError, IsADirectoryError, hpcmount.FormatError (a bad or
+unsupported container), OSError with errno EIO for bytes that cannot be
+served exactly.  Every call may be made from many threads at once.
+"""
+import ctypes
+import errno
+import io
+import os
+import posixpath
+import stat as _stat
+import threading
+
+from . import _lib
+from ._lib import lib
+
+__all__ = ["open", "Container", "FormatError", "version"]
+
+_MAX_LINKS = 40
+_PIECE = 16 << 20           # bytes per read of array()'s thread pool
+
+
+class FormatError(OSError):
+    """The container is damaged, inconsistent or of a kind not served."""
+
+
+def version():
+    return lib.hpcmount_version().decode()
+
+
+def _message():
+    return lib.hpcmount_last_error().decode(errors="replace")
+
+
+_ERRORS = {
+    _lib.E_NOENT: FileNotFoundError,
+    _lib.E_NOTDIR: NotADirectoryError,
+    _lib.E_ISDIR: IsADirectoryError,
+}
+_FORMAT = (_lib.E_CORRUPT, _lib.E_UNSUPPORTED, _lib.E_CHECKSUM)
+
+
+def _raise(rc, opening=False, path=None):
+    """Raise the exception of return code rc with the library's message
+    (named by path where the library only knows the node's id)."""
+    msg = _message()
+    if path is not None and msg.startswith("node "):
+        msg = "%s: %s" % (path, msg.split(": ", 1)[-1])
+    num = lib.hpcmount_errno(rc)
+    if opening and rc == _lib.E_INVAL:
+        raise ValueError(msg)
+    if opening and rc in _FORMAT:
+        raise FormatError(num, msg)
+    raise _ERRORS.get(rc, OSError)(num, msg)
+
+
+def _check(rc, opening=False, path=None):
+    if rc != 0:
+        _raise(rc, opening, path)
+
+
+def _option_string(options):
+    """open()'s keyword options as the -o string: npy=True -> "npy"."""
+    parts = []
+    for k, v in options.items():
+        if v is True:
+            parts.append(k)
+        elif v is False or v is None:
+            continue
+        else:
+            parts.append("%s=%s" % (k, v))
+    return ",".join(parts)
+
+
+def _bytes(s):
+    return os.fsencode(s)
+
+
+class Container:
+    """An open SOURCE (container or run directory).  Use hpcmount.open()."""
+
+    def __init__(self, source, **options):
+        self.source = os.fspath(source)
+        self._h = None
+        self._lock = threading.Lock()
+        h = ctypes.c_void_p()
+        rc = lib.hpcmount_open(_bytes(self.source), _option_string(options).encode(),
+                               ctypes.byref(h))
+        _check(rc, opening=True)
+        self._h = h
+
+    # -- lifetime ------------------------------------------------------------
+    def close(self):
+        """Close; calls still running in other threads must have returned."""
+        with self._lock:
+            h, self._h = self._h, None
+        if h:
+            lib.hpcmount_close(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:          # interpreter shutdown: the module may be gone
+            pass
+
+    def _handle(self):
+        h = self._h
+        if not h:
+            raise ValueError("I/O operation on a closed hpcmount container")
+        return h
+
+    # -- nodes ---------------------------------------------------------------
+    def _lstat(self, path):
+        st = _lib.Stat()
+        _check(lib.hpcmount_resolve(self._handle(), _bytes(path), ctypes.byref(st)))
+        return st
+
+    def _readlink_ino(self, ino):
+        p = ctypes.c_void_p()
+        _check(lib.hpcmount_readlink(self._handle(), ino, ctypes.byref(p)))
+        try:
+            return os.fsdecode(ctypes.string_at(p.value)) if p.value else ""
+        finally:
+            lib.hpcmount_free(p)
+
+    def _follow(self, path):
+        """(path, stat) of the node path names, symlinks followed the way
+        the kernel follows them on the mount."""
+        path = posixpath.normpath("/" + os.fspath(path))
+        for _ in range(_MAX_LINKS):
+            st = self._lstat(path)
+            if not _stat.S_ISLNK(st.mode):
+                return path, st
+            target = self._readlink_ino(st.ino)
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        raise OSError(errno.ELOOP, "%s: too many levels of symbolic links" % path)
+
+    def _file(self, path):
+        path, st = self._follow(path)
+        if _stat.S_ISDIR(st.mode):
+            raise IsADirectoryError(errno.EISDIR, "%s: is a directory" % path)
+        return st
+
+    def stat(self, path, follow_symlinks=True):
+        """os.stat_result of path, as os.stat on the mount."""
+        st = self._follow(path)[1] if follow_symlinks else self._lstat(path)
+        return _stat_result(st)
+
+    def lstat(self, path):
+        return self.stat(path, follow_symlinks=False)
+
+    def readlink(self, path):
+        return self._readlink_ino(self._lstat(path).ino)
+
+    def _entries(self, path):
+        """[(name, Stat)] of directory path, in the mount's order."""
+        path, st = self._follow(path)
+        if not _stat.S_ISDIR(st.mode):
+            raise NotADirectoryError(errno.ENOTDIR, "%s: not a directory" % path)
+        out = []
+
+        def one(_ctx, name, s):
+            c = _lib.Stat()
+            ctypes.pointer(c)[0] = s[0]
+            out.append((os.fsdecode(name), c))
+            return 0
+        _check(lib.hpcmount_readdir(self._handle(), st.ino, _lib.DIRENT_FN(one), None))
+        return out
+
+    def listdir(self, path="/"):
+        """Names in directory path (no "." and ".."), as os.listdir."""
+        return [n for n, _ in self._entries(path)]
+
+    def scandir(self, path="/"):
+        """[(name, os.stat_result)] of directory path (not following links)."""
+        return [(n, _stat_result(s)) for n, s in self._entries(path)]
+
+    def walk(self, top="/"):
+        """(dirpath, dirnames, filenames) top-down, as os.walk (links are
+        listed as files and not followed)."""
+        try:
+            entries = self._entries(top)
+        except OSError:
+            return
+        dirs = [n for n, s in entries if _stat.S_ISDIR(s.mode)]
+        files = [n for n, s in entries if not _stat.S_ISDIR(s.mode)]
+        yield top, dirs, files
+        for d in dirs:
+            yield from self.walk(posixpath.join(top, d))
+
+    # -- bytes ---------------------------------------------------------------
+    def _readinto(self, ino, addr, size, offset, path=None):
+        n = ctypes.c_size_t()
+        _check(lib.hpcmount_read(self._handle(), ino, addr, size, offset, ctypes.byref(n)),
+               path=path)
+        return n.value
+
+    def read(self, path, offset=0, size=-1):
+        """Bytes [offset, offset+size) of file path (to the end: size -1)."""
+        st = self._file(path)
+        if offset < 0:
+            raise ValueError("negative offset")
+        if size is None or size < 0:
+            size = max(st.size - offset, 0)
+        size = min(size, max(st.size - offset, 0))
+        buf = ctypes.create_string_buffer(size) if size else None
+        n = self._readinto(st.ino, buf, size, offset, path) if size else 0
+        return buf.raw[:n] if size else b""
+
+    def readinto(self, path, buffer, offset=0):
+        """Fill a writable buffer from offset; returns the bytes read."""
+        st = self._file(path)
+        mv = memoryview(buffer).cast("B")
+        if len(mv) == 0:
+            return 0
+        addr = ctypes.addressof((ctypes.c_char * len(mv)).from_buffer(mv))
+        return self._readinto(st.ino, addr, len(mv), offset, path)
+
+    def open(self, path, mode="rb", buffering=io.DEFAULT_BUFFER_SIZE):
+        """A seekable binary file object (io.BufferedReader) of file path."""
+        if mode not in ("r", "rb"):
+            raise OSError(errno.EROFS, "%s: hpcmount is read-only" % path)
+        st = self._file(path)
+        return io.BufferedReader(_RawFile(self, st, path), buffering)
+
+    # -- attributes ----------------------------------------------------------
+    def getxattr(self, path, name):
+        """Value of extended attribute name (bytes)."""
+        st = self._follow(path)[1]
+        v, n = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(lib.hpcmount_getxattr(self._handle(), st.ino, _bytes(name), ctypes.byref(v),
+                                     ctypes.byref(n)))
+        return _lib.take_bytes(v, n.value)
+
+    def listxattr(self, path):
+        """Names of the extended attributes of path."""
+        st = self._follow(path)[1]
+        v, n = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(lib.hpcmount_listxattr(self._handle(), st.ino, ctypes.byref(v), ctypes.byref(n)))
+        raw = _lib.take_bytes(v, n.value)
+        return [os.fsdecode(x) for x in raw.split(b"\0") if x]
+
+    @property
+    def info(self):
+        """The text of /.info."""
+        v, n = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(lib.hpcmount_info(self._handle(), ctypes.byref(v), ctypes.byref(n)))
+        return _lib.take_bytes(v, n.value).decode(errors="replace")
+
+    def extents(self, path):
+        """[(source_path, offset, length)] where the bytes of file path lie
+        verbatim in the source files, or None when they are computed."""
+        st = self._file(path)
+        ext, n = ctypes.POINTER(_lib.Extent)(), ctypes.c_size_t()
+        rc = lib.hpcmount_extents(self._handle(), st.ino, ctypes.byref(ext), ctypes.byref(n))
+        if rc == _lib.E_NOTSUP:
+            return None
+        _check(rc)
+        try:
+            return [(os.fsdecode(ext[i].path), ext[i].offset, ext[i].length)
+                    for i in range(n.value)]
+        finally:
+            lib.hpcmount_extents_free(ext, n.value)
+
+    def array(self, path, threads=None):
+        """A NumPy array of file path with the dtype and shape of its
+        user.dtype and user.shape (uint8, 1-D without them): a read-only
+        memory map of the source file where the bytes are one verbatim
+        extent, else one read into a new array (large computed files in
+        parallel pieces, so the library decodes on every core)."""
+        from . import _array
+        return _array.array(self, path, threads)
+
+
+def _stat_result(st):
+    t = int(st.mtime)
+    blocks = (st.size + 511) // 512
+    return os.stat_result((st.mode, st.ino, 0, st.nlink, st.uid, st.gid, st.size,
+                           t, t, t, t, t, t, None, None, None, st.blksize, blocks))
+
+
+class _RawFile(io.RawIOBase):
+    """The raw, seekable side of Container.open()."""
+
+    def __init__(self, container, st, name):
+        super().__init__()
+        self._c, self._ino, self._size, self.name = container, st.ino, st.size, name
+        self._pos = 0
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def readinto(self, b):
+        mv = memoryview(b).cast("B")
+        want = min(len(mv), max(self._size - self._pos, 0))
+        if want == 0:
+            return 0
+        addr = ctypes.addressof((ctypes.c_char * len(mv)).from_buffer(mv))
+        n = self._c._readinto(self._ino, addr, want, self._pos, self.name)
+        self._pos += n
+        return n
+
+    def seek(self, pos, whence=io.SEEK_SET):
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        if base + pos < 0:
+            raise OSError(errno.EINVAL, "negative seek position")
+        self._pos = base + pos
+        return self._pos
+
+    def tell(self):
+        return self._pos
+
+
+def open(source, **options):
+    """Open SOURCE (a container or a run directory) with hpcmount's -o
+    options as keywords (cache_size="64M", npy=True, ...).  A Container,
+    also a context manager."""
+    return Container(source, **options)
+
+
+try:                         # fsspec's "hpcmount" protocol, when fsspec is there
+    from . import _fsspec as _fsspec_impl
+    _fsspec_impl.register()
+except ImportError:
+    pass

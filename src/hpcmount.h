@@ -1,0 +1,177 @@
+/* hpcmount.h - libhpcmount: the tree of an HPC container file (SIONlib,
+ * FTI, GSD, HDF5, distributed HDF) or of a run directory of them, read
+ * without FUSE.  The same names, bytes and extended attributes as the
+ * hpcmount(1) mount.  See libhpcmount(3).
+ *
+ * Conventions: every call that can fail returns HPCMOUNT_OK (0) or a
+ * negative HPCMOUNT_E_* code and gives results through out-parameters.
+ * After a failure, hpcmount_last_error() is the one-line message of that
+ * failure on the calling thread.  Memory a call hands out is freed with
+ * hpcmount_free() (hpcmount_extents_free() for extents).
+ *
+ * Threads: after hpcmount_open() returns, any number of threads may call
+ * every function on the same handle at once (the core serves the many
+ * threads of the FUSE daemon the same way); hpcmount_close() must be the
+ * last call on a handle, made when no other call on it is running.
+ *
+ * Nodes are addressed by 64-bit ids (stable while the handle is open):
+ * HPCMOUNT_INO_ROOT is the root; hpcmount_resolve() maps a path to a node.
+ *
+ * hpcdump uses only this header.  The FUSE daemon uses the core's internal
+ * interface instead, for two things left out here to keep this one small:
+ * the open source descriptors behind extents (zero-copy splice) and the
+ * kernel cache hints of each node.
+ */
+#ifndef HPCMOUNT_H
+#define HPCMOUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define HPCMOUNT_API __attribute__((visibility("default")))
+#else
+#define HPCMOUNT_API
+#endif
+
+/** Version of the library's interface (the soname's major is separate). */
+#define HPCMOUNT_API_VERSION 1
+
+/** Error codes (negative), as returned by every call. */
+enum {
+    HPCMOUNT_OK = 0,
+    HPCMOUNT_E_IO = -1,          /* a read failed or the bytes cannot be served */
+    HPCMOUNT_E_CORRUPT = -2,     /* the container's metadata are inconsistent */
+    HPCMOUNT_E_NOMEM = -3,
+    HPCMOUNT_E_NOENT = -4,       /* no such node, name or source */
+    HPCMOUNT_E_NOTDIR = -5,
+    HPCMOUNT_E_ISDIR = -6,
+    HPCMOUNT_E_INVAL = -7,       /* bad argument or option */
+    HPCMOUNT_E_UNSUPPORTED = -8, /* a valid container this library cannot serve */
+    HPCMOUNT_E_NODATA = -9,      /* no such extended attribute */
+    HPCMOUNT_E_RANGE = -10,
+    HPCMOUNT_E_CHECKSUM = -11,   /* a stored checksum does not match the data */
+    HPCMOUNT_E_NOTSUP = -12,     /* not for this node (e.g. extents of computed bytes) */
+    HPCMOUNT_E_CHANGED = -13,    /* a source file changed since it was opened */
+};
+
+#define HPCMOUNT_INO_ROOT 1
+
+typedef struct hpcmount hpcmount;    /* an open SOURCE (opaque) */
+
+/** Attributes of a node, as stat(2) on the mount shows them. */
+typedef struct hpcmount_stat {
+    uint64_t ino;
+    uint32_t mode;           /* S_IFDIR|0555, S_IFREG|0444 or S_IFLNK|0777 */
+    uint32_t nlink;
+    uint64_t size;
+    int64_t mtime;           /* seconds */
+    uint32_t uid, gid;       /* the owner of SOURCE */
+    uint32_t blksize;
+    uint32_t reserved;
+} hpcmount_stat;
+
+/** One verbatim run of a file's bytes: [offset, offset+length) of the
+ *  source file at path. */
+typedef struct hpcmount_extent {
+    char *path;
+    uint64_t offset;
+    uint64_t length;
+} hpcmount_extent;
+
+/** Called once per directory entry ("." and ".." left out); return
+ *  non-zero to stop the listing early. */
+typedef int (*hpcmount_dirent_fn)(void *ctx, const char *name, const hpcmount_stat *st);
+
+/**
+ * Open SOURCE: one container (a file, or a directory a reader claims such
+ * as an FTI checkpoint tree) or a run directory.  options: NULL or the
+ * comma-separated option string of hpcmount's -o ("cache_size=64M,npy").
+ * On failure the one-line reason ("FILE: field F at offset O: why") is
+ * hpcmount_last_error().
+ */
+HPCMOUNT_API int hpcmount_open(const char *source, const char *options, hpcmount **out);
+
+/** Close the handle and free everything it holds (NULL is a no-op). */
+HPCMOUNT_API void hpcmount_close(hpcmount *m);
+
+/** The one-line message of the last failed call of this thread ("" when
+ *  none).  Valid until this thread's next call into the library. */
+HPCMOUNT_API const char *hpcmount_last_error(void);
+
+/** A short text for an HPCMOUNT_E_* code. */
+HPCMOUNT_API const char *hpcmount_strerror(int code);
+
+/** The errno value (positive) the mount replies for an HPCMOUNT_E_* code. */
+HPCMOUNT_API int hpcmount_errno(int code);
+
+/** The node at '/'-separated path from the root (symlinks not followed). */
+HPCMOUNT_API int hpcmount_resolve(hpcmount *m, const char *path, hpcmount_stat *st);
+
+/** The entry name of directory parent. */
+HPCMOUNT_API int hpcmount_lookup(hpcmount *m, uint64_t parent, const char *name,
+                                 hpcmount_stat *st);
+
+/** Attributes of node ino. */
+HPCMOUNT_API int hpcmount_getattr(hpcmount *m, uint64_t ino, hpcmount_stat *st);
+
+/** Call fn for every entry of directory dir, with full attributes. */
+HPCMOUNT_API int hpcmount_readdir(hpcmount *m, uint64_t dir, hpcmount_dirent_fn fn, void *ctx);
+
+/** Copy [off, off+len) of file ino into buf; *nread < len only at the end
+ *  of the file.  Bytes that cannot be served exactly fail (HPCMOUNT_E_IO). */
+HPCMOUNT_API int hpcmount_read(hpcmount *m, uint64_t ino, void *buf, size_t len, uint64_t off,
+                               size_t *nread);
+
+/** The target of symlink ino (hpcmount_free it). */
+HPCMOUNT_API int hpcmount_readlink(hpcmount *m, uint64_t ino, char **target);
+
+/** Value of extended attribute name of ino into *value, *len bytes (with a
+ *  NUL after them that *len does not count; hpcmount_free it). */
+HPCMOUNT_API int hpcmount_getxattr(hpcmount *m, uint64_t ino, const char *name, void **value,
+                                   size_t *len);
+
+/** The attribute names of ino, each ended by a NUL, *len bytes in all
+ *  (hpcmount_free it; NULL and 0 when there are none). */
+HPCMOUNT_API int hpcmount_listxattr(hpcmount *m, uint64_t ino, char **names, size_t *len);
+
+/** The text of /.info (hpcmount_free it). */
+HPCMOUNT_API int hpcmount_info(hpcmount *m, char **text, size_t *len);
+
+/**
+ * Where the bytes of file ino lie verbatim in the source files: *n extents
+ * in file order covering the whole file (hpcmount_extents_free them).
+ * HPCMOUNT_E_NOTSUP when the bytes are computed (decompressed, recovered,
+ * converted) and must be read with hpcmount_read.
+ * The extents are right while the source files do not change.
+ */
+HPCMOUNT_API int hpcmount_extents(hpcmount *m, uint64_t ino, hpcmount_extent **ext, size_t *n);
+
+/** HPCMOUNT_OK while no source file of the container holding ino changed. */
+HPCMOUNT_API int hpcmount_sources_unchanged(hpcmount *m, uint64_t ino);
+
+HPCMOUNT_API void hpcmount_extents_free(hpcmount_extent *ext, size_t n);
+HPCMOUNT_API void hpcmount_free(void *p);
+
+/** HPCMOUNT_OK when options (as for hpcmount_open) are all known and
+ *  well-formed, else HPCMOUNT_E_INVAL with the message of the first bad one. */
+HPCMOUNT_API int hpcmount_options_check(const char *options);
+
+/** The help text of the options (hpcmount_free it). */
+HPCMOUNT_API int hpcmount_options_help(char **text);
+
+/** "formats: sion gsd ..." as --version prints it (hpcmount_free it). */
+HPCMOUNT_API int hpcmount_formats(char **text);
+
+/** The package version, e.g. "0.1.0". */
+HPCMOUNT_API const char *hpcmount_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
