@@ -526,6 +526,11 @@ gboolean hpc_mount_is_directory(const hpc_mount *m)
     return m->root != NULL;
 }
 
+const char *hpc_mount_source(const hpc_mount *m)
+{
+    return m->root ? m->root : m->single->path;
+}
+
 /* ---- the directory layer's .info ---------------------------------------- */
 
 static GString *dir_info(hpc_mount *m)

@@ -36,6 +36,9 @@ void hpc_mount_close(hpc_mount *m);
 /** TRUE when SOURCE was a run directory. */
 gboolean hpc_mount_is_directory(const hpc_mount *m);
 
+/** SOURCE as opened (absolute). */
+const char *hpc_mount_source(const hpc_mount *m);
+
 /* The same calls as hpc_container's, on the whole tree. */
 int hpc_mount_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st);
 int hpc_mount_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st);
