@@ -18,6 +18,9 @@
 #define MAP_BATCH 64
 #define BIG_CHUNK (32u << 20)      /* one contiguous extent is cut into chunks of ~this */
 #define MAX_LINKS 40
+#define BLOCK_NOTE "the extents of NAME in its files form no regular chunk grid (e.g. " \
+    "partly filled chunks mid-stream, or a short last chunk at the end of a file): one " \
+    "array per extent, NAME.blockK, starting at row hpcmount_first_row"
 
 /* ---- JSON text ---------------------------------------------------------- */
 
@@ -390,7 +393,7 @@ static int computed_array(hpc_refs *r, hpc_ino ino, const char *key, const hpc_r
 /* An array with irregular extents: one array per extent (NAME.blockK) when
  * each holds whole rows, else not covered. */
 static int block_arrays(hpc_refs *r, hpc_ino ino, const char *key, const hpc_refs_array *a,
-                        const GArray *ex, GString *notes, const char *name, const char **why)
+                        const GArray *ex, const char *name, const char **why)
 {
     for (guint i = 0; i < ex->len; i++)
         if (g_array_index(ex, hpc_refs_ext, i).len % a->row) {
@@ -406,7 +409,8 @@ static int block_arrays(hpc_refs *r, hpc_ino ino, const char *key, const hpc_ref
         char *bkey = g_strdup_printf("%s.block%u", key, i);
         char *bname = g_strdup_printf("%s.block%u", name, i);
         char *zat = g_strdup_printf("\"hpcmount_block_of\": \"%s\", \"hpcmount_first_row\": %"
-                                    G_GUINT64_FORMAT, name, first);
+                                    G_GUINT64_FORMAT ", \"hpcmount_note\": \"%s\"", name, first,
+                                    BLOCK_NOTE);
         zarray_rows(r, bkey, &b, e->len);
         int rc = hpc_refs_zattrs(r, ino, bkey, bname, &b, zat);
         g_free(bname);
@@ -419,15 +423,13 @@ static int block_arrays(hpc_refs *r, hpc_ino ino, const char *key, const hpc_ref
         if (rc != HPC_OK)
             return rc;
     }
-    hpc_refs_note(r, notes, name, "irregular extents (e.g. partly filled chunks mid-stream): "
-                  "one array per block, NAME.blockK, first row in its .zattrs");
     r->narrays += ex->len;
     return HPC_OK;
 }
 
 /* A verbatim array: its extents on a regular grid, else per block. */
 static int mapped_array(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
-                        const hpc_refs_array *a, GString *notes, const char **why)
+                        const hpc_refs_array *a, const char **why)
 {
     GArray *ex = g_array_new(FALSE, FALSE, sizeof(hpc_refs_ext));
     int rc = gather(r, ino, a->nbytes, ex);
@@ -438,14 +440,20 @@ static int mapped_array(hpc_refs *r, hpc_ino ino, const char *key, const char *n
     if (rc != HPC_OK)
         goto out;
     uint64_t c = a->nbytes ? grid_of(a, ex) : 0;
-    if (a->nbytes && !c) {
-        rc = block_arrays(r, ino, key, a, ex, notes, name, why);
+    gsize mark = r->refs->len;
+    unsigned nmark = r->nrefs;
+    if (c) {
+        zarray_rows(r, key, a, c);
+        rc = emit_grid(r, ino, key, a, ex, c, why);
+    }
+    if (a->nbytes && rc == HPC_OK && (!c || *why)) {
+        g_string_truncate(r->refs, mark);       /* not one grid: per block */
+        r->nrefs = nmark;
+        *why = NULL;
+        rc = block_arrays(r, ino, key, a, ex, name, why);
         if (rc == HPC_OK && !*why)
             rc = 1;                     /* described, but not as one array */
-        goto out;
     }
-    zarray_rows(r, key, a, c);
-    rc = emit_grid(r, ino, key, a, ex, c, why);
 out:
     g_array_free(ex, TRUE);
     return rc;
@@ -463,7 +471,7 @@ static int do_array(hpc_refs *r, const hpc_stat *st, const char *key, const char
     if (!why)
         rc = hpc_refs_chunked(r, st->ino, key, name, &a, &why, &chunked);
     if (!why && rc == HPC_OK && !chunked)
-        rc = mapped_array(r, st->ino, key, name, &a, notes, &why);
+        rc = mapped_array(r, st->ino, key, name, &a, &why);
     if (rc == 1) {                      /* became block arrays */
         rc = HPC_OK;
         goto out;

@@ -1,0 +1,70 @@
+#!/bin/bash
+# refs_fixtures.sh - `hpcdump refs` of every fixture, opened with Debian's
+# fsspec reference filesystem + zarr and with xarray: every array equals
+# the mount's bytes and the format library's values (gsd.fl, h5py,
+# SDreaddata); with --inline=0 (byte ranges) and the default (small chunks
+# inline).  Bad input: one line, exit 1, nothing on stdout.
+. "$(dirname "$0")/lib.sh"
+$PY -c "import fsspec, zarr, xarray, numcodecs" 2>/dev/null ||
+    { echo "SKIP: python3-fsspec/zarr/xarray/numcodecs missing (tests/deps.sh)"; exit 77; }
+need_fuse
+V="$top_srcdir/tests/refs_verify.py"
+
+# refs_check NAME SOURCE MOUNT [refs_verify args...]: both inline settings
+refs_check() {
+    local name=$1 src=$2 mnt=$3; shift 3
+    for il in 0 500; do
+        local out="$TMP/$name.$il.json"
+        if ! "$HPCDUMP" refs --inline=$il "$src" >"$out" 2>"$TMP/err"; then
+            fail "$name: hpcdump refs --inline=$il: $(cat "$TMP/err")"; continue
+        fi
+        check "$name (--inline=$il): zarr and xarray read the mount's and the library's values" \
+            $PY "$V" "$out" "$mnt" "$@"
+    done
+}
+
+for f in "$DATA"/gsd/*.gsd; do
+    b=$(basename "$f" .gsd)
+    mount_container "$f" "$TMP/m-$b" || { fail "$b: mount"; continue; }
+    refs_check "$b" "$f" "$TMP/m-$b" --gsd "$f"
+done
+for f in "$DATA"/*.sion; do
+    b=$(basename "$f" .sion)
+    mount_container "$f" "$TMP/m-$b" || { fail "$b: mount"; continue; }
+    refs_check "$b" "$f" "$TMP/m-$b"
+done
+for d in "$DATA"/fti/master-i64/ckpt*; do
+    b=fti-$(basename "$d")
+    mount_container "$d" "$TMP/m-$b" || { fail "$b: mount"; continue; }
+    refs_check "$b" "$d" "$TMP/m-$b"
+done
+
+# the references point into the container's own files, once through a template
+check "a SION stream is a byte range of the file, named by a template" \
+    $PY -c "import json,sys; r=json.load(open('$TMP/b_multichunk.0.json')); \
+sys.exit(0 if list(r['templates'].values())==['$(realpath "$DATA/b_multichunk.sion")'] and \
+r['refs']['rank-000002/0'][0]=='{{u}}' else 1)"
+check "a GSD series: one chunk (1,N,M) per frame" \
+    $PY -c "import json,sys; r=json.load(open('$TMP/hoomd_traj.0.json'))['refs']; \
+z=json.loads(r['series/particles/position/.zarray']); \
+sys.exit(0 if z['chunks']==[1,4,3] and z['shape']==[20,4,3] and 'series/particles/position/19.0.0' in r else 1)"
+
+# one array by path
+"$HPCDUMP" refs "$DATA/gsd/hoomd_traj.gsd" /series/particles/position >"$TMP/one.json"
+check "refs of one array path" $PY -c "import json,sys,fsspec,zarr; \
+z=zarr.open(fsspec.filesystem('reference',fo='$TMP/one.json',remote_protocol='file').get_mapper(''),mode='r'); \
+sys.exit(0 if z.shape==(20,4,3) else 1)"
+
+# bad input: one line on stderr, exit 1, nothing on stdout
+printf 'GSD\0garbage that is no GSD file at all' >"$TMP/bad.gsd"
+head -c 3000 "$DATA/b_multichunk.sion" >"$TMP/cut.sion"
+for bad in "$TMP/bad.gsd" "$TMP/cut.sion" "$TMP/missing"; do
+    "$HPCDUMP" refs "$bad" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    expect_eq "refs of $(basename "$bad"): exit 1" 1 $rc
+    expect_eq "refs of $(basename "$bad"): one line, nothing on stdout" "1 0" \
+        "$(wc -l <"$TMP/err") $(wc -c <"$TMP/out")"
+done
+"$HPCDUMP" refs "$DATA/gsd/hoomd_traj.gsd" /no/such >"$TMP/out" 2>"$TMP/err"; rc=$?
+expect_eq "refs of a missing path: exit 1, one line, nothing on stdout" "1 1 0" \
+    "$rc $(wc -l <"$TMP/err") $(wc -c <"$TMP/out")"
+finish
