@@ -62,6 +62,8 @@ void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize);
 int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value, size_t *len);
 int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out);
 int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st);
+/** hpc_container_chunks of the container holding ino. */
+int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out);
 
 /** How the kernel may cache node ino: seconds for names and attributes,
  *  its owner and the block size to report. */

@@ -119,7 +119,7 @@ static char *xattr_str(hpc_mount *m, hpc_ino ino, const char *name)
     size_t len = 0;
     if (hpc_mount_getxattr(m, ino, name, &v, &len) != HPC_OK)
         return NULL;
-    char *s = g_strndup(v, len);
+    char *s = v ? g_strndup(v, len) : g_strdup("");
     g_free(v);
     return s;
 }
@@ -342,7 +342,7 @@ static int emit_grid(hpc_refs *r, hpc_ino ino, const char *key, const hpc_refs_a
         for (uint64_t o = 0; rc == HPC_OK && o < e->len; o += c, idx++) {
             uint64_t len = MIN(c, e->len - o);
             char *name = chunk_key(a, idx);
-            if (c <= r->o.inline_max)
+            if (c <= r->o.inline_max && !a->raw)
                 rc = inline_chunk(r, ino, key, name, at + o, len, c);
             else if (len == c || e->off + o + c <= e->size)
                 hpc_refs_range(r, key, name, e->path, e->off + o, c);
@@ -372,6 +372,17 @@ static void zarray_rows(hpc_refs *r, const char *key, const hpc_refs_array *a, u
     g_string_free(z, TRUE);
 }
 
+int hpc_refs_inline_array(hpc_refs *r, hpc_ino ino, const char *key, const hpc_refs_array *a)
+{
+    zarray_rows(r, key, a, a->nbytes);
+    if (a->nbytes == 0)
+        return HPC_OK;
+    char *name = chunk_key(a, 0);
+    int rc = inline_chunk(r, ino, key, name, 0, a->nbytes, a->nbytes);
+    g_free(name);
+    return rc;
+}
+
 /* An array whose bytes the reader computes: inline when small. */
 static int computed_array(hpc_refs *r, hpc_ino ino, const char *key, const hpc_refs_array *a,
                           const char **why)
@@ -381,13 +392,7 @@ static int computed_array(hpc_refs *r, hpc_ino ino, const char *key, const hpc_r
                "than the inline threshold";
         return HPC_OK;
     }
-    zarray_rows(r, key, a, a->nbytes);
-    if (a->nbytes == 0)
-        return HPC_OK;
-    char *name = chunk_key(a, 0);
-    int rc = inline_chunk(r, ino, key, name, 0, a->nbytes, a->nbytes);
-    g_free(name);
-    return rc;
+    return hpc_refs_inline_array(r, ino, key, a);
 }
 
 /* An array with irregular extents: one array per extent (NAME.blockK) when
@@ -437,8 +442,17 @@ static int mapped_array(hpc_refs *r, hpc_ino ino, const char *key, const char *n
         rc = computed_array(r, ino, key, a, why);
         goto out;
     }
-    if (rc != HPC_OK)
-        goto out;
+    if (rc == HPC_OK)
+        rc = hpc_refs_extents(r, ino, key, name, a, ex, why);
+out:
+    g_array_free(ex, TRUE);
+    return rc;
+}
+
+int hpc_refs_extents(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
+                     const hpc_refs_array *a, const GArray *ex, const char **why)
+{
+    int rc = HPC_OK;
     uint64_t c = a->nbytes ? grid_of(a, ex) : 0;
     gsize mark = r->refs->len;
     unsigned nmark = r->nrefs;
@@ -454,8 +468,6 @@ static int mapped_array(hpc_refs *r, hpc_ino ino, const char *key, const char *n
         if (rc == HPC_OK && !*why)
             rc = 1;                     /* described, but not as one array */
     }
-out:
-    g_array_free(ex, TRUE);
     return rc;
 }
 
@@ -554,7 +566,9 @@ static int walk_entry(hpc_refs *r, const dent *e, const char *key, const char *p
     char *sub = g_strdup_printf("%s/%s", strcmp(path, "/") ? path : "", e->name);
     char *subkey = key[0] ? g_strdup_printf("%s/%s", key, e->name) : g_strdup(e->name);
     hpc_stat st = e->st;
-    int rc = HPC_OK;
+    int rc = st.partial ? hpc_mount_getattr(r->m, st.ino, &st) : HPC_OK;
+    if (rc != HPC_OK)
+        goto out;
     if (e->name[0] == '.') {
         if (strcmp(e->name, ".info"))
             hpc_refs_note(r, notes, e->name, "zarr keys may not start with a dot");

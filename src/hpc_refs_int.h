@@ -26,6 +26,7 @@ typedef struct hpc_refs_array {
     int nd;
     uint64_t shape[HPC_REFS_MAX_DIMS];
     uint64_t itemsize, row, nbytes;   /* row: bytes of one index of the first axis */
+    int raw;                   /* the file's bytes, not the mount's: never inline */
 } hpc_refs_array;
 
 /** One extent, by path (hpc_extent's source may close with its container). */
@@ -45,6 +46,13 @@ void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char
                      const char *filters, const char *fill, GString *o);
 int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                     const hpc_refs_array *a, const char *extra);
+
+/** The whole array as one inline chunk of the mount's bytes. */
+int hpc_refs_inline_array(hpc_refs *r, hpc_ino ino, const char *key, const hpc_refs_array *a);
+/** An array over extents ex: a regular grid, else one array per extent
+ *  (then 1), or *why. */
+int hpc_refs_extents(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
+                     const hpc_refs_array *a, const GArray *ex, const char **why);
 
 /** When the reader has a chunk table for ino (HDF5 chunked, contiguous in
  *  the file's byte order, compact): write the array's .zarray and chunks,

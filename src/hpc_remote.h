@@ -59,6 +59,7 @@
 enum {
     HPC_RQ_LOOKUP = 1, HPC_RQ_GETATTR, HPC_RQ_READDIR, HPC_RQ_READLINK,
     HPC_RQ_MAP, HPC_RQ_READ, HPC_RQ_XATTRS, HPC_RQ_INFO,
+    HPC_RQ_CHUNKS,             /* hpc_format.chunks: text payload */
 };
 
 /** A request; `len` bytes of a name follow (lookup). */
