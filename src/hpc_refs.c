@@ -665,7 +665,8 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
 {
     hpc_refs r = { .m = m, .refs = g_string_new(NULL), .root_path = path ? path : "/",
                    .tmpl = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
-                   .tmpl_paths = g_ptr_array_new_with_free_func(g_free) };
+                   .tmpl_paths = g_ptr_array_new_with_free_func(g_free),
+                   .texts = g_string_chunk_new(1024) };
     r.o.inline_max = o ? o->inline_max : HPC_REFS_INLINE_DEFAULT;
     r.source = hpc_mount_source(m);
     hpc_stat st;
@@ -684,6 +685,7 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
         g_set_error(err, HPC_ERROR, rc, "%s: %s: %s", r.source, r.failed_at ? r.failed_at : "?",
                     rc == HPC_E_NOTSUP ? "cannot be described as an array" : hpc_strerror(rc));
     g_free(r.failed_at);
+    g_string_chunk_free(r.texts);
     g_hash_table_destroy(r.tmpl);
     g_ptr_array_free(r.tmpl_paths, TRUE);
     g_string_free(r.refs, TRUE);

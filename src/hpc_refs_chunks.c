@@ -179,9 +179,11 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
     guint64 off, size;
     unsigned mask;
     char coords[1024];
-    if (sscanf(rest, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u %1023s", &off, &size,
-               &mask, coords) != 4)
+    int at = 0;
+    if (sscanf(rest, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u %1023s%n", &off, &size,
+               &mask, coords, &at) != 4)
         return "the reader's chunk table is malformed";
+    const char *file = rest[at] == ' ' ? rest + at + 1 : d->file;   /* a chunk in another file */
     if (mask)
         return "a chunk is stored with some filters skipped (a nonzero filter mask, e.g. an "
                "unfiltered partial edge chunk)";
@@ -198,7 +200,7 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
     }
     const char *why = i != d->nd || c[i] ? "a chunk off the chunk grid" : NULL;
     if (!why)
-        hpc_refs_range(r, key, name->str, d->file, off, d->fletcher ? size - 4 : size);
+        hpc_refs_range(r, key, name->str, file, off, d->fletcher ? size - 4 : size);
     d->nchunks++;
     g_hash_table_add(d->seen, g_string_free(name, FALSE));
     g_strfreev(c);
@@ -311,8 +313,10 @@ static uint64_t grid_chunks(const desc *d, const hpc_refs_array *a)
 /* A header line into d; a reason when the array cannot be referenced. */
 static const char *header_line(desc *d, const char *line, const hpc_refs_array *a)
 {
-    if (g_str_has_prefix(line, "file "))
+    if (g_str_has_prefix(line, "file ")) {      /* the reader's own overrides the core's */
+        g_free(d->file);
         d->file = g_strdup(line + 5);
+    }
     else if (g_str_has_prefix(line, "layout "))
         d->layout = g_strdup(line + 7);
     else if (g_str_has_prefix(line, "order "))
@@ -381,12 +385,11 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
         *done = 1;                      /* compact: inline, whatever the threshold */
         return hpc_refs_inline_array(r, ino, key, f);
     }
-    if ((!chunked && d->unsup) ||
-        (!chunked && d->has_addr && d->order != '>'))
+    if (!chunked && d->unsup && !d->has_addr)
         return HPC_OK;                  /* the mount's bytes, as the extents give them */
     *done = 1;
     if (d->unsup || (*why = file_dtype(d, f))) {
-        *why = *why ? *why : d->unsup;
+        *why = *why ? *why : g_string_chunk_insert(r->texts, d->unsup);
         return HPC_OK;
     }
     if (!chunked && d->has_addr)

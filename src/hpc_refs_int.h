@@ -17,6 +17,7 @@ typedef struct hpc_refs {
     GHashTable *tmpl;          /* file path -> template name */
     GPtrArray *tmpl_paths;     /* in order of first use */
     char *failed_at;           /* path of the node that failed the walk */
+    GStringChunk *texts;       /* reasons a reader gave, alive until the end */
     unsigned narrays, nranges, ninline, nnotes;
 } hpc_refs;
 

@@ -123,6 +123,8 @@ def check_library(args, arrays, gsdf, h5f, h4):
         elif h5f is not None and path.strip("/") in h5f:
             want = h5f[path.strip("/")][()]
         elif h4 is not None:
+            if os.path.isdir(os.path.join(args.tree, path.lstrip("/") + ".pieces")):
+                continue        # assembled: the MHF's SDS of that name holds no data
             b = h4.get(os.path.basename(path))
             if b is None:
                 continue
