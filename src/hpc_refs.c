@@ -567,8 +567,10 @@ static int walk_entry(hpc_refs *r, const dent *e, const char *key, const char *p
     char *subkey = key[0] ? g_strdup_printf("%s/%s", key, e->name) : g_strdup(e->name);
     hpc_stat st = e->st;
     int rc = st.partial ? hpc_mount_getattr(r->m, st.ino, &st) : HPC_OK;
-    if (rc != HPC_OK)
+    if (rc != HPC_OK) {
+        r->failed_at = r->failed_at ? r->failed_at : g_strdup(sub);
         goto out;
+    }
     if (e->name[0] == '.') {
         if (strcmp(e->name, ".info"))
             hpc_refs_note(r, notes, e->name, "zarr keys may not start with a dot");
@@ -619,6 +621,8 @@ static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const cha
     if (notes->len)
         g_string_append_printf(za, ", \"hpcmount_not_covered\": {%s}", notes->str);
     rc = attrs_json(r->m, dir->ino, za);
+    if (rc != HPC_OK && !r->failed_at)
+        r->failed_at = g_strdup(path);
     g_string_append_c(za, '}');
     hpc_refs_text(r, key, ".zattrs", za->str);
 out:
