@@ -1,7 +1,8 @@
 #!/bin/bash
 # refs_bench.sh - Dask over hpcmount references, side by side in one run
 # (bench/refs_bench.py):
-#   HDF5: a 64 MiB float64 gzip+shuffle dataset (tests/refs_h5gen.py big),
+#   HDF5: a 64 MiB float64 gzip dataset, and one with shuffle too
+#         (tests/refs_h5gen.py big), each
 #         its sum with Dask over the references vs da.from_array(h5py
 #         dataset) vs da.from_array(numpy.memmap of the mounted file);
 #   GSD:  NFRAMES (default 2000) frames of NPARTICLES (default 10000)
@@ -34,5 +35,5 @@ PYEOF
 "$B/dump/hpcdump" refs "$OUT/traj.gsd" >"$OUT/gsd.json"
 "$B/fuse/hpcmount" "$OUT/big.h5" "$OUT/mnt"
 cat "$OUT/big.h5" "$OUT/traj.gsd" >/dev/null     # page cache holds both files
-$PY "$here/refs_bench.py" "$OUT/big.h5" "$OUT/big.json" "$OUT/mnt/gzip" "$OUT/traj.gsd" \
+$PY "$here/refs_bench.py" "$OUT/big.h5" "$OUT/big.json" "$OUT/mnt" "$OUT/traj.gsd" \
     "$OUT/gsd.json"

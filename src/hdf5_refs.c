@@ -44,8 +44,11 @@ static const char *type_verbatim(hid_t t, H5T_order_t *order)
                ? NULL : "a floating-point type other than IEEE binary32/64";
     if (cls == H5T_STRING) {
         *order = H5T_ORDER_NONE;
-        return H5Tis_variable_str(t) > 0 ? "variable-length strings (no fixed-size bytes)"
-                                         : NULL;
+        if (H5Tis_variable_str(t) > 0)
+            return "variable-length strings (no fixed-size bytes)";
+        /* h5py reads NUL-padded strings; libhdf5 converts the others */
+        return H5Tget_strpad(t) == H5T_STR_NULLPAD ? NULL
+               : "strings padded with spaces or NUL-terminated (libhdf5 converts them)";
     }
     if (cls == H5T_VLEN)
         return "variable-length sequences";

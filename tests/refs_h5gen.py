@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """refs_h5gen.py OUT.h5 [big] - HDF5 datasets written by h5py for the
 reference tests: every layout and the filters zarr can and cannot decode.
-With "big": one 64 MiB gzip dataset and nothing else (Dask test, bench)."""
+With "big": a 64 MiB gzip dataset, and the same with shuffle (bench)."""
 import sys
 
 import h5py
@@ -12,6 +12,8 @@ with h5py.File(sys.argv[1], "w") as f:
     if len(sys.argv) > 2 and sys.argv[2] == "big":
         data = (rng.random((4096, 2048)) * 1000).astype("<f8")
         f.create_dataset("gzip", data=data, chunks=(256, 2048), compression="gzip",
+                         compression_opts=4)
+        f.create_dataset("gzip_shuffle", data=data, chunks=(256, 2048), compression="gzip",
                          compression_opts=4, shuffle=True)
         sys.exit(0)
     a = rng.random((50, 30))

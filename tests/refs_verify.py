@@ -122,6 +122,9 @@ def check_library(args, arrays, gsdf, h5f, h4):
                 continue
         elif h5f is not None and path.strip("/") in h5f:
             want = h5f[path.strip("/")][()]
+            if not isinstance(want, numpy.ndarray) and not numpy.isscalar(want):
+                want = numpy.empty(arr.shape, arr.dtype)    # h5py.Empty: a null dataspace
+            want = numpy.asarray(want)
         elif h4 is not None:
             if os.path.isdir(os.path.join(args.tree, path.lstrip("/") + ".pieces")):
                 continue        # assembled: the MHF's SDS of that name holds no data
