@@ -24,16 +24,26 @@
 
 /* ---- JSON text ---------------------------------------------------------- */
 
+/* A JSON string in ASCII: any reader's locale decodes it.  Characters
+ * beyond ASCII become \\u escapes (surrogate pairs above U+FFFF), a byte
+ * that is no UTF-8 becomes its Latin-1 character. */
 void hpc_refs_json_str(GString *o, const char *s)
 {
     g_string_append_c(o, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_printf(o, "\\%c", *p);
-        else if (*p < 0x20)
-            g_string_append_printf(o, "\\u%04x", *p);
+    for (const char *p = s; *p;) {
+        unsigned char b = (unsigned char)*p;
+        gunichar u = b < 0x80 ? b : g_utf8_get_char_validated(p, -1);
+        int bad = u == (gunichar)-1 || u == (gunichar)-2;
+        if (b == '"' || b == '\\')
+            g_string_append_printf(o, "\\%c", b);
+        else if (b >= 0x20 && b < 0x80)
+            g_string_append_c(o, (char)b);
+        else if (bad || u < 0x10000)
+            g_string_append_printf(o, "\\u%04x", bad ? b : u);
         else
-            g_string_append_c(o, (char)*p);
+            g_string_append_printf(o, "\\u%04x\\u%04x", 0xd800 + ((u - 0x10000) >> 10),
+                                   0xdc00 + ((u - 0x10000) & 0x3ff));
+        p = bad || b < 0x80 ? p + 1 : g_utf8_next_char(p);
     }
     g_string_append_c(o, '"');
 }
