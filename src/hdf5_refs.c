@@ -17,6 +17,7 @@
 
 #include <string.h>
 
+#include "hdf5_chunk.h"
 #include "hdf5_refs.h"
 
 #define MAX_CHUNKS (64u << 20)       /* allocated chunks described at most */
@@ -64,33 +65,8 @@ static void put_hex(GString *o, const unsigned char *p, size_t n)
         g_string_append_printf(o, "%02x", p[i]);
 }
 
-/* Fletcher32 as libhdf5 computes it (H5checksum.c): 16-bit big-endian words. */
-static uint32_t fletcher32(const unsigned char *d, size_t n)
-{
-    uint32_t s1 = 0, s2 = 0;
-    for (size_t len = n / 2; len;) {
-        size_t t = MIN(len, 360u);
-        len -= t;
-        for (; t; t--, d += 2) {
-            s1 += ((uint32_t)d[0] << 8) | d[1];
-            s2 += s1;
-        }
-        s1 = (s1 & 0xffff) + (s1 >> 16);
-        s2 = (s2 & 0xffff) + (s2 >> 16);
-    }
-    if (n % 2) {
-        s1 += (uint32_t)d[0] << 8;
-        s2 += s1;
-        s1 = (s1 & 0xffff) + (s1 >> 16);
-        s2 = (s2 & 0xffff) + (s2 >> 16);
-    }
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-    return (s2 << 16) | s1;
-}
-
-/* The stored chunk at coordinates off ends with the checksum of the rest
- * (libhdf5 accepts both byte orders of it, as here). */
+/* The stored chunk at coordinates off ends with the Fletcher-32 checksum
+ * of the rest (hdf5_chunk.c's, as libhdf5 computes it). */
 static int chunk_sum_ok(hid_t did, const hsize_t *off, uint64_t size)
 {
     if (size < 4 || size > MAX_CHUNK_READ)
@@ -99,10 +75,11 @@ static int chunk_sum_ok(hid_t did, const hsize_t *off, uint64_t size)
     uint32_t mask = 0;
     int ok = H5Dread_chunk(did, H5P_DEFAULT, off, &mask, buf) >= 0;
     if (ok) {
-        uint32_t sum = fletcher32(buf, size - 4);
+        uint32_t sum = hpc_h5chunk_fletcher32(buf, size - 4);
         uint32_t le = (uint32_t)buf[size - 4] | (uint32_t)buf[size - 3] << 8 |
                       (uint32_t)buf[size - 2] << 16 | (uint32_t)buf[size - 1] << 24;
-        ok = le == sum || le == GUINT32_SWAP_LE_BE(sum);
+        /* libhdf5 before 1.6.3 swapped the bytes of each half (as hdf5_chunk.c) */
+        ok = le == sum || le == (((sum & 0x00ff00ffu) << 8) | ((sum >> 8) & 0x00ff00ffu));
     }
     g_free(buf);
     return ok;
