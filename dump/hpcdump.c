@@ -5,6 +5,7 @@
  *   hpcdump [-o OPTS] info SOURCE
  *   hpcdump [-o OPTS] xattr [-R] SOURCE [PATH]
  *   hpcdump [-o OPTS] extract SOURCE DIR
+ *   hpcdump [-o OPTS] refs [--inline=BYTES] SOURCE [PATH]
  *
  * A front end of the core library like fuse/hpcmount.c: the same names,
  * bytes and attributes as the mount (compute nodes often have no FUSE).
@@ -38,6 +39,7 @@ typedef struct dump {
     const char *source;
     struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
     int lng, rec;
+    gint64 inline_max;            /* refs: --inline */
 } dump;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -492,6 +494,26 @@ static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
     return rc == HPCMOUNT_OK ? first : rc;
 }
 
+/* ---- refs --------------------------------------------------------------- */
+
+/* kerchunk references of the tree under path, written only when complete. */
+static int cmd_refs(dump *d, const char *path)
+{
+    hpc_refs_opts o = { (uint64_t)d->inline_max };
+    GString *out = g_string_new(NULL);
+    GError *err = NULL;
+    int rc = hpc_refs_json(d->c, path, &o, out, &err);
+    if (rc != HPC_OK) {
+        fprintf(stderr, "hpcdump: %s\n", err ? err->message : hpc_strerror(rc));
+    } else if (fwrite(out->str, 1, out->len, stdout) != out->len || fflush(stdout) != 0) {
+        fprintf(stderr, "hpcdump: refs: write: %s\n", g_strerror(errno));
+        rc = HPC_E_IO;
+    }
+    g_clear_error(&err);
+    g_string_free(out, TRUE);
+    return rc;
+}
+
 /* ---- command line ------------------------------------------------------- */
 
 typedef struct command {
@@ -506,6 +528,8 @@ static const command commands[] = {
     { "info", 0, 0, "info SOURCE                  print the container's /.info" },
     { "xattr", 0, 1, "xattr [-R] SOURCE [PATH]     extended attributes like getfattr -d -m -" },
     { "extract", 1, 1, "extract SOURCE DIR           copy the tree to DIR with attributes and times" },
+    { "refs", 0, 1, "refs [--inline=BYTES] SOURCE [PATH]\n"
+      "                               kerchunk references (JSON) for zarr, xarray, Dask" },
 };
 
 static const command *find_command(const char *name)
@@ -565,6 +589,8 @@ static int run(dump *d, const command *cmd, char **args)
         hpcmount_getattr(d->c, HPCMOUNT_INO_ROOT, &st);
         return extract_tree(d->c, &st, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     }
+    if (strcmp(name, "refs") == 0)
+        return cmd_refs(d, args[0] ? args[0] : "/") == HPC_OK ? EXIT_OK : EXIT_FAIL;
     if (strcmp(name, "cat") == 0)
         return cmd_cat(d, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     const char *path = strcmp(name, "info") == 0 ? "/.info" : args[0] ? args[0] : "/";
@@ -586,10 +612,13 @@ int main(int argc, char *argv[])
 {
     char **sets = NULL;
     gboolean lng = FALSE, rec = FALSE, version = FALSE;
+    gint64 inline_max = HPC_REFS_INLINE_DEFAULT;
     GOptionEntry entries[] = {
         { "options", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "container options, as hpcmount's -o", "OPTS" },
         { "long", 'l', 0, G_OPTION_ARG_NONE, &lng, "ls: long listing, as ls -l", NULL },
         { "recursive", 'R', 0, G_OPTION_ARG_NONE, &rec, "ls, xattr: descend into directories", NULL },
+        { "inline", 0, 0, G_OPTION_ARG_INT64, &inline_max,
+          "refs: chunks of at most BYTES inline (default 500)", "BYTES" },
         { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and the formats built in", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -630,6 +659,11 @@ int main(int argc, char *argv[])
     d.source = argv[2];
     d.lng = lng;
     d.rec = rec;
+    if (inline_max < 0) {
+        usage_error("%s", "--inline: BYTES must be >= 0");
+        goto out;
+    }
+    d.inline_max = inline_max;
     ret = EXIT_FAIL;
     if (stat(d.source, &d.src_st) != 0) {
         fprintf(stderr, "hpcdump: %s: %s\n", d.source, g_strerror(errno));

@@ -246,6 +246,19 @@ static int do_info(chan *ch)
     return rc;
 }
 
+static int do_chunks(chan *ch, const hpc_rq *rq)
+{
+    hpc_container *c = ch->s->c;
+    if (!c->format->chunks)
+        return HPC_E_NOTSUP;
+    GString *t = g_string_new(NULL);
+    int rc = c->format->chunks(c, rq->ino, t);
+    if (rc == HPC_OK)
+        g_byte_array_append(ch->out, (const guint8 *)t->str, (guint)t->len);
+    g_string_free(t, TRUE);
+    return rc;
+}
+
 static int dispatch(chan *ch, const hpc_rq *rq, const char *name, uint64_t *val)
 {
     switch (rq->op) {
@@ -257,6 +270,7 @@ static int dispatch(chan *ch, const hpc_rq *rq, const char *name, uint64_t *val)
     case HPC_RQ_READ: return do_read(ch, rq, val);
     case HPC_RQ_XATTRS: return do_xattrs(ch, rq);
     case HPC_RQ_INFO: return do_info(ch);
+    case HPC_RQ_CHUNKS: return do_chunks(ch, rq);
 #ifdef HAVE_HDF5
     case HPC_RQ_CHUNK_PLAN:
     case HPC_RQ_CHUNK_WHERE:

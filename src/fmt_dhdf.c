@@ -1602,6 +1602,80 @@ uint64_t hpc_dhdf_file_reads(hpc_container *c, uint32_t k)
     return n;
 }
 
+/* ---- references (hpc_format.chunks) ------------------------------------ */
+
+/* Where piece pc's elements lie: one uncompressed block of its file in the
+ * stored byte order, else a reason.  hdf_lock held. */
+static const char *piece_block(dhdf *d, dhdf_piece *pc, int32 *off, int32 *len, int *be)
+{
+    int32 id = piece_sds(d, pc), rank, nt, nattrs, dims[H4_MAX_VAR_DIMS];
+    char name[H4_MAX_NC_NAME];
+    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL)
+        return "libhdf4 cannot select the SDS";
+    if (pc->stream || SDgetdatainfo(id, NULL, 0, 0, NULL, NULL) != 1 ||
+        SDgetdatainfo(id, NULL, 0, 1, off, len) != 1)
+        return "its data are compressed, chunked, split in linked blocks or never written";
+    if ((uint64_t)*len != pc->nbytes)
+        return "its stored size differs from its shape";
+    *be = !(nt & DFNT_LITEND);
+    return NULL;
+}
+
+/* The lines of hdf5_refs.c's format: one piece (or a plain SDS) as
+ * contiguous data; an assembled array as chunks when its pieces form a
+ * regular grid of equal boxes. */
+static int dhdf_chunks(hpc_container *c, hpc_ino ino, GString *out)
+{
+    dhdf *d = c->priv;
+    uint64_t data;
+    int rc = hpc_tree_data(c->tree, ino, &data);
+    uint32_t ai = (uint32_t)(data >> 32), pi = (uint32_t)data;
+    if (rc != HPC_OK || ai >= d->narrays)
+        return rc != HPC_OK ? rc : HPC_E_NOTSUP;
+    dhdf_array *a = &d->arrays[ai];
+    size_t first = pi ? pi - 1 : 0, n = pi || !a->distributed ? 1 : a->npieces;
+    if (first + n > a->npieces)
+        return HPC_E_NOENT;
+    const char *why = a->holes && !pi ? "elements no piece holds (holes)" : NULL, *grid = NULL;
+    for (unsigned k = 0; !why && n > 1 && k < a->rank; k++)
+        for (size_t i = 0; !why && i < n; i++)
+            if (a->boxes[i].size[k] != a->boxes[0].size[k] || a->dims[k] % a->boxes[0].size[k] ||
+                a->boxes[i].origin[k] % a->boxes[0].size[k])
+                why = grid = "its pieces form no regular grid of equal boxes: they are the arrays of";
+    g_string_append_printf(out, "layout %s\n", n > 1 ? "chunked" : "contiguous");
+    g_mutex_lock(&hdf_lock);
+    for (size_t i = first; !why && i < first + n; i++) {
+        int32 off = 0, len = 0;
+        int be = 1;
+        dhdf_piece *pc = &a->pieces[i];
+        if ((why = piece_block(d, pc, &off, &len, &be)))
+            break;
+        if (i == first)
+            g_string_append_printf(out, "order %s\nfill none\n", a->esize == 1 ? "none"
+                                   : be ? "be" : "le");
+        if (n == 1) {
+            g_string_append_printf(out, "file %s\naddr %" PRId32 " %" PRId32 "\n",
+                                   d->files[pc->file].path, off, len);
+            continue;
+        }
+        if (i == first) {
+            g_string_append(out, "chunk ");
+            for (unsigned k = 0; k < a->rank; k++)
+                g_string_append_printf(out, "%s%" PRIu64, k ? "," : "", a->boxes[0].size[k]);
+            g_string_append_c(out, '\n');
+        }
+        g_string_append_printf(out, "c %" PRId32 " %" PRId32 " 0 ", off, len);
+        for (unsigned k = 0; k < a->rank; k++)
+            g_string_append_printf(out, "%s%" PRIu64, k ? "," : "", a->boxes[i].origin[k]);
+        g_string_append_printf(out, " %s\n", d->files[pc->file].path);
+    }
+    g_mutex_unlock(&hdf_lock);
+    if (why)
+        g_string_append_printf(out, "unsup %s%s%s%s\n", why, why == grid ? " " : "",
+                               why == grid ? a->name : "", why == grid ? ".pieces" : "");
+    return HPC_OK;
+}
+
 /* ---- .info ------------------------------------------------------------ */
 
 static int dhdf_info(hpc_container *c, GString *o)
@@ -1675,4 +1749,5 @@ const hpc_format hpc_format_dhdf = {
     .close = dhdf_close,
     .read = dhdf_read,
     .info = dhdf_info,
+    .chunks = dhdf_chunks,
 };

@@ -23,6 +23,7 @@
 #include "hpc_format.h"
 #include "hpc_tree.h"
 #include "fmt_hdf5.h"
+#include "hdf5_refs.h"
 #include "hdf5_chunk.h"
 #include "hdf5_elem.h"
 #include "hdf5_type.h"
@@ -1748,6 +1749,18 @@ int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t
     return rc;
 }
 
+/* Where the dataset's stored bytes lie, for references (hdf5_refs.c). */
+static int h5_chunks(hpc_container *c, hpc_ino ino, GString *out)
+{
+    h5_handle *hd;
+    int rc = read_acquire(c, ino, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    rc = hd->d->id >= 0 ? hpc_h5refs_describe(hd->d->id, out) : HPC_E_NOTSUP;
+    read_release(c, hd);
+    return rc;
+}
+
 /* ---- .info ------------------------------------------------------------ */
 
 static const char *kind_name(const h5_handle *hd)
@@ -1927,5 +1940,6 @@ const hpc_format hpc_format_hdf5 = {
     .map = h5_map,
     .xattrs = h5_xattrs,
     .info = h5_info,
+    .chunks = h5_chunks,
 };
 

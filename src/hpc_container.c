@@ -742,6 +742,20 @@ int hpc_container_listxattr(hpc_container *c, hpc_ino ino, GString *out)
     return rc < 0 ? rc : HPC_OK;
 }
 
+int hpc_container_chunks(hpc_container *c, hpc_ino ino, GString *out)
+{
+    hpc_stat st;
+    if (!c->format->chunks || c->opts.npy || c->sources->len == 0)
+        return HPC_E_NOTSUP;
+    int rc = data_node(c, ino, &st);
+    if (rc != HPC_OK)
+        return rc;
+    const hpc_source *src = g_ptr_array_index(c->sources, 0);
+    g_string_append_printf(out, "file %s\n", src->path);
+    rc = c->format->chunks(c, ino, out);
+    return rc == HPC_OK ? hpc_container_sources_unchanged(c) : rc;
+}
+
 /* ---- accessors for front ends ----------------------------------------- */
 
 const char *hpc_container_format_name(const hpc_container *c)

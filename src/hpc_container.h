@@ -95,6 +95,10 @@ int hpc_container_getxattr(hpc_container *c, hpc_ino ino, const char *name,
                            void **value, size_t *len);
 /** NUL-separated xattr names into out. */
 int hpc_container_listxattr(hpc_container *c, hpc_ino ino, GString *out);
+/** Where the stored bytes of array ino lie, for references: "file PATH"
+ *  then the reader's lines (hpc_format.chunks); HPC_E_NOTSUP when the
+ *  reader gives none. */
+int hpc_container_chunks(hpc_container *c, hpc_ino ino, GString *out);
 /** Resolve a '/'-separated path from the root. */
 int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st);
 

@@ -71,6 +71,11 @@ typedef struct hpc_format {
     int (*xattrs)(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
     /** Write the .info text: "key: value" lines, then a table. */
     int (*info)(hpc_container *c, GString *out);
+    /** Optional: where the stored bytes of array ino lie, as text lines
+     *  (layout, codecs, fill value, one line per stored chunk) that
+     *  hpc_refs_chunks.c turns into references; HPC_E_NOTSUP for nodes
+     *  without such a description.  The HDF5 reader's: src/hdf5_refs.c. */
+    int (*chunks)(hpc_container *c, hpc_ino ino, GString *out);
 } hpc_format;
 
 /* What a reader sees of its container: the first block is the core's and

@@ -545,6 +545,11 @@ gboolean hpc_mount_is_directory(const hpc_mount *m)
     return m->root != NULL;
 }
 
+const char *hpc_mount_source(const hpc_mount *m)
+{
+    return m->root ? m->root : m->single->path;
+}
+
 /* ---- the directory layer's .info ---------------------------------------- */
 
 static GString *dir_info(hpc_mount *m)
@@ -984,6 +989,23 @@ int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value
     if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
         return rc;
     rc = c ? hpc_container_getxattr(c, inner, name, value, len) : HPC_E_NODATA;
+    return slot_release(m, s, rc);
+}
+
+int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out)
+{
+    if (m->single)
+        return hpc_container_chunks(m->single, ino, out);
+    uint32_t sn;
+    hpc_ino inner;
+    int rc = decode(m, ino, &sn, &inner);
+    if (rc != HPC_OK || sn == 0)
+        return rc != HPC_OK ? rc : HPC_E_NOTSUP;
+    slot *s;
+    hpc_container *c;
+    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
+        return rc;
+    rc = c ? hpc_container_chunks(c, inner, out) : HPC_E_NOTSUP;
     return slot_release(m, s, rc);
 }
 

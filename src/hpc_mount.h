@@ -36,6 +36,9 @@ void hpc_mount_close(hpc_mount *m);
 /** TRUE when SOURCE was a run directory. */
 gboolean hpc_mount_is_directory(const hpc_mount *m);
 
+/** SOURCE as opened (absolute). */
+const char *hpc_mount_source(const hpc_mount *m);
+
 /* The same calls as hpc_container's, on the whole tree. */
 int hpc_mount_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st);
 int hpc_mount_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st);
@@ -59,6 +62,8 @@ void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize);
 int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value, size_t *len);
 int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out);
 int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st);
+/** hpc_container_chunks of the container holding ino. */
+int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out);
 
 /** How the kernel may cache node ino: seconds for names and attributes,
  *  its owner and the block size to report. */

@@ -1277,6 +1277,19 @@ static int px_info(hpc_container *c, GString *out)
     return HPC_OK;
 }
 
+/* hpc_format.chunks through the helper: its text as the payload. */
+static int px_chunks(hpc_container *c, hpc_ino ino, GString *out)
+{
+    hpc_rq rq = { .op = HPC_RQ_CHUNKS, .ino = ino };
+    hpc_rp rp;
+    char *payload = NULL;
+    int rc = call(c, &rq, NULL, &rp, &payload, NULL);
+    if (rc == HPC_OK && (rc = rp.rc) == HPC_OK)
+        g_string_append_len(out, payload, rp.len);
+    g_free(payload);
+    return rc;
+}
+
 static void px_close(hpc_container *c)
 {
     remote *r = c->priv;
@@ -1323,6 +1336,7 @@ static gpointer make_proxies(gpointer unused)
             .close = px_close, .lookup = px_lookup, .getattr = px_getattr,
             .readdir = px_readdir, .readlink = px_readlink, .map = px_map, .read = px_read,
             .xattrs = px_xattrs, .info = px_info,
+            .chunks = (*f)->chunks ? px_chunks : NULL,
         };
     }
     return NULL;

@@ -62,6 +62,7 @@ enum {
     /* HDF5 chunks the daemon decodes (src/hdf5_remote.h): a dataset's plan;
      * where chunks off.. (at most size of them) are stored */
     HPC_RQ_CHUNK_PLAN, HPC_RQ_CHUNK_WHERE,
+    HPC_RQ_CHUNKS,             /* hpc_format.chunks: text payload */
 };
 
 /** A request; `len` bytes of a name follow (lookup). */

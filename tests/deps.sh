@@ -9,6 +9,8 @@ pkgs="autoconf automake libtool pkg-config make gcc libfuse3-dev fuse3 libglib2.
 pkgs="$pkgs libgf-complete-dev libssl-dev"
 # HDF5 reader tests: memcheck run, filter plugins users meet
 pkgs="$pkgs valgrind hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf"
+# references (hpcdump refs) read by zarr, xarray and a Dask cluster
+pkgs="$pkgs python3-fsspec python3-zarr python3-xarray python3-dask python3-distributed python3-numcodecs"
 [ "${1:-}" = --bench ] && pkgs="$pkgs fio squashfuse squashfs-tools python3-mpi4py"
 missing=""
 for p in $pkgs; do

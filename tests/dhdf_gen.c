@@ -8,7 +8,8 @@
  * were cut from, never read back) and DIR/<array>.pieces/<chunk>.expect.
  *
  * CASE: tile2d (2-D tiling in both dimensions, uneven tiles, plus a plain
- * SDS and a compressed and a chunked piece), cube3d (3-D), types (one array
+ * SDS and a compressed and a chunked piece), grid (equal pieces on a
+ * regular grid, for references), cube3d (3-D), types (one array
  * per HDF4 number type, big- and little-endian storage), and the broken
  * sets missing, foreign, fileid, overlap, holes, exceed, shape, noname,
  * notable (see the comments of each below); many (40 AHFs); big (64 MiB, for the
@@ -41,6 +42,7 @@ typedef struct array {
     piece p[MAXP];
     int chunk_table;             /* 1: write its chunk table */
     int no_sds;                  /* 1: no SDS in the main file (broken "notable") */
+    int even;                    /* 1: equal tiles, every piece contiguous ("grid") */
 } array;
 
 typedef struct set {
@@ -200,7 +202,9 @@ static void formula_piece(const set *s, int32 sd, int ai, int pi, void *ctx)
     if (id == FAIL)
         die("SDcreate piece");
     /* storage variety: piece 1 compressed, piece 2 chunked */
-    if (pi == 1) {
+    if (a->even) {
+        ;
+    } else if (pi == 1) {
         comp_info ci;
         ci.deflate.level = 6;
         if (SDsetcompress(id, COMP_CODE_DEFLATE, &ci) == FAIL)
@@ -392,7 +396,8 @@ static void tile(array *a, const int *t, int nahf)
     for (int d = 0; d < a->rank; d++) {
         cut[d][0] = 0;
         for (int k = 1; k < t[d]; k++)       /* uneven: tiles grow */
-            cut[d][k] = (int32)((int64_t)a->dims[d] * k * (k + 1) / (t[d] * (t[d] + 1)));
+            cut[d][k] = a->even ? a->dims[d] / t[d] * k
+                        : (int32)((int64_t)a->dims[d] * k * (k + 1) / (t[d] * (t[d] + 1)));
         cut[d][t[d]] = a->dims[d];
     }
     int total = 1;
@@ -533,6 +538,17 @@ int main(int argc, char **argv)
             b->name = "orphan";
             b->no_sds = 1;
         }
+    } else if (strcmp(c, "grid") == 0) {
+        /* equal pieces on a regular grid: references give one chunk each */
+        s.nahf = 3;
+        array *a = &s.a[s.narrays++];
+        *a = (array){ .name = "tiles", .nt = DFNT_FLOAT32, .rank = 2, .dims = { 40, 60 },
+                      .even = 1 };
+        tile(a, (int[]){ 2, 3 }, s.nahf);
+        array *b = &s.a[s.narrays++];
+        *b = (array){ .name = "little", .nt = DFNT_LINT32, .rank = 1, .dims = { 1000 },
+                      .even = 1 };
+        tile(b, (int[]){ 4 }, s.nahf);
     } else if (strcmp(c, "cube3d") == 0) {
         s.nahf = 4;
         array *a = &s.a[s.narrays++];

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""refs_bench.py H5 H5_REFS H5_MOUNTED GSD GSD_REFS - the side-by-side run of
+bench/refs_bench.sh: Dask (threaded scheduler, 2 threads, the machine's
+cores) over hpcmount references vs over h5py vs over the mount on an HDF5
+gzip dataset, and a GSD series mean over references vs a gsd.hoomd loop.
+Every result is compared with the first; best of RUNS (env, default 3)."""
+import os
+import sys
+import time
+
+import dask
+import dask.array as da
+import h5py
+import numpy
+
+RUNS = int(os.environ.get("RUNS", "3"))
+FRAMES_PER_TASK = int(os.environ.get("FRAMES_PER_TASK", "250"))
+
+
+def best(fn):
+    times, out = [], None
+    for _ in range(RUNS):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def refs(fo, comp, chunks=None):
+    return da.from_zarr("reference://", component=comp, chunks=chunks,
+                        storage_options={"fo": fo, "remote_protocol": "file"})
+
+
+def hdf5_rows(ds, name, h5refs, mounted):
+    """The sum of dataset name three ways; rows of (measure, s, MB/s, x h5py)."""
+    chunks = ds.chunks
+    mb = ds.size * ds.dtype.itemsize / 1e6
+    t_refs, s_refs = best(lambda: refs(h5refs, name).sum().compute())
+    t_h5, s_h5 = best(lambda: da.from_array(ds, chunks=chunks).sum().compute())
+    mm = numpy.memmap(mounted, dtype=ds.dtype, mode="r", shape=ds.shape)
+    t_mnt, s_mnt = best(lambda: da.from_array(mm, chunks=chunks).sum().compute())
+    assert s_refs == s_h5 == s_mnt, (s_refs, s_h5, s_mnt)
+    return [("hdf5 %s sum, Dask over hpcmount refs" % name, t_refs, mb / t_refs, t_h5 / t_refs),
+            ("hdf5 %s sum, Dask over h5py" % name, t_h5, mb / t_h5, 1.0),
+            ("hdf5 %s sum, Dask over the mount (memmap)" % name, t_mnt, mb / t_mnt,
+             t_h5 / t_mnt)]
+
+
+def main():
+    h5, h5refs, h5mnt, gsdf, gsdrefs = sys.argv[1:6]
+    dask.config.set(scheduler="threads", num_workers=2)
+    f = h5py.File(h5, "r")
+    rows = []
+    for name in ("gzip", "gzip_shuffle"):
+        rows += hdf5_rows(f[name], name, h5refs, os.path.join(h5mnt, name))
+    mb = f["gzip"].size * 8 / 1e6
+    chunks = f["gzip"].chunks
+    import gsd.hoomd
+
+    def hoomd_loop():
+        with gsd.hoomd.open(gsdf, "rb") as t:
+            acc = None
+            for fr in t:
+                p = fr.particles.position.astype("f8")
+                acc = p if acc is None else acc + p
+            return acc / len(t)
+    t_loop, m_loop = best(hoomd_loop)
+    # one Dask task per FRAMES_PER_TASK frames: zarr reads their chunks
+    # (one reference each) in one merged call, and the task overhead of one
+    # task per 120 KB frame is gone
+    series = refs(gsdrefs, "series/particles/position")
+    per = (FRAMES_PER_TASK,) + series.shape[1:]
+    t_gref, m_gref = best(lambda: refs(gsdrefs, "series/particles/position", per)
+                          .astype("f8").mean(axis=0).compute())
+    t_g1, m_g1 = best(lambda: series.astype("f8").mean(axis=0).compute())
+    assert numpy.allclose(m_loop, m_gref, rtol=1e-9), "gsd means differ"
+    gmb = os.path.getsize(gsdf) / 1e6
+    assert numpy.allclose(m_loop, m_g1, rtol=1e-9), "gsd means differ"
+    rows += [("gsd series mean, Dask refs, %d frames/task" % FRAMES_PER_TASK, t_gref,
+              gmb / t_gref, t_loop / t_gref),
+             ("gsd series mean, Dask refs, 1 frame/task", t_g1, gmb / t_g1, t_loop / t_g1),
+             ("gsd series mean, gsd.hoomd loop", t_loop, gmb / t_loop, 1.0)]
+    print("# %s: %.0f MB f8 gzip (and +shuffle), chunks %s; gsd %.0f MB; best of %d; load %s" %
+          (os.path.basename(h5), mb, chunks, gmb, RUNS, os.getloadavg()))
+    print("%-48s %8s %8s %9s" % ("measure", "s", "MB/s", "x ref"))
+    for name, t, rate, x in rows:
+        print("%-48s %8.3f %8.0f %9.2f" % (name, t, rate, x))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+/* hdf5_refs.c - where a dataset's stored bytes lie, for references
+ * (hpc_format.chunks of the HDF5 reader; hpc_refs_chunks.c reads it).
+ *
+ * The answer is text, one item per line, so that it passes through the
+ * helper process unchanged:
+ *   layout contiguous|chunked|compact|other
+ *   order le|be|none          byte order of the file type's elements
+ *   unsup WHY                 the bytes are no numpy type zarr decodes
+ *   addr OFFSET SIZE          contiguous and allocated
+ *   chunk D0,D1,...           chunk shape
+ *   filter ID CD0 CD1 ...     the pipeline in file (encode) order
+ *   fletcher32 verified       every chunk's checksum was checked here
+ *   fill HEX | fill none      fill value in the file type
+ *   c OFFSET SIZE MASK C0,C1  one allocated chunk: its first element's coordinates
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "hdf5_chunk.h"
+#include "hdf5_refs.h"
+
+#define MAX_CHUNKS (64u << 20)       /* allocated chunks described at most */
+#define MAX_CHUNK_READ (256u << 20)  /* a chunk read for its checksum at most */
+
+/* Whether the file type's elements are bytes numpy reads as they are. */
+static const char *type_verbatim(hid_t t, H5T_order_t *order)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    size_t size = H5Tget_size(t);
+    *order = size > 1 ? H5Tget_order(t) : H5T_ORDER_NONE;
+    if (cls == H5T_ENUM) {
+        hid_t base = H5Tget_super(t);
+        const char *why = base < 0 ? "enum without a base type" : type_verbatim(base, order);
+        if (base >= 0)
+            H5Tclose(base);
+        return why;
+    }
+    if (cls == H5T_INTEGER)
+        return H5Tget_precision(t) == 8 * size && H5Tget_offset(t) == 0 ? NULL
+               : "an integer type with padding bits (n-bit)";
+    if (cls == H5T_FLOAT)
+        return H5Tequal(t, H5T_IEEE_F32LE) > 0 || H5Tequal(t, H5T_IEEE_F32BE) > 0 ||
+               H5Tequal(t, H5T_IEEE_F64LE) > 0 || H5Tequal(t, H5T_IEEE_F64BE) > 0
+               ? NULL : "a floating-point type other than IEEE binary32/64";
+    if (cls == H5T_STRING) {
+        *order = H5T_ORDER_NONE;
+        if (H5Tis_variable_str(t) > 0)
+            return "variable-length strings (no fixed-size bytes)";
+        /* h5py reads NUL-padded strings; libhdf5 converts the others */
+        return H5Tget_strpad(t) == H5T_STR_NULLPAD ? NULL
+               : "strings padded with spaces or NUL-terminated (libhdf5 converts them)";
+    }
+    if (cls == H5T_VLEN)
+        return "variable-length sequences";
+    if (cls == H5T_COMPOUND)
+        return "a compound type (its file layout is not the one served)";
+    return "a type class zarr v2 has no verbatim dtype for (array, opaque, reference, "
+           "bit field, time)";
+}
+
+static void put_hex(GString *o, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        g_string_append_printf(o, "%02x", p[i]);
+}
+
+/* The stored chunk at coordinates off ends with the Fletcher-32 checksum
+ * of the rest (hdf5_chunk.c's, as libhdf5 computes it). */
+static int chunk_sum_ok(hid_t did, const hsize_t *off, uint64_t size)
+{
+    if (size < 4 || size > MAX_CHUNK_READ)
+        return 0;
+    unsigned char *buf = g_malloc(size);
+    uint32_t mask = 0;
+    int ok = H5Dread_chunk(did, H5P_DEFAULT, off, &mask, buf) >= 0;
+    if (ok) {
+        uint32_t sum = hpc_h5chunk_fletcher32(buf, size - 4);
+        uint32_t le = (uint32_t)buf[size - 4] | (uint32_t)buf[size - 3] << 8 |
+                      (uint32_t)buf[size - 2] << 16 | (uint32_t)buf[size - 1] << 24;
+        /* libhdf5 before 1.6.3 swapped the bytes of each half (as hdf5_chunk.c) */
+        ok = le == sum || le == (((sum & 0x00ff00ffu) << 8) | ((sum >> 8) & 0x00ff00ffu));
+    }
+    g_free(buf);
+    return ok;
+}
+
+/* The pipeline lines; *fletcher_last when fletcher32 ends it. */
+static int filters_out(hid_t dcpl, GString *o, int *fletcher_last)
+{
+    int n = H5Pget_nfilters(dcpl);
+    *fletcher_last = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned flags = 0, cd[32], conf = 0;
+        size_t ncd = G_N_ELEMENTS(cd);
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, &conf);
+        if (id < 0)
+            return HPC_E_CORRUPT;
+        g_string_append_printf(o, "filter %d", (int)id);
+        for (size_t k = 0; k < MIN(ncd, G_N_ELEMENTS(cd)); k++)
+            g_string_append_printf(o, " %u", cd[k]);
+        g_string_append_c(o, '\n');
+        *fletcher_last = id == H5Z_FILTER_FLETCHER32 && i == n - 1;
+    }
+    return HPC_OK;
+}
+
+/* One "c" line per allocated chunk (checksums checked when asked). */
+static int chunks_out(hid_t did, int rank, int verify, GString *o)
+{
+    hsize_t n = 0, off[H5S_MAX_RANK];
+    hid_t space = H5Dget_space(did);
+    int rc = space >= 0 && H5Dget_num_chunks(did, space, &n) >= 0 ? HPC_OK : HPC_E_CORRUPT;
+    if (rc == HPC_OK && n > MAX_CHUNKS) {
+        g_string_append(o, "unsup more allocated chunks than references are written for\n");
+        goto out;
+    }
+    for (hsize_t i = 0; rc == HPC_OK && i < n; i++) {
+        unsigned mask = 0;
+        haddr_t addr = 0;
+        hsize_t size = 0;
+        if (H5Dget_chunk_info(did, space, i, off, &mask, &addr, &size) < 0) {
+            rc = HPC_E_CORRUPT;
+            break;
+        }
+        /* the index of 1.10 gives wrong coordinates for some indexes
+         * (extensible arrays): every chunk is looked up again by them */
+        unsigned m2 = 0;
+        haddr_t a2 = 0;
+        hsize_t s2 = 0;
+        if (H5Dget_chunk_info_by_coord(did, off, &m2, &a2, &s2) < 0 || a2 != addr ||
+            s2 != size || m2 != mask) {
+            g_string_append(o, "unsup libhdf5's chunk index gives coordinates that do not "
+                               "find the same chunk again\n");
+            goto out;
+        }
+        if (verify && !mask && !chunk_sum_ok(did, off, size)) {
+            g_string_append(o, "unsup the fletcher32 checksum of a chunk does not match\n");
+            goto out;
+        }
+        g_string_append_printf(o, "c %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u ",
+                               (guint64)addr, (guint64)size, mask);
+        for (int d = 0; d < rank; d++)
+            g_string_append_printf(o, "%s%" G_GUINT64_FORMAT, d ? "," : "", (guint64)off[d]);
+        g_string_append_c(o, '\n');
+    }
+    if (verify && rc == HPC_OK)
+        g_string_append(o, "fletcher32 verified\n");
+out:
+    if (space >= 0)
+        H5Sclose(space);
+    return rc;
+}
+
+static void fill_out(hid_t dcpl, hid_t ftype, GString *o)
+{
+    H5D_fill_value_t st;
+    size_t size = H5Tget_size(ftype);
+    unsigned char *buf = g_malloc0(MAX(size, 1));
+    if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED ||
+        H5Pget_fill_value(dcpl, ftype, buf) < 0) {
+        g_string_append(o, "fill none\n");
+    } else {
+        g_string_append(o, "fill ");
+        put_hex(o, buf, size);
+        g_string_append_c(o, '\n');
+    }
+    g_free(buf);
+}
+
+static int chunked_out(hid_t did, hid_t dcpl, hid_t ftype, GString *o)
+{
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
+    int fl = 0;
+    if (rank < 1 || filters_out(dcpl, o, &fl) != HPC_OK)
+        return HPC_E_CORRUPT;
+    unsigned opts = 0;
+    if (H5Pget_nfilters(dcpl) > 0 && H5Pget_chunk_opts(dcpl, &opts) >= 0 &&
+        (opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS))   /* 1.10 reports mask 0 for them */
+        g_string_append(o, "unsup partial edge chunks stored unfiltered\n");
+    g_string_append(o, "chunk ");
+    for (int d = 0; d < rank; d++)
+        g_string_append_printf(o, "%s%" G_GUINT64_FORMAT, d ? "," : "", (guint64)dims[d]);
+    g_string_append_c(o, '\n');
+    fill_out(dcpl, ftype, o);
+    return chunks_out(did, rank, fl, o);
+}
+
+int hpc_h5refs_describe(hid_t did, GString *o)
+{
+    hid_t dcpl = H5Dget_create_plist(did), ftype = H5Dget_type(did);
+    int rc = HPC_OK;
+    H5T_order_t order = H5T_ORDER_NONE;
+    if (dcpl < 0 || ftype < 0) {
+        rc = HPC_E_CORRUPT;
+        goto out;
+    }
+    H5D_layout_t lay = H5Pget_layout(dcpl);
+    int ext = H5Pget_external_count(dcpl);
+    g_string_append_printf(o, "layout %s\n", ext > 0 ? "other" : lay == H5D_CONTIGUOUS ? "contiguous"
+                           : lay == H5D_CHUNKED ? "chunked" : lay == H5D_COMPACT ? "compact"
+                           : "other");
+    const char *why = type_verbatim(ftype, &order);
+    g_string_append_printf(o, "order %s\n", order == H5T_ORDER_BE ? "be"
+                           : order == H5T_ORDER_LE ? "le" : "none");
+    if (why)
+        g_string_append_printf(o, "unsup %s\n", why);
+    if (ext > 0)
+        g_string_append(o, "unsup external storage (raw data in other files)\n");
+    else if (lay == H5D_CONTIGUOUS) {
+        haddr_t a = H5Dget_offset(did);
+        if (a != HADDR_UNDEF)
+            g_string_append_printf(o, "addr %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+                                   (guint64)a, (guint64)H5Dget_storage_size(did));
+        fill_out(dcpl, ftype, o);
+    } else if (lay == H5D_CHUNKED && !why) {
+        rc = chunked_out(did, dcpl, ftype, o);
+    } else if (lay != H5D_COMPACT && lay != H5D_CHUNKED) {
+        g_string_append(o, "unsup a virtual dataset (its bytes lie in other datasets)\n");
+    }
+out:
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    return rc;
+}

@@ -1,0 +1,447 @@
+/* hpc_refs_chunks.c - arrays described by a reader's chunk table
+ * (hpc_format.chunks; the HDF5 reader's lines are listed in hdf5_refs.c).
+ *
+ * Chunked datasets: one reference per allocated chunk, the filter
+ * pipeline as numcodecs filters in file (encode) order, which zarr undoes
+ * in reverse (shuffle -> "shuffle", deflate -> "zlib"; fletcher32 only
+ * last and checked by the reader, its 4 bytes left out of the reference),
+ * the fill value for chunks never written.  Contiguous data in the file's
+ * byte order (zarr reads '>' types); compact data inline.  Everything else
+ * is a reason for the group's note.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpc_bytes.h"
+#include "hpc_refs_int.h"
+
+#define H5Z_DEFLATE 1
+#define H5Z_SHUFFLE 2
+#define H5Z_FLETCHER32 3
+#define H5Z_LZF 32000
+#define COMPACT_MAX (64u << 10)   /* HDF5's limit of compact data */
+#define FILL_CHUNK_MAX (16u << 20) /* a chunk never written, inline, at most */
+#define FILL_TOTAL_MAX (64u << 20)  /* and all of them (stored zlib: as large as raw) */
+
+typedef struct desc {
+    char *file, *layout, *unsup;
+    char order;                /* '<', '>' or '|' */
+    int has_addr;
+    uint64_t addr, size;
+    int nd;                    /* chunk rank */
+    uint64_t chunk[HPC_REFS_MAX_DIMS];
+    GString *filters;          /* JSON list members */
+    int fletcher, verified;
+    GBytes *fill;              /* NULL: none defined */
+    int started;               /* .zarray written */
+    uint64_t nchunks;
+    GArray *codecs;            /* codec: what zarr undoes, for fill chunks */
+    GHashTable *seen;          /* chunk keys referenced */
+} desc;
+
+/* A codec of the pipeline, to encode chunks never written (fsspec 2022.11's
+ * reference filesystem fails on a missing key instead of letting zarr use
+ * the fill value, so every chunk of the grid gets a reference). */
+typedef struct codec {
+    int id;
+    unsigned elemsize;
+} codec;
+
+static void desc_clear(desc *d)
+{
+    g_free(d->file);
+    g_free(d->layout);
+    g_free(d->unsup);
+    g_string_free(d->filters, TRUE);
+    g_array_free(d->codecs, TRUE);
+    g_hash_table_destroy(d->seen);
+    if (d->fill)
+        g_bytes_unref(d->fill);
+}
+
+/* Integer value of n bytes p in byte order o ('<' or '>'). */
+static uint64_t load(const unsigned char *p, size_t n, char o)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)p[o == '>' ? n - 1 - i : i] << (8 * i);
+    return v;
+}
+
+/* The fill value as zarr v2's JSON, or NULL when it has no such form. */
+static char *fill_json(const desc *d, const hpc_refs_array *a)
+{
+    if (!d->fill)
+        return NULL;
+    gsize n;
+    const unsigned char *p = g_bytes_get_data(d->fill, &n);
+    char k = a->dtype[1];
+    if (n != a->itemsize)
+        return NULL;
+    if (k == 'S') {
+        char *b = g_base64_encode(p, n);
+        char *s = g_strdup_printf("\"%s\"", b);
+        g_free(b);
+        return s;
+    }
+    if (n > 8 || (k != 'i' && k != 'u' && k != 'f' && k != 'b'))
+        return NULL;
+    uint64_t v = load(p, n, d->order == '>' ? '>' : '<');
+    if (k == 'u' || k == 'b')
+        return k == 'b' ? g_strdup(v ? "true" : "false") : g_strdup_printf("%" G_GUINT64_FORMAT, v);
+    if (k == 'i') {
+        int64_t s = n == 8 ? (int64_t)v : (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n);
+        return g_strdup_printf("%" G_GINT64_FORMAT, s);
+    }
+    double x;
+    if (n == 4) {
+        uint32_t u = (uint32_t)v;
+        float f;
+        memcpy(&f, &u, 4);
+        x = f;
+    } else if (n == 8) {
+        memcpy(&x, &v, 8);
+    } else {
+        return NULL;
+    }
+    if (isnan(x))
+        return g_strdup("\"NaN\"");
+    if (isinf(x))
+        return g_strdup(x > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    return g_strdup_printf("%.17g", x);
+}
+
+/* One "filter ID CD..." line as a numcodecs filter, or a reason. */
+static const char *filter_line(desc *d, const char *rest, const hpc_refs_array *a)
+{
+    gchar **w = g_strsplit(rest, " ", -1);
+    const char *why = NULL;
+    int id = atoi(w[0]);
+    unsigned cd0 = w[1] ? (unsigned)strtoul(w[1], NULL, 10) : 0;
+    codec k = { id, cd0 ? cd0 : (unsigned)a->itemsize };
+    if (id == H5Z_DEFLATE || id == H5Z_SHUFFLE)
+        g_array_append_val(d->codecs, k);
+    if (d->fletcher)
+        why = "fletcher32 not last in the filter pipeline";
+    else if (id == H5Z_DEFLATE)
+        g_string_append_printf(d->filters, "%s{\"id\": \"zlib\", \"level\": %u}",
+                               d->filters->len ? ", " : "", MIN(cd0, 9u));
+    else if (id == H5Z_SHUFFLE)
+        g_string_append_printf(d->filters, "%s{\"id\": \"shuffle\", \"elementsize\": %u}",
+                               d->filters->len ? ", " : "", cd0 ? cd0 : (unsigned)a->itemsize);
+    else if (id == H5Z_FLETCHER32)
+        d->fletcher = 1;
+    else if (id == H5Z_LZF)
+        why = "LZF compression (numcodecs 0.11 has no LZF codec)";
+    else if (id == 4)
+        why = "szip compression (no numcodecs codec)";
+    else if (id == 5)
+        why = "the n-bit filter (no numcodecs codec)";
+    else if (id == 6)
+        why = "the scale-offset filter (no numcodecs codec)";
+    else
+        why = "a filter numcodecs is not known here to decode as libhdf5 does";
+    g_strfreev(w);
+    return why;
+}
+
+/* .zarray of a chunked (or unallocated contiguous) dataset. */
+static const char *start_array(hpc_refs *r, desc *d, const char *key, const hpc_refs_array *a)
+{
+    if (strcmp(d->layout, "chunked") && a->nd) {
+        d->nd = a->nd;                  /* unallocated contiguous: one chunk */
+        memcpy(d->chunk, a->shape, sizeof d->chunk);
+        for (int i = 0; i < a->nd; i++)
+            d->chunk[i] = MAX(d->chunk[i], 1);
+    }
+    if (d->nd != a->nd)
+        return "its chunk rank differs from its shape";
+    char *fill = fill_json(d, a);
+    char *flt = d->filters->len ? g_strdup_printf("[%s]", d->filters->str) : NULL;
+    GString *z = g_string_new(NULL);
+    hpc_refs_zarray(a, d->chunk, NULL, flt, fill, z);
+    hpc_refs_text(r, key, ".zarray", z->str);
+    g_string_free(z, TRUE);
+    d->started = 1;
+    int nofill = fill == NULL;
+    g_free(fill);
+    g_free(flt);
+    return nofill ? "FILL" : NULL;
+}
+
+/* "c OFFSET SIZE MASK C0,C1,...": one chunk's reference. */
+static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char *rest,
+                              const hpc_refs_array *a)
+{
+    guint64 off, size;
+    unsigned mask;
+    char coords[1024];
+    int at = 0;
+    if (sscanf(rest, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u %1023s%n", &off, &size,
+               &mask, coords, &at) != 4)
+        return "the reader's chunk table is malformed";
+    const char *file = rest[at] == ' ' ? rest + at + 1 : d->file;   /* a chunk in another file */
+    if (mask)
+        return "a chunk is stored with some filters skipped (a nonzero filter mask, e.g. an "
+               "unfiltered partial edge chunk)";
+    if (d->fletcher && size < 4)
+        return "a chunk shorter than its fletcher32 checksum";
+    gchar **c = g_strsplit(coords, ",", -1);
+    GString *name = g_string_new(NULL);
+    int i = 0;
+    for (; c[i] && i < d->nd; i++) {
+        uint64_t v = g_ascii_strtoull(c[i], NULL, 10);
+        /* a chunk beyond the extent: libhdf5 1.10 gives such coordinates for
+         * some indexes where h5py reads other values; trust none of them */
+        if (v % d->chunk[i] || v >= MAX(a->shape[i], 1))
+            break;
+        g_string_append_printf(name, "%s%" G_GUINT64_FORMAT, i ? "." : "", v / d->chunk[i]);
+    }
+    const char *why = i != d->nd || c[i] ? "a chunk off the chunk grid or beyond the extent "
+                                           "(libhdf5's chunk coordinates not trusted)" : NULL;
+    if (!why)
+        hpc_refs_range(r, key, name->str, file, off, d->fletcher ? size - 4 : size);
+    d->nchunks++;
+    g_hash_table_add(d->seen, g_string_free(name, FALSE));
+    g_strfreev(c);
+    return why;
+}
+
+/* Byte transposition as HDF5's shuffle filter (and numcodecs'): all first
+ * bytes of the elements, then all second bytes, ...; a tail stays. */
+static void shuffle(GByteArray *b, unsigned es)
+{
+    size_t n = es > 1 ? b->len / es : 0;
+    if (!n)
+        return;
+    guint8 *out = g_memdup2(b->data, b->len);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < es; k++)
+            out[k * n + i] = b->data[i * es + k];
+    memcpy(b->data, out, n * es);
+    g_free(out);
+}
+
+/* A zlib stream of stored (uncompressed) deflate blocks: what any zlib
+ * decoder reads back as b. */
+static void zlib_stored(GByteArray *b)
+{
+    GByteArray *z = g_byte_array_sized_new(b->len + b->len / 65535 * 5 + 16);
+    guint8 head[2] = { 0x78, 0x01 };
+    g_byte_array_append(z, head, 2);
+    size_t at = 0;
+    do {
+        size_t n = MIN(b->len - at, 65535u);
+        guint8 h[5] = { at + n == b->len, (guint8)n, (guint8)(n >> 8), (guint8)~n,
+                        (guint8)(~n >> 8) };
+        g_byte_array_append(z, h, 5);
+        g_byte_array_append(z, b->data + at, (guint)n);
+        at += n;
+    } while (at < b->len);
+    uint32_t s1 = 1, s2 = 0;
+    for (size_t i = 0; i < b->len; i++) {
+        s1 = (s1 + b->data[i]) % 65521;
+        s2 = (s2 + s1) % 65521;
+    }
+    uint32_t ad = s2 << 16 | s1;
+    guint8 t[4] = { (guint8)(ad >> 24), (guint8)(ad >> 16), (guint8)(ad >> 8), (guint8)ad };
+    g_byte_array_append(z, t, 4);
+    g_byte_array_set_size(b, 0);
+    g_byte_array_append(b, z->data, z->len);
+    g_byte_array_free(z, TRUE);
+}
+
+/* Grid position idx (C order) as a chunk key. */
+static void grid_key(const desc *d, const hpc_refs_array *a, uint64_t idx, GString *k)
+{
+    uint64_t pos[HPC_REFS_MAX_DIMS];
+    for (int i = a->nd - 1; i >= 0; i--) {
+        uint64_t n = (a->shape[i] + d->chunk[i] - 1) / d->chunk[i];
+        pos[i] = n ? idx % n : 0;
+        idx = n ? idx / n : 0;
+    }
+    g_string_truncate(k, 0);
+    for (int i = 0; i < a->nd; i++)
+        g_string_append_printf(k, "%s%" G_GUINT64_FORMAT, i ? "." : "", pos[i]);
+    if (!a->nd)
+        g_string_append_c(k, '0');
+}
+
+/* Every chunk never written, inline: the fill value encoded by the pipeline. */
+static const char *fill_chunks(hpc_refs *r, desc *d, const char *key, const hpc_refs_array *a,
+                               uint64_t total, int nofill)
+{
+    uint64_t missing = 0, elems = 1, bytes;
+    GString *name = g_string_new(NULL);
+    for (uint64_t i = 0; total != UINT64_MAX && i < total; i++) {
+        grid_key(d, a, i, name);
+        missing += !g_hash_table_contains(d->seen, name->str);
+    }
+    g_string_free(name, TRUE);
+    if (!missing)
+        return NULL;
+    if (nofill || !d->fill || total == UINT64_MAX)
+        return "chunks never written and a fill value zarr cannot hold (or none defined)";
+    gsize fn;
+    const guint8 *fv = g_bytes_get_data(d->fill, &fn);
+    for (int i = 0; i < a->nd; i++)
+        elems *= d->chunk[i];
+    if (!hpc_mul_u64(elems, fn, &bytes) || bytes > FILL_CHUNK_MAX ||
+        missing > FILL_TOTAL_MAX / MAX(bytes, 1))
+        return "too many or too large chunks never written to write inline";
+    GByteArray *b = g_byte_array_sized_new((guint)bytes);
+    for (uint64_t i = 0; i < elems; i++)
+        g_byte_array_append(b, fv, (guint)fn);
+    for (guint i = 0; i < d->codecs->len; i++) {
+        const codec *k = &g_array_index(d->codecs, codec, i);
+        if (k->id == H5Z_SHUFFLE)
+            shuffle(b, k->elemsize);
+        else
+            zlib_stored(b);
+    }
+    name = g_string_new(NULL);
+    for (uint64_t i = 0; i < total; i++) {
+        grid_key(d, a, i, name);
+        if (!g_hash_table_contains(d->seen, name->str))
+            hpc_refs_inline(r, key, name->str, b->data, b->len);
+    }
+    g_string_free(name, TRUE);
+    g_byte_array_free(b, TRUE);
+    return NULL;
+}
+
+/* Chunks of the whole shape on d's grid. */
+static uint64_t grid_chunks(const desc *d, const hpc_refs_array *a)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < a->nd; i++)
+        if (!hpc_mul_u64(n, (a->shape[i] + d->chunk[i] - 1) / d->chunk[i], &n))
+            return UINT64_MAX;
+    return n;
+}
+
+/* A header line into d; a reason when the array cannot be referenced. */
+static const char *header_line(desc *d, const char *line, const hpc_refs_array *a)
+{
+    if (g_str_has_prefix(line, "file ")) {      /* the reader's own overrides the core's */
+        g_free(d->file);
+        d->file = g_strdup(line + 5);
+    }
+    else if (g_str_has_prefix(line, "layout "))
+        d->layout = g_strdup(line + 7);
+    else if (g_str_has_prefix(line, "order "))
+        d->order = line[6] == 'b' ? '>' : line[6] == 'l' ? '<' : '|';
+    else if (g_str_has_prefix(line, "unsup ") && !d->unsup)
+        d->unsup = g_strdup(line + 6);
+    else if (sscanf(line, "addr %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &d->addr, &d->size) == 2)
+        d->has_addr = 1;
+    else if (g_str_has_prefix(line, "filter "))
+        return filter_line(d, line + 7, a);
+    else if (g_str_has_prefix(line, "chunk ")) {
+        gchar **c = g_strsplit(line + 6, ",", -1);
+        for (d->nd = 0; c[d->nd] && d->nd < HPC_REFS_MAX_DIMS; d->nd++)
+            d->chunk[d->nd] = MAX(g_ascii_strtoull(c[d->nd], NULL, 10), 1);
+        g_strfreev(c);
+    } else if (g_str_has_prefix(line, "fill ") && strcmp(line + 5, "none")) {
+        GByteArray *b = g_byte_array_new();
+        for (const char *p = line + 5; p[0] && p[1]; p += 2) {
+            guint8 v = (guint8)(g_ascii_xdigit_value(p[0]) << 4 | g_ascii_xdigit_value(p[1]));
+            g_byte_array_append(b, &v, 1);
+        }
+        d->fill = g_byte_array_free_to_bytes(b);
+    } else if (!strcmp(line, "fletcher32 verified"))
+        d->verified = 1;
+    return NULL;
+}
+
+/* The file's dtype: the mount's (little-endian) with the file's order. */
+static const char *file_dtype(const desc *d, hpc_refs_array *f)
+{
+    if (d->order == '>' && f->dtype[0] == '<')
+        f->dtype[0] = '>';
+    else if (d->order == '>' || (d->order == '|' && f->itemsize > 1 && f->dtype[0] != '|'))
+        return "its type's byte order is not one numpy names";
+    f->raw = 1;
+    return NULL;
+}
+
+/* Contiguous in the file's byte order: one extent on a regular grid. */
+static int contiguous(hpc_refs *r, desc *d, hpc_ino ino, const char *key, const char *name,
+                      const hpc_refs_array *f, const char **why)
+{
+    if (d->size != f->nbytes) {
+        *why = "its stored size differs from its shape";
+        return HPC_OK;
+    }
+    GArray *ex = g_array_new(FALSE, FALSE, sizeof(hpc_refs_ext));
+    hpc_refs_ext e = { d->file, d->addr, d->size, d->addr + d->size };
+    g_array_append_val(ex, e);
+    int rc = hpc_refs_extents(r, ino, key, name, f, ex, why);
+    g_array_free(ex, TRUE);
+    return rc;
+}
+
+/* Walk the reader's lines: header, then chunk lines. */
+static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char *key,
+                    const char *name, hpc_refs_array *f, const char **why, int *done)
+{
+    int i = 0;
+    for (; lines[i] && !*why && !g_str_has_prefix(lines[i], "c "); i++)
+        *why = header_line(d, lines[i], f);
+    if (*why || !d->layout || !d->file)
+        return *why || d->layout ? HPC_OK : HPC_E_CORRUPT;
+    int chunked = !strcmp(d->layout, "chunked");
+    if (!strcmp(d->layout, "compact") && !d->unsup && f->nbytes <= COMPACT_MAX) {
+        *done = 1;                      /* compact: inline, whatever the threshold */
+        return hpc_refs_inline_array(r, ino, key, f);
+    }
+    if (!chunked && d->unsup && !d->has_addr)
+        return HPC_OK;                  /* the mount's bytes, as the extents give them */
+    *done = 1;
+    if (d->unsup || (*why = file_dtype(d, f))) {
+        *why = *why ? *why : g_string_chunk_insert(r->texts, d->unsup);
+        return HPC_OK;
+    }
+    if (!chunked && d->has_addr)
+        return contiguous(r, d, ino, key, name, f, why);
+    const char *w = start_array(r, d, key, f);
+    int nofill = w && !strcmp(w, "FILL");
+    *why = nofill ? NULL : w;
+    for (; lines[i] && !*why; i++)
+        *why = g_str_has_prefix(lines[i], "c ") ? chunk_line(r, d, key, lines[i] + 2, f)
+                                                : header_line(d, lines[i], f);
+    if (!*why && d->fletcher && !d->verified)
+        *why = "fletcher32 checksums that were not checked";
+    if (!*why)      /* by key: chunks beyond a shrunk extent count in nchunks */
+        *why = fill_chunks(r, d, key, f, grid_chunks(d, f), nofill);
+    return HPC_OK;
+}
+
+int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
+                     const hpc_refs_array *a, const char **why, int *done)
+{
+    GString *t = g_string_new(NULL);
+    *done = 0;
+    int rc = hpc_mount_chunks(r->m, ino, t);
+    if (rc == HPC_E_NOTSUP) {
+        g_string_free(t, TRUE);
+        return HPC_OK;
+    }
+    desc d = { .filters = g_string_new(NULL), .order = '|',
+               .codecs = g_array_new(FALSE, FALSE, sizeof(codec)),
+               .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+    hpc_refs_array f = *a;
+    f.dtype = g_strdup(a->dtype);
+    gchar **lines = g_strsplit(t->str, "\n", -1);
+    if (rc == HPC_OK)
+        rc = describe(r, &d, lines, ino, key, name, &f, why, done);
+    g_strfreev(lines);
+    g_free(f.dtype);
+    desc_clear(&d);
+    g_string_free(t, TRUE);
+    return rc;
+}

@@ -1,0 +1,65 @@
+/* hpc_refs_int.h - what the parts of the reference writer share
+ * (hpc_refs.c: the walk and verbatim arrays; hpc_refs_chunks.c: arrays
+ * described by a reader's chunk table). */
+#ifndef HPC_REFS_INT_H
+#define HPC_REFS_INT_H
+
+#include "hpc_refs.h"
+
+#define HPC_REFS_MAX_DIMS 32
+
+typedef struct hpc_refs {
+    hpc_mount *m;
+    hpc_refs_opts o;
+    const char *source, *root_path;
+    GString *refs;             /* the members of "refs", comma-separated */
+    unsigned nrefs;
+    GHashTable *tmpl;          /* file path -> template name */
+    GPtrArray *tmpl_paths;     /* in order of first use */
+    char *failed_at;           /* path of the node that failed the walk */
+    GStringChunk *texts;       /* reasons a reader gave, alive until the end */
+    unsigned narrays, nranges, ninline, nnotes;
+} hpc_refs;
+
+/** An array as user.dtype and user.shape describe it. */
+typedef struct hpc_refs_array {
+    char *dtype;
+    int nd;
+    uint64_t shape[HPC_REFS_MAX_DIMS];
+    uint64_t itemsize, row, nbytes;   /* row: bytes of one index of the first axis */
+    int raw;                   /* the file's bytes, not the mount's: never inline */
+} hpc_refs_array;
+
+/** One extent, by path (hpc_extent's source may close with its container). */
+typedef struct hpc_refs_ext {
+    const char *path;
+    uint64_t off, len, size;   /* size: of the file, for full-size last chunks */
+} hpc_refs_ext;
+
+void hpc_refs_json_str(GString *o, const char *s);
+void hpc_refs_text(hpc_refs *r, const char *prefix, const char *name, const char *text);
+void hpc_refs_range(hpc_refs *r, const char *prefix, const char *name, const char *path,
+                    uint64_t off, uint64_t len);
+void hpc_refs_inline(hpc_refs *r, const char *prefix, const char *name, const void *buf,
+                     size_t len);
+void hpc_refs_note(hpc_refs *r, GString *notes, const char *name, const char *why);
+void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char *compressor,
+                     const char *filters, const char *fill, GString *o);
+int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
+                    const hpc_refs_array *a, const char *extra);
+
+/** The whole array as one inline chunk of the mount's bytes. */
+int hpc_refs_inline_array(hpc_refs *r, hpc_ino ino, const char *key, const hpc_refs_array *a);
+/** An array over extents ex: a regular grid, else one array per extent
+ *  (then 1), or *why. */
+int hpc_refs_extents(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
+                     const hpc_refs_array *a, const GArray *ex, const char **why);
+
+/** When the reader has a chunk table for ino (HDF5 chunked, contiguous in
+ *  the file's byte order, compact): write the array's .zarray and chunks,
+ *  *done = 1; or set *why when it cannot be referenced.  *done = 0 and
+ *  HPC_OK when the reader has no table (then the extents are used). */
+int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
+                     const hpc_refs_array *a, const char **why, int *done);
+
+#endif
