@@ -499,18 +499,16 @@ static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
 /* kerchunk references of the tree under path, written only when complete. */
 static int cmd_refs(dump *d, const char *path)
 {
-    hpc_refs_opts o = { (uint64_t)d->inline_max };
-    GString *out = g_string_new(NULL);
-    GError *err = NULL;
-    int rc = hpc_refs_json(d->c, path, &o, out, &err);
-    if (rc != HPC_OK) {
-        fprintf(stderr, "hpcdump: %s\n", err ? err->message : hpc_strerror(rc));
-    } else if (fwrite(out->str, 1, out->len, stdout) != out->len || fflush(stdout) != 0) {
+    char *json = NULL;
+    size_t len = 0;
+    int rc = hpcmount_refs(d->c, path, (uint64_t)d->inline_max, &json, &len);
+    if (rc != HPCMOUNT_OK) {
+        fprintf(stderr, "hpcdump: %s\n", hpcmount_last_error());
+    } else if (fwrite(json, 1, len, stdout) != len || fflush(stdout) != 0) {
         fprintf(stderr, "hpcdump: refs: write: %s\n", g_strerror(errno));
-        rc = HPC_E_IO;
+        rc = HPCMOUNT_E_IO;
     }
-    g_clear_error(&err);
-    g_string_free(out, TRUE);
+    hpcmount_free(json);
     return rc;
 }
 
@@ -590,7 +588,7 @@ static int run(dump *d, const command *cmd, char **args)
         return extract_tree(d->c, &st, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     }
     if (strcmp(name, "refs") == 0)
-        return cmd_refs(d, args[0] ? args[0] : "/") == HPC_OK ? EXIT_OK : EXIT_FAIL;
+        return cmd_refs(d, args[0] ? args[0] : "/") == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     if (strcmp(name, "cat") == 0)
         return cmd_cat(d, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     const char *path = strcmp(name, "info") == 0 ? "/.info" : args[0] ? args[0] : "/";
@@ -612,7 +610,7 @@ int main(int argc, char *argv[])
 {
     char **sets = NULL;
     gboolean lng = FALSE, rec = FALSE, version = FALSE;
-    gint64 inline_max = HPC_REFS_INLINE_DEFAULT;
+    gint64 inline_max = HPCMOUNT_REFS_INLINE_DEFAULT;
     GOptionEntry entries[] = {
         { "options", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "container options, as hpcmount's -o", "OPTS" },
         { "long", 'l', 0, G_OPTION_ARG_NONE, &lng, "ls: long listing, as ls -l", NULL },

@@ -156,8 +156,15 @@ static void fill_out(hid_t dcpl, hid_t ftype, GString *o)
 {
     H5D_fill_value_t st;
     size_t size = H5Tget_size(ftype);
+    H5D_fill_time_t when = H5D_FILL_TIME_IFSET;
     unsigned char *buf = g_malloc0(MAX(size, 1));
-    if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED ||
+    /* fill time "never": libhdf5 leaves unwritten storage alone and h5py
+     * (like the mount) shows zeros, not the fill value */
+    if (H5Pget_fill_time(dcpl, &when) >= 0 && when == H5D_FILL_TIME_NEVER) {
+        g_string_append(o, "fill ");
+        put_hex(o, buf, size);
+        g_string_append_c(o, '\n');
+    } else if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED ||
         H5Pget_fill_value(dcpl, ftype, buf) < 0) {
         g_string_append(o, "fill none\n");
     } else {

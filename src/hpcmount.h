@@ -142,6 +142,18 @@ HPCMOUNT_API int hpcmount_listxattr(hpcmount *m, uint64_t ino, char **names, siz
 /** The text of /.info (hpcmount_free it). */
 HPCMOUNT_API int hpcmount_info(hpcmount *m, char **text, size_t *len);
 
+/** hpcmount_refs: the inline threshold hpcdump refs uses by default. */
+#define HPCMOUNT_REFS_INLINE_DEFAULT 500
+
+/**
+ * kerchunk references (version 1 JSON, a zarr v2 hierarchy) of the tree
+ * under path: chunks of at most inline_max bytes inline, the others as
+ * byte ranges of the source files (docs/refs.md).  *json (hpcmount_free
+ * it) is the whole document, or NULL on failure.
+ */
+HPCMOUNT_API int hpcmount_refs(hpcmount *m, const char *path, uint64_t inline_max, char **json,
+                               size_t *len);
+
 /**
  * Where the bytes of file ino lie verbatim in the source files: *n extents
  * in file order covering the whole file (hpcmount_extents_free them).

@@ -9,6 +9,7 @@
 
 #include "hpc_bytes.h"
 #include "hpc_mount.h"
+#include "hpc_refs.h"
 #include "hpcmount.h"
 
 #define READ_PIECE (8u << 20)     /* bytes per core read: bounds its buffers */
@@ -24,6 +25,7 @@ static GPrivate last_error = G_PRIVATE_INIT(g_free);
 
 G_STATIC_ASSERT((int)HPCMOUNT_E_CHANGED == (int)HPC_E_CHANGED);
 G_STATIC_ASSERT((int)HPCMOUNT_E_IO == (int)HPC_E_IO);
+G_STATIC_ASSERT(HPCMOUNT_REFS_INLINE_DEFAULT == HPC_REFS_INLINE_DEFAULT);
 
 static int fail_msg(int code, char *msg)
 {
@@ -365,5 +367,26 @@ int hpcmount_formats(char **text)
     GString *s = g_string_new(NULL);
     hpc_formats_describe(s);
     *text = g_string_free(s, FALSE);
+    return HPC_OK;
+}
+
+int hpcmount_refs(hpcmount *h, const char *path, uint64_t inline_max, char **json, size_t *len)
+{
+    hpc_refs_opts o = { inline_max };
+    GString *out = g_string_new(NULL);
+    GError *err = NULL;
+    *json = NULL;
+    *len = 0;
+    int rc = hpc_refs_json(h->m, path ? path : "/", &o, out, &err);
+    if (rc != HPC_OK) {
+        g_string_free(out, TRUE);
+        if (!err)
+            return fail(rc, path ? path : "/");
+        rc = fail_msg(rc, g_strdup(err->message));
+        g_error_free(err);
+        return rc;
+    }
+    *len = out->len;
+    *json = g_string_free(out, FALSE);
     return HPC_OK;
 }

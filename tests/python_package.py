@@ -368,5 +368,43 @@ class Fsspec(unittest.TestCase):
             np.testing.assert_array_equal(a, h["contig"][()])
 
 
+class Refs(unittest.TestCase):
+    """hpcmount.refs() is hpcdump refs' document, and zarr reads it back
+    as the package's own arrays."""
+
+    def test_refs(self):
+        import json
+        import subprocess
+        import fsspec
+        import zarr
+        dump = os.path.join(os.environ["top_builddir"], "dump", "hpcdump")
+        compared = 0
+        for src, mnt, _ in containers():
+            if mnt == "-" or not src.endswith((".gsd", "b_multichunk.sion", ".h5")):
+                continue
+            with self.subTest(src=src):
+                got = hpcmount.refs(src, inline_max=0)
+                out = subprocess.run([dump, "refs", "--inline=0", src], check=True,
+                                     stdout=subprocess.PIPE).stdout
+                self.assertEqual(got, json.loads(out))
+                fs = fsspec.filesystem("reference", fo=got, remote_protocol="file")
+                root = zarr.open(fs.get_mapper(""), mode="r")
+                seen = []
+                root.visitvalues(lambda v: seen.append(v) if isinstance(v, zarr.Array) else None)
+                with hpcmount.open(src) as c:
+                    for arr in seen:
+                        path = "/" + arr.path
+                        try:
+                            want = c.array(path)
+                        except (OSError, ValueError):
+                            continue
+                        if want.shape == arr.shape:
+                            np.testing.assert_array_equal(arr[...], want)
+                            compared += 1
+        self.assertGreater(compared, 10)
+        with self.assertRaises(hpcmount.FormatError):
+            hpcmount.refs(os.path.join(DATA, "a_4tasks.sion.manifest.txt"))
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])

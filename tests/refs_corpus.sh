@@ -1,13 +1,16 @@
 #!/bin/bash
-# refs_corpus.sh - `hpcdump refs` of every file of $HPC_CORPUS (gsd, hdf5,
+# refs_corpus.sh - `hpcdump refs` of every file of $HPC_REFS_CORPUS (gsd, hdf5,
 # hdf4, sion; not hdf5-cve): a file hpcdump refuses gives exit 1, one line,
 # nothing on stdout; of the others every array zarr and xarray read
 # through the references equals the tree's bytes (hpcdump extract) and the
 # library's values (gsd.fl, h5py, SDreaddata).  The closing note counts
 # the arrays and lists what is not covered, with why.  Skips unless
-# HPC_CORPUS names the corpus (each file under a 4 GiB address-space cap).
+# HPC_REFS_CORPUS names the corpus (each file under a 4 GiB address-space cap).
 . "$(dirname "$0")/lib.sh"
-[ -n "${HPC_CORPUS:-}" ] && [ -d "$HPC_CORPUS" ] || { echo "SKIP: HPC_CORPUS not set"; exit 77; }
+# its own variable, not HPC_CORPUS: a whole pass takes about 45 minutes,
+# more than CI's budget leaves, so CI does not run it
+HPC_CORPUS=${HPC_REFS_CORPUS:-}
+[ -n "$HPC_CORPUS" ] && [ -d "$HPC_CORPUS" ] || { echo "SKIP: HPC_REFS_CORPUS not set"; exit 77; }
 $PY -c "import fsspec, zarr, xarray, h5py, gsd.fl" 2>/dev/null ||
     { echo "SKIP: python3-fsspec/zarr/xarray/h5py/gsd missing (tests/deps.sh)"; exit 77; }
 V="$top_srcdir/tests/refs_verify.py"

@@ -15,6 +15,7 @@ served exactly.  Every call may be made from many threads at once.
 import ctypes
 import errno
 import io
+import json
 import os
 import posixpath
 import stat as _stat
@@ -23,7 +24,7 @@ import threading
 from . import _lib
 from ._lib import lib
 
-__all__ = ["open", "Container", "FormatError", "version"]
+__all__ = ["open", "refs", "Container", "FormatError", "version"]
 
 _MAX_LINKS = 40
 _PIECE = 16 << 20           # bytes per read of array()'s thread pool
@@ -262,6 +263,15 @@ class Container:
         _check(lib.hpcmount_info(self._handle(), ctypes.byref(v), ctypes.byref(n)))
         return _lib.take_bytes(v, n.value).decode(errors="replace")
 
+    def refs(self, path="/", inline_max=500):
+        """kerchunk references (version 1, a zarr v2 hierarchy) of the tree
+        under path, as a dict for fsspec's "reference" filesystem (fo=...).
+        Chunks of at most inline_max bytes are inline (docs/refs.md)."""
+        v, n = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(lib.hpcmount_refs(self._handle(), _bytes(path), inline_max, ctypes.byref(v),
+                                 ctypes.byref(n)), path=path)
+        return json.loads(_lib.take_bytes(v, n.value))
+
     def extents(self, path):
         """[(source_path, offset, length)] where the bytes of file path lie
         verbatim in the source files, or None when they are computed."""
@@ -327,6 +337,13 @@ class _RawFile(io.RawIOBase):
 
     def tell(self):
         return self._pos
+
+
+def refs(source, path="/", inline_max=500, **options):
+    """kerchunk references of the tree under path of SOURCE (a dict);
+    options as for open()."""
+    with Container(source, **options) as c:
+        return c.refs(path, inline_max)
 
 
 def open(source, **options):

@@ -50,6 +50,7 @@ _SIGNATURES = {
     "hpcmount_getxattr": (c_int, [c_void_p, c_uint64, c_char_p, P(c_void_p), P(c_size_t)]),
     "hpcmount_listxattr": (c_int, [c_void_p, c_uint64, P(c_void_p), P(c_size_t)]),
     "hpcmount_info": (c_int, [c_void_p, P(c_void_p), P(c_size_t)]),
+    "hpcmount_refs": (c_int, [c_void_p, c_char_p, c_uint64, P(c_void_p), P(c_size_t)]),
     "hpcmount_extents": (c_int, [c_void_p, c_uint64, P(P(Extent)), P(c_size_t)]),
     "hpcmount_extents_free": (None, [P(Extent), c_size_t]),
     "hpcmount_sources_unchanged": (c_int, [c_void_p, c_uint64]),
