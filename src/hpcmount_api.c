@@ -246,7 +246,8 @@ int hpcmount_getxattr(hpcmount *h, uint64_t ino, const char *name, void **value,
     if (rc != HPC_OK)
         return fail(rc, name);
     *value = g_malloc(n + 1);      /* NUL after: text values are C strings */
-    memcpy(*value, v, n);
+    if (n > 0)                     /* an empty value may come as NULL */
+        memcpy(*value, v, n);
     ((char *)*value)[n] = '\0';
     *len = n;
     g_free(v);
