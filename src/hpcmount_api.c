@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 #include "hpc_bytes.h"
@@ -13,6 +14,8 @@
 #include "hpcmount.h"
 
 #define READ_PIECE (8u << 20)     /* bytes per core read: bounds its buffers */
+#define DIRECT_MIN (1u << 20)     /* reads this large skip the block cache */
+#define DIRECT_SPREAD 4u          /* read ahead a span up to 4x the bytes wanted */
 #define MAP_BATCH 64u             /* extents asked of the core per call */
 
 struct hpcmount {
@@ -210,11 +213,86 @@ int hpcmount_readdir(hpcmount *h, uint64_t dir, hpcmount_dirent_fn fn, void *ctx
     return fail_ino(rc, dir);
 }
 
+/* Tell the kernel the span of each source holding ext[] is wanted, when
+ * the span is not much more than the extents (GSD series: one extent per
+ * frame, spread over the file, which sequential read-ahead does not see). */
+static void advise_extents(const hpc_extent *ext, unsigned n)
+{
+    for (unsigned i = 0; i < n;) {
+        uint64_t lo = ext[i].off, hi = ext[i].off + ext[i].len, want = 0;
+        unsigned j = i;
+        for (; j < n && ext[j].src == ext[i].src; j++) {
+            lo = MIN(lo, ext[j].off);
+            hi = MAX(hi, ext[j].off + ext[j].len);
+            want += ext[j].len;
+        }
+        if (hi - lo <= want * DIRECT_SPREAD)
+            (void)posix_fadvise(ext[i].src->fd, (off_t)lo, (off_t)(hi - lo), POSIX_FADV_WILLNEED);
+        i = j;
+    }
+}
+
+/* pread one map batch of [off, off+len) of ino into buf; *got the bytes
+ * (0 at the end of the file).  HPC_E_NOTSUP when the bytes are computed or
+ * lie in a growing file's unsnapshotted tail: read them through the core. */
+static int direct_batch(hpcmount *h, uint64_t ino, char *buf, size_t len, uint64_t off,
+                        size_t *got)
+{
+    hpc_extent ext[MAP_BATCH];
+    unsigned n = 0;
+    size_t pos = 0;
+    *got = 0;
+    int rc = hpc_mount_map(h->m, ino, off, len, ext, MAP_BATCH, &n);
+    if (rc != HPC_OK)
+        return HPC_E_NOTSUP;     /* the core's read says what is wrong */
+    for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
+        uint64_t end = 0;
+        gboolean fits = ext[i].len <= len - pos && (ext[i].space == 0 ||
+                        (hpc_add_u64(ext[i].off, ext[i].len, &end) && end <= ext[i].space_size));
+        rc = fits && ext[i].src ? HPC_OK : HPC_E_NOTSUP;
+        pos += rc == HPC_OK ? ext[i].len : 0;
+    }
+    if (rc == HPC_OK)
+        advise_extents(ext, n);
+    pos = 0;
+    for (unsigned i = 0; rc == HPC_OK && i < n; pos += ext[i].len, i++)
+        rc = hpc_source_pread(ext[i].src, buf + pos, ext[i].len, ext[i].off);
+    if (rc == HPC_OK)
+        rc = hpc_mount_extents_unchanged(h->m, ino, ext, n);
+    hpc_mount_unmap(h->m, ino);
+    *got = rc == HPC_OK ? pos : 0;
+    return rc;
+}
+
+/* A bulk read of verbatim bytes: from the sources straight into buf, no
+ * block cache (a bulk load would only evict it) and no copy through it.
+ * *done the bytes read, also when a later part must go through the core
+ * (HPC_E_NOTSUP). */
+static int read_direct(hpcmount *h, uint64_t ino, char *buf, size_t len, uint64_t off,
+                       size_t *done)
+{
+    int rc = HPC_OK;
+    *done = 0;
+    while (rc == HPC_OK && *done < len) {
+        size_t got = 0;
+        rc = direct_batch(h, ino, buf + *done, len - *done, off + *done, &got);
+        if (rc == HPC_OK && got == 0)
+            break;
+        *done += got;
+    }
+    return rc;
+}
+
 int hpcmount_read(hpcmount *h, uint64_t ino, void *buf, size_t len, uint64_t off, size_t *nread)
 {
     size_t done = 0;
-    int rc = HPC_OK;
-    while (done < len) {
+    int rc = len >= DIRECT_MIN ? read_direct(h, ino, buf, len, off, &done) : HPC_E_NOTSUP;
+    if (rc == HPC_OK) {
+        *nread = done;
+        return HPC_OK;
+    }
+    rc = rc == HPC_E_NOTSUP ? HPC_OK : rc;
+    while (rc == HPC_OK && done < len) {
         size_t want = MIN(len - done, (size_t)READ_PIECE), got = 0;
         rc = hpc_mount_read(h->m, ino, (char *)buf + done, want, off + done, &got);
         if (rc != HPC_OK || got == 0)

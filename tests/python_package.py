@@ -230,6 +230,62 @@ class Arrays(unittest.TestCase):
         self.assertGreater(n, 0)
 
 
+class BulkReads(unittest.TestCase):
+    """Reads of 1 MiB and more take the bytes straight from the source
+    files (no block cache): they equal the library's values, at any
+    offset, through npy views, and never come from a changed source."""
+
+    @classmethod
+    def setUpClass(cls):
+        import gsd.fl
+        cls.dir = os.path.join(os.environ.get("TMPDIR", "/tmp"), "bulk-%d" % os.getpid())
+        os.makedirs(cls.dir, exist_ok=True)
+        cls.gsd = os.path.join(cls.dir, "bulk.gsd")
+        rng = np.random.default_rng(7)
+        cls.pos = rng.random((300, 1000, 3), dtype=np.float32)   # 3.6 MB in 300 frames
+        with gsd.fl.open(cls.gsd, "wb", application="t", schema="hoomd",
+                         schema_version=[1, 4]) as f:
+            for i in range(300):
+                f.write_chunk("configuration/step", np.array([i], dtype=np.uint64))
+                f.write_chunk("particles/position", cls.pos[i])
+                f.end_frame()
+
+    def test_series_and_ranges(self):
+        want = self.pos.tobytes()
+        with hpcmount.open(self.gsd) as c:
+            p = "/series/particles/position"
+            np.testing.assert_array_equal(c.array(p), self.pos)
+            for threads in (1, 2):
+                np.testing.assert_array_equal(c.array(p, threads=threads), self.pos)
+            for off in (0, 5, 12000 - 7, 1234567):
+                n = min(len(want) - off, (1 << 20) + 12345)
+                self.assertEqual(c.read(p, off, n), want[off:off + n], "offset %d" % off)
+            self.assertEqual(c.read(p, len(want) - 100, 2 << 20), want[-100:])
+
+    def test_npy_view(self):
+        with hpcmount.open(self.gsd, npy=True) as c:
+            p = "/series/particles/position.npy"
+            raw = c.read(p, 0, 8 << 20)
+            self.assertEqual(len(raw), c.stat(p).st_size)
+            import io
+            np.testing.assert_array_equal(np.load(io.BytesIO(raw)), self.pos)
+
+    def test_changed_source(self):
+        import h5py
+        src = os.path.join(self.dir, "changed.h5")
+        want = np.arange(1 << 18, dtype="<f8")                  # 2 MiB, contiguous
+        with h5py.File(src, "w") as f:
+            f["d"] = want
+            off = f["d"].id.get_offset()
+        with hpcmount.open(src) as c:
+            self.assertEqual(c.read("d", 0, 2 << 20), want.tobytes())
+            with open(src, "r+b") as fh:      # same size, other bytes
+                fh.seek(off + (1 << 20))
+                fh.write(b"\xff" * 4096)
+            got = read_or_errno(lambda: c.read("d", 0, 2 << 20))
+            self.assertEqual(got, ("errno", errno.EIO), "a changed source: EIO, never its new bytes")
+
+
 class BadInput(unittest.TestCase):
     """Errors raise with the one-line message; the interpreter lives."""
 

@@ -51,36 +51,10 @@ def _mapped(c, st, ext, dtype, shape):
     return a
 
 
-def _read_extents(c, path, st, ext, a):
-    """Fill a with the verbatim extents straight from the source files
-    (pread into the array: no block cache, no extra copy)."""
-    out = memoryview(a.reshape(-1).view(np.uint8))
-    fds = {}
-    pos = 0
-    try:
-        for src, off, length in ext:
-            if src not in fds:
-                fds[src] = os.open(src, os.O_RDONLY | os.O_CLOEXEC)
-            done = 0
-            while done < length:
-                n = os.preadv(fds[src], [out[pos + done:pos + length]], off + done)
-                if n <= 0:
-                    raise OSError(errno.EIO, "%s: %s ends before offset %d"
-                                  % (path, src, off + length))
-                done += n
-            pos += length
-    finally:
-        for fd in fds.values():
-            os.close(fd)
-    if pos != st.size:
-        raise OSError(errno.EIO, "%s: extents of %d bytes, the file %d" % (path, pos, st.size))
-    _unchanged(c, st.ino)
-
-
 def _read_all(c, path, ino, a, size, threads):
     """Fill array a (size bytes) with the file: one read, or pieces read by
-    a thread pool (the library computes them in parallel; ctypes drops the
-    GIL)."""
+    a thread pool (ctypes drops the GIL): the library computes pieces in
+    parallel, and preads verbatim bytes straight into the array."""
     addr = a.ctypes.data
     if threads is None:
         threads = os.cpu_count() or 1
@@ -109,10 +83,8 @@ def array(c, path, threads=None):
     if a is not None:
         return a
     a = np.empty(shape, dtype)
-    if ext is not None:
-        _read_extents(c, path, st, ext, a)       # verbatim: I/O and copies only
-    elif st.size:
-        _read_all(c, path, st.ino, a, st.size, threads)   # computed: every core
+    if st.size:
+        _read_all(c, path, st.ino, a, st.size, threads)
     return a
 
 
