@@ -14,7 +14,7 @@ import h5py
 import numpy
 
 RUNS = int(os.environ.get("RUNS", "3"))
-FRAMES_PER_TASK = int(os.environ.get("FRAMES_PER_TASK", "250"))
+FRAMES_PER_TASK = int(os.environ.get("FRAMES_PER_TASK", "10"))
 
 
 def best(fn):
@@ -66,8 +66,10 @@ def main():
             return acc / len(t)
     t_loop, m_loop = best(hoomd_loop)
     # one Dask task per FRAMES_PER_TASK frames: zarr reads their chunks
-    # (one reference each) in one merged call, and the task overhead of one
-    # task per 120 KB frame is gone
+    # (one reference each) in one call, and the task overhead of one task
+    # per 120 KB frame is gone; a few frames per task, not hundreds, keep
+    # each task's arrays small (250 frames per task: 30 MB, then 60 MB as
+    # f8, per task, which took 8x longer than 10 here)
     series = refs(gsdrefs, "series/particles/position")
     per = (FRAMES_PER_TASK,) + series.shape[1:]
     t_gref, m_gref = best(lambda: refs(gsdrefs, "series/particles/position", per)
