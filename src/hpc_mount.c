@@ -595,6 +595,42 @@ static void text_stat(hpc_mount *m, hpc_ino ino, GString *text, hpc_stat *st)
 
 /* ---- calls into a container's slot -------------------------------------- */
 
+/* Where a call on a mount id goes.  Three cases: SOURCE is one container
+ * (c set, sn 0, no slot); the id is the run directory's own node (c NULL,
+ * sn 0); or it lies in container slot sn (s taken, c NULL when the
+ * container failed to open).  Every call that enters leaves. */
+typedef struct route {
+    hpc_container *c;
+    hpc_ino inner;               /* the id inside c */
+    uint32_t sn;
+    slot *s;
+} route;
+
+static int enter(hpc_mount *m, hpc_ino ino, route *r)
+{
+    memset(r, 0, sizeof *r);
+    r->inner = ino;
+    if (m->single) {
+        r->c = m->single;
+        return HPC_OK;
+    }
+    int rc = decode(m, ino, &r->sn, &r->inner);
+    if (rc != HPC_OK || r->sn == 0)
+        return rc;
+    return slot_acquire(m, r->sn, &r->s, &r->c);
+}
+
+/* The id is a node of the run directory itself. */
+static gboolean in_dir(const route *r)
+{
+    return !r->c && !r->s;
+}
+
+static int leave(hpc_mount *m, const route *r, int rc)
+{
+    return r->s ? slot_release(m, r->s, rc) : rc;
+}
+
 /* Translate a container's attributes to mount ids (in place). */
 static void outward(hpc_mount *m, uint32_t sn, hpc_stat *st)
 {
@@ -639,69 +675,65 @@ static int failed_call(hpc_mount *m, slot *s, uint32_t sn, hpc_ino inner, hpc_st
 
 /* ---- tree --------------------------------------------------------------- */
 
+/* Look name up in a directory of the run directory. */
+static int dir_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    if (parent == HPC_INO_ROOT && strcmp(name, ".info") == 0) {
+        text_stat(m, HPC_INO_INFO, dir_info(m), st);
+        return HPC_OK;
+    }
+    char *rel = node_rel(m, parent);
+    if (!rel)
+        return HPC_E_NOENT;
+    char *child = *rel ? g_build_filename(rel, name, NULL) : g_strdup(name);
+    int rc = strchr(name, '/') ? HPC_E_NOENT : node_at(m, child, st);
+    g_free(child);
+    g_free(rel);
+    return rc;
+}
+
+/* Attributes of a node of the run directory. */
+static int dir_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st)
+{
+    if (ino == HPC_INO_INFO) {
+        text_stat(m, HPC_INO_INFO, dir_info(m), st);
+        return HPC_OK;
+    }
+    char *rel = node_rel(m, ino);
+    int rc = rel ? node_at(m, rel, st) : HPC_E_NOENT;
+    g_free(rel);
+    return rc;
+}
+
 int hpc_mount_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st)
 {
-    if (m->single)
-        return hpc_container_lookup(m->single, parent, name, st);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, parent, &sn, &inner);
+    route r;
+    int rc = enter(m, parent, &r);
     if (rc != HPC_OK)
         return rc;
-    if (sn == 0) {
-        if (parent == HPC_INO_ROOT && strcmp(name, ".info") == 0) {
-            text_stat(m, HPC_INO_INFO, dir_info(m), st);
-            return HPC_OK;
-        }
-        char *rel = node_rel(m, parent);
-        if (!rel)
-            return HPC_E_NOENT;
-        char *child = *rel ? g_build_filename(rel, name, NULL) : g_strdup(name);
-        rc = strchr(name, '/') ? HPC_E_NOENT : node_at(m, child, st);
-        g_free(child);
-        g_free(rel);
-        return rc;
-    }
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    if (!c)
-        rc = inner == HPC_INO_ROOT && strcmp(name, ".info") == 0
-                 ? failed_call(m, s, sn, HPC_INO_INFO, st) : HPC_E_NOENT;
-    else if ((rc = hpc_container_lookup(c, inner, name, st)) == HPC_OK)
-        outward(m, sn, st);
-    return slot_release(m, s, rc);
+    if (in_dir(&r))
+        return dir_lookup(m, parent, name, st);
+    if (!r.c)
+        rc = r.inner == HPC_INO_ROOT && strcmp(name, ".info") == 0
+                 ? failed_call(m, r.s, r.sn, HPC_INO_INFO, st) : HPC_E_NOENT;
+    else if ((rc = hpc_container_lookup(r.c, r.inner, name, st)) == HPC_OK && r.sn)
+        outward(m, r.sn, st);
+    return leave(m, &r, rc);
 }
 
 int hpc_mount_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st)
 {
-    if (m->single)
-        return hpc_container_getattr(m->single, ino, st);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, ino, &sn, &inner);
+    route r;
+    int rc = enter(m, ino, &r);
     if (rc != HPC_OK)
         return rc;
-    if (sn == 0) {
-        if (ino == HPC_INO_INFO) {
-            text_stat(m, HPC_INO_INFO, dir_info(m), st);
-            return HPC_OK;
-        }
-        char *rel = node_rel(m, ino);
-        rc = rel ? node_at(m, rel, st) : HPC_E_NOENT;
-        g_free(rel);
-        return rc;
-    }
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    if (!c)
-        rc = failed_call(m, s, sn, inner, st);
-    else if ((rc = hpc_container_getattr(c, inner, st)) == HPC_OK)
-        outward(m, sn, st);
-    return slot_release(m, s, rc);
+    if (in_dir(&r))
+        return dir_getattr(m, ino, st);
+    if (!r.c)
+        rc = failed_call(m, r.s, r.sn, r.inner, st);
+    else if ((rc = hpc_container_getattr(r.c, r.inner, st)) == HPC_OK && r.sn)
+        outward(m, r.sn, st);
+    return leave(m, &r, rc);
 }
 
 static int cmp_names(gconstpointer a, gconstpointer b)
@@ -757,61 +789,57 @@ out:
     return HPC_OK;
 }
 
+/* A container that failed to open lists as an empty root with .info. */
+static void failed_readdir(hpc_mount *m, const route *r, uint64_t cookie, hpc_dirent_fn fn,
+                           void *ctx)
+{
+    hpc_stat root, info;
+    failed_call(m, r->s, r->sn, HPC_INO_ROOT, &root);
+    failed_call(m, r->s, r->sn, HPC_INO_INFO, &info);
+    if (cookie < 1 && fn(ctx, ".", &root, 1))
+        return;
+    if (cookie < 2 && fn(ctx, "..", &root, 2))
+        return;
+    if (cookie < 3)
+        fn(ctx, ".info", &info, 3);
+}
+
 int hpc_mount_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx)
 {
-    if (m->single)
-        return hpc_container_readdir(m->single, dir, cookie, fn, ctx);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, dir, &sn, &inner);
+    route r;
+    int rc = enter(m, dir, &r);
     if (rc != HPC_OK)
         return rc;
-    if (sn == 0)
+    if (in_dir(&r))
         return dir_readdir(m, dir, cookie, fn, ctx);
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    if (c) {
-        fwd_dir f = { m, sn, fn, ctx };
-        rc = hpc_container_readdir(c, inner, cookie, fwd_dirent, &f);
-    } else if (inner != HPC_INO_ROOT) {
+    if (r.c && !r.sn) {
+        rc = hpc_container_readdir(r.c, r.inner, cookie, fn, ctx);
+    } else if (r.c) {
+        fwd_dir f = { m, r.sn, fn, ctx };
+        rc = hpc_container_readdir(r.c, r.inner, cookie, fwd_dirent, &f);
+    } else if (r.inner != HPC_INO_ROOT) {
         rc = HPC_E_NOENT;
     } else {
-        hpc_stat root, info;
-        failed_call(m, s, sn, HPC_INO_ROOT, &root);
-        failed_call(m, s, sn, HPC_INO_INFO, &info);
-        if (cookie < 1 && fn(ctx, ".", &root, 1)) {
-        } else if (cookie < 2 && fn(ctx, "..", &root, 2)) {
-        } else if (cookie < 3) {
-            fn(ctx, ".info", &info, 3);
-        }
+        failed_readdir(m, &r, cookie, fn, ctx);
     }
-    return slot_release(m, s, rc);
+    return leave(m, &r, rc);
 }
 
 int hpc_mount_readlink(hpc_mount *m, hpc_ino ino, char **target)
 {
-    if (m->single)
-        return hpc_container_readlink(m->single, ino, target);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, ino, &sn, &inner);
+    route r;
+    int rc = enter(m, ino, &r);
     if (rc != HPC_OK)
         return rc;
-    if (sn == 0) {
+    if (in_dir(&r)) {
         char *rel = node_rel(m, ino), *path = rel ? abs_path(m, rel) : NULL;
         *target = path ? g_file_read_link(path, NULL) : NULL;
         g_free(rel);
         g_free(path);
         return *target ? HPC_OK : HPC_E_INVAL;
     }
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    rc = c ? hpc_container_readlink(c, inner, target) : HPC_E_INVAL;
-    return slot_release(m, s, rc);
+    rc = r.c ? hpc_container_readlink(r.c, r.inner, target) : HPC_E_INVAL;
+    return leave(m, &r, rc);
 }
 
 /* ---- data --------------------------------------------------------------- */
@@ -857,46 +885,32 @@ int hpc_mount_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t of
                    size_t *nread)
 {
     *nread = 0;
-    if (m->single)
-        return hpc_container_read(m->single, ino, buf, len, off, nread);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, ino, &sn, &inner);
+    route r;
+    int rc = enter(m, ino, &r);
     if (rc != HPC_OK)
         return rc;
-    if (sn == 0)
+    if (in_dir(&r))
         return ino == HPC_INO_INFO ? text_read(dir_info(m), buf, len, off, nread)
                                    : plain_read(m, ino, buf, len, off, nread);
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    if (c)
-        rc = hpc_container_read(c, inner, buf, len, off, nread);
+    if (r.c)
+        rc = hpc_container_read(r.c, r.inner, buf, len, off, nread);
     else
-        rc = inner == HPC_INO_INFO ? text_read(failed_info(m, s), buf, len, off, nread)
-                                   : HPC_E_NOENT;
-    return slot_release(m, s, rc);
+        rc = r.inner == HPC_INO_INFO ? text_read(failed_info(m, r.s), buf, len, off, nread)
+                                     : HPC_E_NOENT;
+    return leave(m, &r, rc);
 }
 
 int hpc_mount_map(hpc_mount *m, hpc_ino ino, uint64_t off, uint64_t len,
                   hpc_extent *ext, unsigned max, unsigned *n)
 {
     *n = 0;
-    if (m->single)
-        return hpc_container_map(m->single, ino, off, len, ext, max, n);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, ino, &sn, &inner);
-    if (rc != HPC_OK || sn == 0)
-        return rc != HPC_OK ? rc : HPC_E_NOTSUP;
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    rc = c ? hpc_container_map(c, inner, off, len, ext, max, n) : HPC_E_NOTSUP;
+    route r;
+    int rc = enter(m, ino, &r);
     if (rc != HPC_OK)
-        slot_release(m, s, rc);   /* on success the slot stays taken until unmap */
+        return rc;
+    rc = r.c ? hpc_container_map(r.c, r.inner, off, len, ext, max, n) : HPC_E_NOTSUP;
+    if (rc != HPC_OK)
+        leave(m, &r, rc);   /* on success a slot stays taken until unmap */
     return rc;
 }
 
@@ -945,18 +959,11 @@ int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext
 
 int hpc_mount_sources_unchanged(hpc_mount *m, hpc_ino ino)
 {
-    uint32_t sn;
-    hpc_ino inner;
-    if (m->single)
-        return hpc_container_sources_unchanged(m->single);
-    if (decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
-        return HPC_OK;
-    slot *s;
-    hpc_container *c;
-    int rc = slot_acquire(m, sn, &s, &c);
-    if (rc == HPC_OK)
-        rc = slot_release(m, s, c ? hpc_container_sources_unchanged(c) : HPC_OK);
-    return rc;
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc != HPC_OK)
+        return r.sn ? rc : HPC_OK;   /* an unknown id has no sources */
+    return leave(m, &r, r.c ? hpc_container_sources_unchanged(r.c) : HPC_OK);
 }
 
 void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize)
@@ -977,53 +984,29 @@ void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize)
 
 int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value, size_t *len)
 {
-    if (m->single)
-        return hpc_container_getxattr(m->single, ino, name, value, len);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, ino, &sn, &inner);
-    if (rc != HPC_OK || sn == 0)
-        return rc != HPC_OK ? rc : HPC_E_NODATA;
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    rc = c ? hpc_container_getxattr(c, inner, name, value, len) : HPC_E_NODATA;
-    return slot_release(m, s, rc);
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc == HPC_OK)
+        rc = r.c ? hpc_container_getxattr(r.c, r.inner, name, value, len) : HPC_E_NODATA;
+    return leave(m, &r, rc);
 }
 
 int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out)
 {
-    if (m->single)
-        return hpc_container_chunks(m->single, ino, out);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, ino, &sn, &inner);
-    if (rc != HPC_OK || sn == 0)
-        return rc != HPC_OK ? rc : HPC_E_NOTSUP;
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    rc = c ? hpc_container_chunks(c, inner, out) : HPC_E_NOTSUP;
-    return slot_release(m, s, rc);
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc == HPC_OK)
+        rc = r.c ? hpc_container_chunks(r.c, r.inner, out) : HPC_E_NOTSUP;
+    return leave(m, &r, rc);
 }
 
 int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out)
 {
-    if (m->single)
-        return hpc_container_listxattr(m->single, ino, out);
-    uint32_t sn;
-    hpc_ino inner;
-    int rc = decode(m, ino, &sn, &inner);
-    if (rc != HPC_OK || sn == 0)
-        return rc;
-    slot *s;
-    hpc_container *c;
-    if ((rc = slot_acquire(m, sn, &s, &c)) != HPC_OK)
-        return rc;
-    rc = c ? hpc_container_listxattr(c, inner, out) : HPC_OK;
-    return slot_release(m, s, rc);
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc == HPC_OK)
+        rc = r.c ? hpc_container_listxattr(r.c, r.inner, out) : HPC_OK;
+    return leave(m, &r, rc);
 }
 
 static int lookup_in(void *m, hpc_ino parent, const char *name, hpc_stat *st)
