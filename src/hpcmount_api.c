@@ -23,8 +23,6 @@ struct hpcmount {
 /* The message of this thread's last failure. */
 static GPrivate last_error = G_PRIVATE_INIT(g_free);
 
-G_STATIC_ASSERT((int)HPCMOUNT_E_CHANGED == (int)HPC_E_CHANGED);
-G_STATIC_ASSERT((int)HPCMOUNT_E_IO == (int)HPC_E_IO);
 G_STATIC_ASSERT(HPCMOUNT_REFS_INLINE_DEFAULT == HPC_REFS_INLINE_DEFAULT);
 
 static int fail_msg(int code, char *msg)
