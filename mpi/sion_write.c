@@ -20,6 +20,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "hpc_bytes.h"
 #include "sion_layout.h"
 
 struct hpc_sion_file {
@@ -159,10 +160,11 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
     MPI_Bcast(&bs, 1, MPI_INT32_T, 0, comm);
     f->fsblksize = bs;
     if (rc == HPC_OK && bs > 0) {
-        if (__builtin_add_overflow(p->chunksize, (int64_t)bs - 1, &f->chunksize))
+        uint64_t up;    /* chunksize >= 0 was checked in step 1 */
+        if (!hpc_add_u64((uint64_t)p->chunksize, (uint64_t)bs - 1, &up) || up > INT64_MAX)
             rc = hpcw_fail(&local, HPC_E_INVAL, "chunk size %" PRId64 " is too large", p->chunksize);
         else
-            f->chunksize = f->chunksize / bs * bs;
+            f->chunksize = (int64_t)(up / (uint64_t)bs * (uint64_t)bs);
     }
     rc = hpcw_agree(comm, rc, &local, err);     /* bs <= 0 only when rank 0 failed */
     if (rc != HPC_OK)

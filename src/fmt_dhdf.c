@@ -18,6 +18,7 @@
 #include "fmt_dhdf.h"
 #include "dhdf_layout.h"
 #include "hpc_boxes.h"
+#include "hpc_bytes.h"
 #include "hpc_sandbox.h"
 
 #include <inttypes.h>
@@ -803,7 +804,7 @@ static int sds_shape(const char *path, const char *name, int32 rank, const int32
             return hpc_fail(err, HPC_E_CORRUPT, path, name, 0,
                             "dimension %d has size %d", (int)i, (int)d32[i]);
         dims[i] = (uint64_t)d32[i];
-        if (__builtin_mul_overflow(n, dims[i], &n) || n > (UINT64_C(1) << 62))
+        if (!hpc_mul_u64(n, dims[i], &n) || n > (UINT64_C(1) << 62))
             return hpc_fail(err, HPC_E_CORRUPT, path, name, 0, "array too large");
     }
     *rank_out = (unsigned)rank;
