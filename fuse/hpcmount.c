@@ -34,6 +34,7 @@
  * extents: the kernel's page cache (keep_cache) already holds their pages.
  * -o zerocopy_min_kb=N changes it (0: never). */
 #define ZEROCOPY_MIN (128u << 10)
+#define READ_AHEAD_KB 1024       /* -o read_ahead_kb */
 static uint64_t zerocopy_min = ZEROCOPY_MIN;
 /* The daemon's read-ahead of source extents (-o ra_*_kb, ra_threads); NULL
  * when disabled.  Set once before the worker loop starts. */
@@ -792,18 +793,18 @@ static void usage(const char *prog)
            "Mount an HPC container (SIONlib, FTI, GSD, HDF5, distributed HDF) read-only.\n\n"
            "hpcmount options:\n%s"
            "    -o log=FILE            append read errors to FILE\n"
-           "    -o read_ahead_kb=N     kernel read-ahead of the mount (default 1024)\n"
+           "    -o read_ahead_kb=N     kernel read-ahead of the mount (default %u)\n"
            "    -o max_read=N          largest read request in bytes (default: the largest\n"
            "                           a pipe carries, 524288 with a 1 MiB pipe-max-size)\n"
            "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
-           "                           are spliced around the cache (default 128, 0: never)\n"
+           "                           are spliced around the cache (default %u, 0: never)\n"
            "    -o ra_max_kb=N         read-ahead of the sources behind a sequential\n"
            "                           stream: largest window (default %u, 0: none)\n"
            "    -o ra_min_kb=N         its first window (default %u)\n"
            "    -o ra_threads=N        threads advising the sources (default %u)\n"
            "    -o spin_us=N           poll for the next request N us before sleeping\n"
            "                           (default 0; costs CPU, saves a wake-up per request)\n\n",
-           prog, opts->str, HPC_RA_MAX_DEFAULT >> 10, HPC_RA_MIN_DEFAULT >> 10,
+           prog, opts->str, READ_AHEAD_KB, ZEROCOPY_MIN >> 10, HPC_RA_MAX_DEFAULT >> 10, HPC_RA_MIN_DEFAULT >> 10,
            HPC_RA_THREADS_DEFAULT);
     g_string_free(opts, TRUE);
 }
@@ -959,7 +960,7 @@ int main(int argc, char *argv[])
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
     hpc_mount *c = NULL;
-    hm_args a = { .read_ahead_kb = 1024, .zerocopy_min_kb = ZEROCOPY_MIN >> 10,
+    hm_args a = { .read_ahead_kb = READ_AHEAD_KB, .zerocopy_min_kb = ZEROCOPY_MIN >> 10,
                   .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
                   .ra_threads = HPC_RA_THREADS_DEFAULT };
     int ret = 1;

@@ -489,7 +489,7 @@ int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
     m->mtime = st.st_mtime;
     m->uid = st.st_uid;
     m->gid = st.st_gid;
-    m->max_open = opts->max_containers ? opts->max_containers : 16;
+    m->max_open = opts->max_containers ? opts->max_containers : HPC_DEFAULT_MAX_CONTAINERS;
     /* cache_size is the whole mount's: each open container gets its share */
     m->opts.cache_size = MAX(opts->cache_size / m->max_open, MIN_CONTAINER_CACHE);
     g_mutex_init(&m->lock);

@@ -60,7 +60,7 @@ static int print_seconds(const hpc_options *o, const char *name, char **out)
 }
 
 const hpc_option_def hpc_option_defs[] = {
-    { "cache_size", "SIZE", "block cache size (default 64M)",
+    { "cache_size", "SIZE", "block cache size (default " G_STRINGIFY(HPC_DEFAULT_CACHE_MB) "M)",
       HPC_OPT_SIZE, FIELD(cache_size), 4096, 0, NULL },
     { "blocksize", "SIZE", "cache block size (default: the container's)",
       HPC_OPT_SIZE, FIELD(blocksize), 512, 64u << 20, NULL },
@@ -76,27 +76,31 @@ const hpc_option_def hpc_option_defs[] = {
       HPC_OPT_FLAG, FIELD(allowholes), 0, 0, NULL },
     { "salvage", NULL, "serve files of writers killed before close",
       HPC_OPT_FLAG, FIELD(salvage), 0, 0, NULL },
-    { "h5cache", "SIZE", "HDF5: chunk caches of open datasets in all\n(default 256M)",
+    { "h5cache", "SIZE", "HDF5: chunk caches of open datasets in all\n"
+                         "(default " G_STRINGIFY(HPC_DEFAULT_H5_CACHE_MB) "M)",
       HPC_OPT_SIZE, FIELD(h5_cache), 1u << 20, 0, NULL },
-    { "h5handles", "N", "HDF5: datasets open at once (default 256)",
+    { "h5handles", "N", "HDF5: datasets open at once (default "
+                        G_STRINGIFY(HPC_DEFAULT_H5_HANDLES) ")",
       HPC_OPT_COUNT, FIELD(h5_handles), 1, 1000000, NULL },
     { "inproc", NULL, "run the HDF5/HDF4 libraries in this process, not\n"
                       "in the supervised helper (for tests and measuring)",
       HPC_OPT_FLAG, FIELD(inproc), 0, 0, NULL },
     { "helper_cpu", "SECS", "CPU seconds the helper may spend on one request or\n"
-                            "on the open (default 60)",
+                            "on the open (default " G_STRINGIFY(HPC_DEFAULT_HELPER_CPU) ")",
       HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_cpu },
     { "helper_wait", "SECS", "seconds a helper may neither compute nor answer\n"
-                             "(default 300)",
+                             "(default " G_STRINGIFY(HPC_DEFAULT_HELPER_WAIT) ")",
       HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_wait },
-    { "helper_mem", "SIZE", "memory a helper may hold (default 768M plus\n"
+    { "helper_mem", "SIZE", "memory a helper may hold (default "
+                            G_STRINGIFY(HPC_DEFAULT_HELPER_MEM_MB) "M plus\n"
                             "twice cache_size and h5cache)",
       HPC_OPT_SIZE, FIELD(helper_mem), 64u << 20, 0, NULL },
     { "open_timeout", "SECS", "former name of helper_cpu (0: inproc)",
       HPC_OPT_CUSTOM, 0, 0, 0, 0, set_open_timeout },
     { "npy", NULL, "show array files as NAME.npy with a NumPy header",
       HPC_OPT_FLAG, FIELD(npy), 0, 0, NULL },
-    { "max_containers", "N", "run directories: containers open at once (default 16)",
+    { "max_containers", "N", "run directories: containers open at once (default "
+                            G_STRINGIFY(HPC_DEFAULT_MAX_CONTAINERS) ")",
       HPC_OPT_COUNT, FIELD(max_containers), 1, 65536, NULL },
     { "rundir", NULL, "a directory is a run directory even if a reader claims it",
       HPC_OPT_FLAG, FIELD(rundir), 0, 0, NULL },

@@ -15,8 +15,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** The block cache's size when -o cache_size is not given. */
-#define HPC_DEFAULT_CACHE_SIZE (64ull << 20)
+/* The defaults of options left out, written once: the code uses them and
+ * the --help texts print them (sizes in MiB, so the texts can show them). */
+#define HPC_DEFAULT_CACHE_MB 64           /* -o cache_size */
+#define HPC_DEFAULT_CACHE_SIZE ((uint64_t)HPC_DEFAULT_CACHE_MB << 20)
+#define HPC_DEFAULT_H5_CACHE_MB 256       /* -o h5cache */
+#define HPC_DEFAULT_H5_HANDLES 256        /* -o h5handles */
+#define HPC_DEFAULT_HELPER_CPU 60         /* -o helper_cpu, seconds */
+#define HPC_DEFAULT_HELPER_WAIT 300       /* -o helper_wait, seconds */
+#define HPC_DEFAULT_HELPER_MEM_MB 768     /* -o helper_mem, plus the caches */
+#define HPC_DEFAULT_MAX_CONTAINERS 16     /* -o max_containers */
 
 /** Options shared by hpcmount and hpcdump (-o name=value); each field has
  *  its row in hpc_option_defs, which parses and documents it. */
@@ -32,10 +40,10 @@ typedef struct hpc_options {
     double helper_cpu;     /* CPU seconds of one helper request; 0: default */
     double helper_wait;    /* wall seconds of a helper that neither computes nor answers; 0: default */
     uint64_t helper_mem;   /* bytes a helper may hold; 0: from the cache options */
-    uint32_t h5_handles;   /* HDF5: open dataset handles at most; 0: 256 */
-    uint64_t h5_cache;     /* HDF5: bytes of their chunk caches; 0: 256 MiB */
+    uint32_t h5_handles;   /* HDF5: open dataset handles at most; 0: HPC_DEFAULT_H5_HANDLES */
+    uint64_t h5_cache;     /* HDF5: bytes of their chunk caches; 0: HPC_DEFAULT_H5_CACHE_MB */
     int npy;               /* show array files as NAME.npy (hpc_npyview.h) */
-    uint32_t max_containers; /* run directories: containers open at once; 0: 16 */
+    uint32_t max_containers; /* run directories: containers open at once; 0: HPC_DEFAULT_MAX_CONTAINERS */
     char *fticonfig;       /* FTI: the config.fti that gives the topology */
     int rundir;            /* a directory is a run directory even if a reader claims it */
     int noexpand;          /* run directories: recognised files shown as plain files */

@@ -1372,7 +1372,7 @@ static remote *remote_new(const hpc_container *c)
     r->notes = g_string_new(NULL);
     r->cpu = c->opts.helper_cpu > 0 ? c->opts.helper_cpu : HPC_REMOTE_CPU;
     r->wait = c->opts.helper_wait > 0 ? c->opts.helper_wait : HPC_REMOTE_WAIT;
-    uint64_t h5 = c->opts.h5_cache ? c->opts.h5_cache : (256ull << 20);
+    uint64_t h5 = c->opts.h5_cache ? c->opts.h5_cache : ((uint64_t)HPC_DEFAULT_H5_CACHE_MB << 20);
     r->mem = c->opts.helper_mem ? c->opts.helper_mem
                                 : HPC_REMOTE_MEM_BASE + 2 * (c->opts.cache_size + h5);
 #ifdef HAVE_HDF5

@@ -52,9 +52,9 @@
 /* Default limits: CPU seconds of one request (or of the open and its
  * walk), wall-clock seconds of a helper that neither computes nor
  * answers, and the memory a helper may hold besides its caches. */
-#define HPC_REMOTE_CPU 60.0
-#define HPC_REMOTE_WAIT 300.0
-#define HPC_REMOTE_MEM_BASE (768ull << 20)
+#define HPC_REMOTE_CPU ((double)HPC_DEFAULT_HELPER_CPU)
+#define HPC_REMOTE_WAIT ((double)HPC_DEFAULT_HELPER_WAIT)
+#define HPC_REMOTE_MEM_BASE ((uint64_t)HPC_DEFAULT_HELPER_MEM_MB << 20)
 
 enum {
     HPC_RQ_LOOKUP = 1, HPC_RQ_GETATTR, HPC_RQ_READDIR, HPC_RQ_READLINK,
