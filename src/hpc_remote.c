@@ -1377,7 +1377,7 @@ static remote *remote_new(const hpc_container *c)
                                 : HPC_REMOTE_MEM_BASE + 2 * (c->opts.cache_size + h5);
 #ifdef HAVE_HDF5
     if (c->format == &hpc_format_hdf5)
-        r->h5 = hpc_h5remote_new(c->opts.cache_size ? c->opts.cache_size : (64u << 20));
+        r->h5 = hpc_h5remote_new(c->opts.cache_size ? c->opts.cache_size : HPC_DEFAULT_CACHE_SIZE);
 #endif
     return r;
 }
