@@ -201,6 +201,19 @@ static int cmp_origin0(const void *a, const void *b, void *p)
     return i < j ? -1 : i > j;
 }
 
+/* Box p is not empty and lies inside the array; *vol gets its elements. */
+static gboolean box_inside(unsigned rank, const uint64_t *dims, const hpc_dhdf_box *p,
+                           uint64_t *vol)
+{
+    *vol = 1;
+    for (unsigned d = 0; d < rank; d++) {
+        if (p->size[d] == 0 || p->origin[d] > dims[d] || p->size[d] > dims[d] - p->origin[d])
+            return FALSE;
+        *vol *= p->size[d];
+    }
+    return TRUE;
+}
+
 hpc_dhdf_problem hpc_dhdf_check_pieces(unsigned rank, const uint64_t *dims,
                                        const hpc_dhdf_box *p, size_t n,
                                        uint64_t *holes, size_t *a, size_t *b)
@@ -210,14 +223,10 @@ hpc_dhdf_problem hpc_dhdf_check_pieces(unsigned rank, const uint64_t *dims,
     for (unsigned d = 0; d < rank; d++)
         total *= dims[d];          /* the caller checked that it fits */
     for (size_t i = 0; i < n; i++) {
-        uint64_t vol = 1;
-        for (unsigned d = 0; d < rank; d++) {
-            if (p[i].size[d] == 0 || p[i].origin[d] > dims[d] ||
-                p[i].size[d] > dims[d] - p[i].origin[d]) {
-                *a = i;
-                return HPC_DHDF_OUTSIDE;
-            }
-            vol *= p[i].size[d];
+        uint64_t vol;
+        if (!box_inside(rank, dims, &p[i], &vol)) {
+            *a = i;
+            return HPC_DHDF_OUTSIDE;
         }
         covered += vol;            /* <= total as long as nothing overlaps */
     }
@@ -249,6 +258,21 @@ hpc_dhdf_problem hpc_dhdf_check_pieces(unsigned rank, const uint64_t *dims,
     return res;
 }
 
+/* The part of box [lo, lo+cnt) in piece p: start s, edge e; FALSE if none. */
+static gboolean box_meet_piece(unsigned rank, const uint64_t *lo, const uint64_t *cnt,
+                               const hpc_dhdf_box *p, uint64_t *s, uint64_t *e)
+{
+    for (unsigned d = 0; d < rank; d++) {
+        uint64_t a = MAX(lo[d], p->origin[d]);
+        uint64_t b = MIN(lo[d] + cnt[d], p->origin[d] + p->size[d]);
+        if (a >= b)
+            return FALSE;
+        s[d] = a;
+        e[d] = b - a;
+    }
+    return TRUE;
+}
+
 int hpc_dhdf_map_range(unsigned rank, const uint64_t *dims, const hpc_dhdf_box *p,
                        size_t n, uint64_t e0, uint64_t e1, hpc_dhdf_box_fn fn,
                        void *ctx)
@@ -256,22 +280,12 @@ int hpc_dhdf_map_range(unsigned rank, const uint64_t *dims, const hpc_dhdf_box *
     hpc_box box[HPC_BOXES_MAX];
     unsigned nb = hpc_boxes_split(rank, dims, e0, e1, box);
     for (unsigned bi = 0; bi < nb; bi++) {
-        const uint64_t *lo = box[bi].start, *cnt = box[bi].count;
         for (size_t i = 0; i < n; i++) {
             uint64_t s[HPC_DHDF_MAX_RANK], e[HPC_DHDF_MAX_RANK];
-            int empty = 0;
-            for (unsigned d = 0; d < rank && !empty; d++) {
-                uint64_t a = MAX(lo[d], p[i].origin[d]);
-                uint64_t b = MIN(lo[d] + cnt[d], p[i].origin[d] + p[i].size[d]);
-                empty = a >= b;
-                s[d] = a;
-                e[d] = b - a;
-            }
-            if (!empty) {
-                int rc = fn(ctx, i, s, e);
-                if (rc)
-                    return rc;
-            }
+            int rc = box_meet_piece(rank, box[bi].start, box[bi].count, &p[i], s, e)
+                         ? fn(ctx, i, s, e) : 0;
+            if (rc)
+                return rc;
         }
     }
     return 0;
@@ -887,25 +901,23 @@ static void piece_storage(int32 sd, dhdf_piece *p, int32 nt, uint32_t esize, uns
     SDendaccess(id);
 }
 
-/* Check associated file k (listed in the MHF's File_Info) and resolve its
- * pieces.  hdf_lock held. */
-static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *listed,
-                     GError **err)
+/* Open associated file k and check that it is there and an HDF4 file.
+ * A source of the container is watched for changes by the core (reads
+ * fail once it changed); that costs a descriptor per file, so only sets of
+ * at most MAX_WATCHED_FILES are watched. */
+static int ahf_source(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *listed,
+                      GError **err)
 {
-    const char *mhf = c->path;
-    hpc_tree *tree = c->tree;
     dhdf_file *f = &d->files[k];
     hpc_source tmp = { .fd = -1 }, *src = &tmp;
     GError *e = NULL;
-    /* a source of the container is watched for changes by the core (reads
-     * fail once it changed); that costs a descriptor per file */
     int watched = d->nfiles <= MAX_WATCHED_FILES;
     if (watched)
         src = hpc_container_add_source(c, f->path, &e);
     else if (hpc_source_open(f->path, &tmp, &e) != HPC_OK)
         src = NULL;
     if (!src) {
-        int rc = hpc_fail(err, HPC_E_CORRUPT, mhf, "File_Info.FileName", listed->off,
+        int rc = hpc_fail(err, HPC_E_CORRUPT, c->path, "File_Info.FileName", listed->off,
                           "associated file %" PRId32 " '%s' is missing: %s", f->id, f->name,
                           e->message);
         g_error_free(e);
@@ -919,15 +931,19 @@ static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *lis
         hpc_source_close(&tmp);
     if (!isdf)
         return hpc_fail(err, HPC_E_CORRUPT, f->path, "magic", 0,
-                        "associated file %" PRId32 " of %s is not an HDF4 file", f->id, mhf);
-    hpc_sandbox_note(f->path);
-    int32 sd = SDstart(f->path, DFACC_READ);
-    if (sd == FAIL)
-        return hpc_fail(err, HPC_E_CORRUPT, f->path, NULL, 0, "not a readable HDF4 file");
+                        "associated file %" PRId32 " of %s is not an HDF4 file", f->id, c->path);
+    return HPC_OK;
+}
+
+/* The associated file's set attributes and File_Info name this set and
+ * this file. */
+static int ahf_identity(int32 sd, const dhdf *d, const dhdf_file *f, const char *mhf,
+                        GError **err)
+{
     char *setid = NULL;
     int32_t fid;
     uint64_t aoff[2];
-    GArray *fi = NULL, *sds = NULL;
+    GArray *fi = NULL;
     int rc = read_set_attrs(sd, f->path, f->size, &setid, &fid, aoff, err);
     if (rc != HPC_OK)
         goto out;
@@ -942,79 +958,113 @@ static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *lis
                       "%" PRId32 ", but %s lists the file as %" PRId32, fid, mhf, f->id);
         goto out;
     }
-    rc = read_vdatas(f->path, f->size, &fi, NULL, err);
-    if (rc != HPC_OK)
+    if ((rc = read_vdatas(f->path, f->size, &fi, NULL, err)) != HPC_OK)
         goto out;
     int has0 = 0, hasme = 0;
     for (guint i = 0; i < fi->len; i++) {
         has0 |= g_array_index(fi, finfo_rec, i).id == 0;
         hasme |= g_array_index(fi, finfo_rec, i).id == f->id;
     }
-    if (!has0 || !hasme) {
+    if (!has0 || !hasme)
         rc = hpc_fail(err, HPC_E_CORRUPT, f->path, VD_FILEINFO, 0,
                       "lacks the record of the main file (id 0) or of itself (id %" PRId32 ")",
                       f->id);
-        goto out;
-    }
-    rc = list_sds(sd, f->path, &sds, err);
-    if (rc != HPC_OK)
-        goto out;
-    for (uint32_t ai = 0; ai < d->narrays && rc == HPC_OK; ai++) {
-        dhdf_array *a = &d->arrays[ai];
-        for (size_t pi = 0; pi < a->npieces && rc == HPC_OK; pi++) {
-            dhdf_piece *p = &a->pieces[pi];
-            if (p->file != k)
-                continue;
-            const sds_info *s = NULL;
-            for (guint j = 0; j < sds->len && !s; j++)
-                if (strcmp(g_array_index(sds, sds_info, j).name, p->name) == 0)
-                    s = &g_array_index(sds, sds_info, j);
-            if (!s) {
-                char *fn = g_strdup_printf("%s[%zu].ChunkName", a->name, pi);
-                rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, p->rec_off,
-                              "piece '%s' is not an SDS of associated file %" PRId32 " %s",
-                              p->name, f->id, f->path);
-                g_free(fn);
-                break;
-            }
-            int same = (s->nt & DFNT_MASK) == (a->nt & DFNT_MASK) && s->rank == (int32)a->rank;
-            for (unsigned dd = 0; same && dd < a->rank; dd++)
-                same = (uint64_t)s->dims[dd] == a->boxes[pi].size[dd];
-            if (!same) {
-                char *want = shape_text(a->rank, a->boxes[pi].size);
-                GString *have = g_string_new(NULL);
-                for (int32 dd = 0; dd < s->rank && dd < H4_MAX_VAR_DIMS; dd++)
-                    g_string_append_printf(have, "%s%d", dd ? "," : "", (int)s->dims[dd]);
-                int32 off = 0, len = 0, id = SDselect(sd, s->index);
-                if (id != FAIL) {
-                    if (SDgetdatainfo(id, NULL, 0, 1, &off, &len) < 1 || off < 0)
-                        off = 0;
-                    SDendaccess(id);
-                }
-                rc = hpc_fail(err, HPC_E_CORRUPT, f->path, p->name, (uint64_t)off,
-                              "piece of '%s' has type %d shape %s, the chunk table of %s says "
-                              "type %d shape %s", a->name, (int)(s->nt & DFNT_MASK), have->str,
-                              mhf, (int)a->nt, want);
-                g_string_free(have, TRUE);
-                g_free(want);
-                break;
-            }
-            p->sds_index = s->index;
-            piece_storage(sd, p, a->nt, a->esize, a->rank, a->boxes[pi].size);
-            if (p->ino && s->nattrs > 0) {
-                int32 id = SDselect(sd, s->index);
-                if (id != FAIL) {
-                    attrs_to_xattrs(tree, p->ino, id, s->nattrs, f->size);
-                    SDendaccess(id);
-                }
-            }
-        }
-    }
 out:
     finfo_free(fi);
+    g_free(setid);
+    return rc;
+}
+
+/* The SDS of sds named name, or NULL. */
+static const sds_info *sds_named(const GArray *sds, const char *name)
+{
+    for (guint j = 0; j < sds->len; j++)
+        if (strcmp(g_array_index(sds, sds_info, j).name, name) == 0)
+            return &g_array_index(sds, sds_info, j);
+    return NULL;
+}
+
+/* The one-line error for a piece whose SDS has another type or shape than
+ * the chunk table says; the offset is that of the SDS's data. */
+static int piece_mismatch(int32 sd, const dhdf_array *a, size_t pi, const sds_info *s,
+                          const char *path, const char *mhf, GError **err)
+{
+    char *want = shape_text(a->rank, a->boxes[pi].size);
+    GString *have = g_string_new(NULL);
+    for (int32 dd = 0; dd < s->rank && dd < H4_MAX_VAR_DIMS; dd++)
+        g_string_append_printf(have, "%s%d", dd ? "," : "", (int)s->dims[dd]);
+    int32 off = 0, len = 0, id = SDselect(sd, s->index);
+    if (id != FAIL) {
+        if (SDgetdatainfo(id, NULL, 0, 1, &off, &len) < 1 || off < 0)
+            off = 0;
+        SDendaccess(id);
+    }
+    int rc = hpc_fail(err, HPC_E_CORRUPT, path, a->pieces[pi].name, (uint64_t)off,
+                      "piece of '%s' has type %d shape %s, the chunk table of %s says "
+                      "type %d shape %s", a->name, (int)(s->nt & DFNT_MASK), have->str,
+                      mhf, (int)a->nt, want);
+    g_string_free(have, TRUE);
+    g_free(want);
+    return rc;
+}
+
+/* Resolve piece pi of array a, stored in associated file f: its SDS, type
+ * and shape, storage and attributes. */
+static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_array *a,
+                         size_t pi, const dhdf_file *f, GError **err)
+{
+    dhdf_piece *p = &a->pieces[pi];
+    const sds_info *s = sds_named(sds, p->name);
+    if (!s) {
+        char *fn = g_strdup_printf("%s[%zu].ChunkName", a->name, pi);
+        int rc = hpc_fail(err, HPC_E_CORRUPT, c->path, fn, p->rec_off,
+                          "piece '%s' is not an SDS of associated file %" PRId32 " %s",
+                          p->name, f->id, f->path);
+        g_free(fn);
+        return rc;
+    }
+    int same = (s->nt & DFNT_MASK) == (a->nt & DFNT_MASK) && s->rank == (int32)a->rank;
+    for (unsigned dd = 0; same && dd < a->rank; dd++)
+        same = (uint64_t)s->dims[dd] == a->boxes[pi].size[dd];
+    if (!same)
+        return piece_mismatch(sd, a, pi, s, f->path, c->path, err);
+    p->sds_index = s->index;
+    piece_storage(sd, p, a->nt, a->esize, a->rank, a->boxes[pi].size);
+    if (!p->ino || s->nattrs <= 0)
+        return HPC_OK;
+    int32 id = SDselect(sd, s->index);
+    if (id != FAIL) {
+        attrs_to_xattrs(c->tree, p->ino, id, s->nattrs, f->size);
+        SDendaccess(id);
+    }
+    return HPC_OK;
+}
+
+/* Check associated file k (listed in the MHF's File_Info) and resolve its
+ * pieces.  hdf_lock held. */
+static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *listed,
+                     GError **err)
+{
+    dhdf_file *f = &d->files[k];
+    int rc = ahf_source(c, d, k, listed, err);
+    if (rc != HPC_OK)
+        return rc;
+    hpc_sandbox_note(f->path);
+    int32 sd = SDstart(f->path, DFACC_READ);
+    if (sd == FAIL)
+        return hpc_fail(err, HPC_E_CORRUPT, f->path, NULL, 0, "not a readable HDF4 file");
+    GArray *sds = NULL;
+    rc = ahf_identity(sd, d, f, c->path, err);
+    if (rc == HPC_OK)
+        rc = list_sds(sd, f->path, &sds, err);
+    for (uint32_t ai = 0; ai < d->narrays && rc == HPC_OK; ai++) {
+        dhdf_array *a = &d->arrays[ai];
+        for (size_t pi = 0; pi < a->npieces && rc == HPC_OK; pi++)
+            if (a->pieces[pi].file == k)
+                rc = piece_resolve(c, sd, sds, a, pi, f, err);
+    }
     if (sds)
         g_array_free(sds, TRUE);
-    g_free(setid);
     SDend(sd);
     return rc;
 }
@@ -1028,6 +1078,43 @@ static char *resolve(const char *mhf, const char *name)
     char *p = g_build_filename(dir, name, NULL);
     g_free(dir);
     return p;
+}
+
+/* The pieces of a lie inside it, do not overlap, and (unless -o
+ * allowholes) cover it. */
+static int check_cover(hpc_container *c, dhdf_array *a, const vtable *t, GError **err)
+{
+    const char *mhf = c->path;
+    int rc;
+    size_t x = 0, y = 0;
+    switch (hpc_dhdf_check_pieces(a->rank, a->dims, a->boxes, a->npieces, &a->holes, &x, &y)) {
+    case HPC_DHDF_OUTSIDE: {
+        char *fn = g_strdup_printf("%s[%zu].DimSizes", a->name, x);
+        rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, vt_off(t, (int32)x, 2),
+                      "piece %zu '%s' exceeds the array", x, a->pieces[x].name);
+        g_free(fn);
+        return rc;
+    }
+    case HPC_DHDF_OVERLAP: {
+        char *o1 = shape_text(a->rank, a->boxes[x].origin), *o2 = shape_text(a->rank, a->boxes[y].origin);
+        char *fn = g_strdup_printf("%s[%zu].Origins", a->name, y);
+        rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, vt_off(t, (int32)y, 3),
+                      "pieces %zu '%s' (origin %s) and %zu '%s' (origin %s) overlap",
+                      x, a->pieces[x].name, o1, y, a->pieces[y].name, o2);
+        g_free(fn);
+        g_free(o1);
+        g_free(o2);
+        return rc;
+    }
+    case HPC_DHDF_FINE:
+        break;
+    }
+    if (a->holes && !c->opts.allowholes)
+        return hpc_fail(err, HPC_E_CORRUPT, mhf, a->name, t->data_off,
+                        "the %zu pieces leave %" PRIu64 " of %" PRIu64 " elements uncovered "
+                        "(holes); mount with -o allowholes to read them as zeros",
+                        a->npieces, a->holes, a->nbytes / a->esize);
+    return HPC_OK;
 }
 
 /* Decode the chunk table of distributed array a and check its pieces. */
@@ -1083,42 +1170,64 @@ static int load_pieces(hpc_container *c, dhdf *d, dhdf_array *a, ctable *ct, GEr
     g_hash_table_destroy(names);
     if (rc != HPC_OK)
         return rc;
-    size_t x = 0, y = 0;
-    switch (hpc_dhdf_check_pieces(a->rank, a->dims, a->boxes, a->npieces, &a->holes, &x, &y)) {
-    case HPC_DHDF_OUTSIDE: {
-        char *fn = g_strdup_printf("%s[%zu].DimSizes", a->name, x);
-        rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, vt_off(t, (int32)x, 2),
-                      "piece %zu '%s' exceeds the array", x, a->pieces[x].name);
-        g_free(fn);
+    return check_cover(c, a, t, err);
+}
+
+/* The directory NAME.pieces of distributed array ai: one file a piece,
+ * with its shape, origin and file as attributes. */
+static int tree_add_pieces(hpc_container *c, dhdf *d, uint32_t ai, GError **err)
+{
+    dhdf_array *a = &d->arrays[ai];
+    char *dir = g_strdup_printf("%s" DHDF_PIECES_SUFFIX, a->name);
+    hpc_ino dino, ino;
+    int rc = hpc_tree_add(c->tree, HPC_INO_ROOT, dir, HPC_MODE_DIR, 0, 0, &dino);
+    if (rc != HPC_OK)
+        rc = hpc_fail(err, HPC_E_CORRUPT, c->path, a->name, 0,
+                      "'%s' clashes with another entry", dir);
+    g_free(dir);
+    if (rc != HPC_OK)
         return rc;
+    a->piece_space = g_new0(uint64_t, a->npieces ? a->npieces : 1);
+    for (size_t pi = 0; pi < a->npieces; pi++) {
+        dhdf_piece *p = &a->pieces[pi];
+        uint64_t nb = a->esize;
+        for (unsigned dd = 0; dd < a->rank; dd++)
+            nb *= a->boxes[pi].size[dd];
+        a->piece_space[pi] = hpc_cache_space_new();
+        rc = hpc_tree_add(c->tree, dino, p->name, HPC_MODE_FILE, nb,
+                          ((uint64_t)ai << 32) | (uint64_t)(pi + 1), &ino);
+        if (rc != HPC_OK)
+            return hpc_fail(err, rc, c->path, a->name, 0, "cannot add piece '%s'", p->name);
+        array_xattrs(c->tree, ino, a->rank, a->boxes[pi].size, a->nt);
+        char *o = shape_text(a->rank, a->boxes[pi].origin);
+        hpc_tree_add_xattr(c->tree, ino, "user.origin", o, strlen(o));
+        g_free(o);
+        const dhdf_file *f = &d->files[p->file];
+        hpc_tree_add_xattr(c->tree, ino, "user.file", f->name, strlen(f->name));
+        p->ino = ino;        /* its attributes come with the check of its AHF */
     }
-    case HPC_DHDF_OVERLAP: {
-        char *o1 = shape_text(a->rank, a->boxes[x].origin), *o2 = shape_text(a->rank, a->boxes[y].origin);
-        char *fn = g_strdup_printf("%s[%zu].Origins", a->name, y);
-        rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, vt_off(t, (int32)y, 3),
-                      "pieces %zu '%s' (origin %s) and %zu '%s' (origin %s) overlap",
-                      x, a->pieces[x].name, o1, y, a->pieces[y].name, o2);
-        g_free(fn);
-        g_free(o1);
-        g_free(o2);
-        return rc;
-    }
-    case HPC_DHDF_FINE:
-        break;
-    }
-    if (a->holes && !c->opts.allowholes)
-        return hpc_fail(err, HPC_E_CORRUPT, mhf, a->name, t->data_off,
-                        "the %zu pieces leave %" PRIu64 " of %" PRIu64 " elements uncovered "
-                        "(holes); mount with -o allowholes to read them as zeros",
-                        a->npieces, a->holes, a->nbytes / a->esize);
     return HPC_OK;
+}
+
+/* The SDS's own attributes (for pieces: those of the MHF's SDS). */
+static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, const char *name,
+                           uint64_t fsize)
+{
+    int32 idx = SDnametoindex(mhf_sd, name);
+    int32 id = idx == FAIL ? FAIL : SDselect(mhf_sd, idx);
+    if (id == FAIL)
+        return;
+    char nm[H4_MAX_NC_NAME + 1];
+    int32 rk, dm[H4_MAX_VAR_DIMS], nt, na;
+    if (SDgetinfo(id, nm, &rk, dm, &nt, &na) != FAIL)
+        attrs_to_xattrs(t, ino, id, na, fsize);
+    SDendaccess(id);
 }
 
 /* Build the tree.  hdf_lock held (attributes are read again). */
 static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
 {
     hpc_tree *t = hpc_tree_new();
-    int rc = HPC_OK;
     int32 nds, ngattr;
     c->tree = t;
     if (SDfileinfo(mhf_sd, &nds, &ngattr) != FAIL)
@@ -1137,46 +1246,10 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
             continue;
         }
         array_xattrs(t, ino, a->rank, a->dims, a->nt);
-        /* the SDS's own attributes (for pieces: those of the MHF's SDS) */
-        int32 idx = SDnametoindex(mhf_sd, a->name);
-        int32 id = idx == FAIL ? FAIL : SDselect(mhf_sd, idx);
-        if (id != FAIL) {
-            char nm[H4_MAX_NC_NAME + 1];
-            int32 rk, dm[H4_MAX_VAR_DIMS], nt, na;
-            if (SDgetinfo(id, nm, &rk, dm, &nt, &na) != FAIL)
-                attrs_to_xattrs(t, ino, id, na, d->files[0].size);
-            SDendaccess(id);
-        }
-        if (!a->distributed)
-            continue;
-        char *dir = g_strdup_printf("%s" DHDF_PIECES_SUFFIX, a->name);
-        hpc_ino dino;
-        rc = hpc_tree_add(t, HPC_INO_ROOT, dir, HPC_MODE_DIR, 0, 0, &dino);
-        if (rc != HPC_OK)
-            rc = hpc_fail(err, HPC_E_CORRUPT, c->path, a->name, 0,
-                          "'%s' clashes with another entry", dir);
-        g_free(dir);
+        tree_sds_attrs(t, ino, mhf_sd, a->name, d->files[0].size);
+        int rc = a->distributed ? tree_add_pieces(c, d, ai, err) : HPC_OK;
         if (rc != HPC_OK)
             return rc;
-        a->piece_space = g_new0(uint64_t, a->npieces ? a->npieces : 1);
-        for (size_t pi = 0; pi < a->npieces; pi++) {
-            dhdf_piece *p = &a->pieces[pi];
-            uint64_t nb = a->esize;
-            for (unsigned dd = 0; dd < a->rank; dd++)
-                nb *= a->boxes[pi].size[dd];
-            a->piece_space[pi] = hpc_cache_space_new();
-            rc = hpc_tree_add(t, dino, p->name, HPC_MODE_FILE, nb,
-                              ((uint64_t)ai << 32) | (uint64_t)(pi + 1), &ino);
-            if (rc != HPC_OK)
-                return hpc_fail(err, rc, c->path, a->name, 0, "cannot add piece '%s'", p->name);
-            array_xattrs(t, ino, a->rank, a->boxes[pi].size, a->nt);
-            char *o = shape_text(a->rank, a->boxes[pi].origin);
-            hpc_tree_add_xattr(t, ino, "user.origin", o, strlen(o));
-            g_free(o);
-            const dhdf_file *f = &d->files[p->file];
-            hpc_tree_add_xattr(t, ino, "user.file", f->name, strlen(f->name));
-            p->ino = ino;        /* its attributes come with the check of its AHF */
-        }
     }
     return HPC_OK;
 }
@@ -1258,67 +1331,26 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
     return rc;
 }
 
-static int dhdf_open(hpc_container *c, GError **err)
+/* The file table: the main file first, then the associated files in
+ * File_Info's order (a plain file or an AHF mounted alone: itself). */
+static int set_files(hpc_container *c, dhdf *d, const GArray *finfo, uint64_t size,
+                     GError **err)
 {
-    dhdf *d = g_new0(dhdf, 1);
-    d->warnings = g_ptr_array_new_with_free_func(g_free);
-    GPtrArray *tables = g_ptr_array_new_with_free_func(ctable_free);
-    GArray *finfo = NULL;
-    int32 sd = FAIL;
-    int rc;
-    unsigned char head[4];
-
-    hpc_source *src = hpc_container_add_source(c, c->path, err);
-    if (!src) {
-        rc = HPC_E_IO;
-        goto out_unlocked;
-    }
-    rc = hpc_source_pread_field(src, head, 4, 0, "magic", err);
-    if (rc != HPC_OK)
-        goto out_unlocked;
-    if (memcmp(head, "\x0e\x03\x13\x01", 4) != 0) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, c->path, "magic", 0, "not an HDF4 file");
-        goto out_unlocked;
-    }
-    g_mutex_lock(&hdf_lock);
-    uint32 maj, min, rel;
-    char ver[128] = "";   /* LIBVSTR_LEN (80) + 1 is enough */
-    Hgetlibversion(&maj, &min, &rel, ver);
-    d->libversion = g_strdup_printf("%u.%u.%u", maj, min, rel);
-    hpc_sandbox_note(c->path);
-    sd = SDstart(c->path, DFACC_READ);
-    if (sd == FAIL) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, c->path, NULL, 0, "not a readable HDF4 SD file");
-        goto out;
-    }
-    uint64_t aoff[2];
-    rc = read_set_attrs(sd, c->path, src->size, &d->setid, &d->fileid, aoff, err);
-    if (rc != HPC_OK)
-        goto out;
-    d->role = !d->setid ? ROLE_PLAIN : d->fileid == 0 ? ROLE_MAIN : ROLE_ASSOC;
-    /* decoded compressed pieces may take as much memory as the block cache */
-    d->whole_max = c->opts.cache_size;
-    if (d->role == ROLE_MAIN) {
-        rc = read_vdatas(c->path, src->size, &finfo, tables, err);
-        if (rc != HPC_OK)
-            goto out;
+    d->nfiles = 1;
+    if (finfo) {
         int has0 = 0;
         for (guint i = 0; i < finfo->len; i++)
             has0 |= g_array_index(finfo, finfo_rec, i).id == 0;
-        if (!has0) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, c->path, VD_FILEINFO, 0,
-                          "no record of the main file itself (DHDF_FileId 0)");
-            goto out;
-        }
+        if (!has0)
+            return hpc_fail(err, HPC_E_CORRUPT, c->path, VD_FILEINFO, 0,
+                            "no record of the main file itself (DHDF_FileId 0)");
         d->nfiles = finfo->len;
-    } else {
-        d->nfiles = 1;
     }
     d->files = g_new0(dhdf_file, d->nfiles);
     d->files[0] = (dhdf_file){ .id = d->fileid < 0 ? 0 : d->fileid, .path = g_strdup(c->path),
-                               .size = src->size, .sd = FAIL };
+                               .size = size, .sd = FAIL };
     for (uint32_t i = 0, k = 1; finfo && i < finfo->len; i++) {
-        finfo_rec *r = &g_array_index(finfo, finfo_rec, i);
+        const finfo_rec *r = &g_array_index(finfo, finfo_rec, i);
         dhdf_file *f = r->id == 0 ? &d->files[0] : &d->files[k++];
         f->id = r->id;
         f->name = g_strdup(r->name);
@@ -1330,9 +1362,13 @@ static int dhdf_open(hpc_container *c, GError **err)
     }
     if (!d->files[0].name)
         d->files[0].name = g_path_get_basename(c->path);
-    rc = collect_arrays(c, d, sd, d->role == ROLE_MAIN ? tables : NULL, err);
-    if (rc == HPC_OK)
-        rc = build_tree(c, d, sd, err);
+    return HPC_OK;
+}
+
+/* Check every associated file against its File_Info record. */
+static int check_ahfs(hpc_container *c, dhdf *d, const GArray *finfo, GError **err)
+{
+    int rc = HPC_OK;
     for (uint32_t k = 1; rc == HPC_OK && k < d->nfiles; k++) {
         const finfo_rec *listed = NULL;
         for (guint i = 0; i < finfo->len; i++)
@@ -1340,13 +1376,63 @@ static int dhdf_open(hpc_container *c, GError **err)
                 listed = &g_array_index(finfo, finfo_rec, i);
         rc = check_ahf(c, d, k, listed, err);
     }
+    return rc;
+}
+
+/* Open the file as HDF4 and read the set's description.  hdf_lock held. */
+static int open_set(hpc_container *c, dhdf *d, const hpc_source *src, GError **err)
+{
+    GPtrArray *tables = g_ptr_array_new_with_free_func(ctable_free);
+    GArray *finfo = NULL;
+    uint32 maj, min, rel;
+    char ver[128] = "";   /* LIBVSTR_LEN (80) + 1 is enough */
+    Hgetlibversion(&maj, &min, &rel, ver);
+    d->libversion = g_strdup_printf("%u.%u.%u", maj, min, rel);
+    hpc_sandbox_note(c->path);
+    int32 sd = SDstart(c->path, DFACC_READ);
+    if (sd == FAIL) {
+        g_ptr_array_free(tables, TRUE);
+        return hpc_fail(err, HPC_E_CORRUPT, c->path, NULL, 0, "not a readable HDF4 SD file");
+    }
+    uint64_t aoff[2];
+    int rc = read_set_attrs(sd, c->path, src->size, &d->setid, &d->fileid, aoff, err);
+    if (rc != HPC_OK)
+        goto out;
+    d->role = !d->setid ? ROLE_PLAIN : d->fileid == 0 ? ROLE_MAIN : ROLE_ASSOC;
+    /* decoded compressed pieces may take as much memory as the block cache */
+    d->whole_max = c->opts.cache_size;
+    if (d->role == ROLE_MAIN && (rc = read_vdatas(c->path, src->size, &finfo, tables, err)) != HPC_OK)
+        goto out;
+    rc = set_files(c, d, finfo, src->size, err);
+    if (rc == HPC_OK)
+        rc = collect_arrays(c, d, sd, d->role == ROLE_MAIN ? tables : NULL, err);
+    if (rc == HPC_OK)
+        rc = build_tree(c, d, sd, err);
+    if (rc == HPC_OK)
+        rc = check_ahfs(c, d, finfo, err);
 out:
-    if (sd != FAIL)
-        SDend(sd);
-    g_mutex_unlock(&hdf_lock);
-out_unlocked:
+    SDend(sd);
     finfo_free(finfo);
     g_ptr_array_free(tables, TRUE);
+    return rc;
+}
+
+static int dhdf_open(hpc_container *c, GError **err)
+{
+    dhdf *d = g_new0(dhdf, 1);
+    d->warnings = g_ptr_array_new_with_free_func(g_free);
+    unsigned char head[4];
+    int rc = HPC_E_IO;
+    hpc_source *src = hpc_container_add_source(c, c->path, err);
+    if (src)
+        rc = hpc_source_pread_field(src, head, 4, 0, "magic", err);
+    if (rc == HPC_OK && memcmp(head, "\x0e\x03\x13\x01", 4) != 0)
+        rc = hpc_fail(err, HPC_E_CORRUPT, c->path, "magic", 0, "not an HDF4 file");
+    if (rc == HPC_OK) {
+        g_mutex_lock(&hdf_lock);
+        rc = open_set(c, d, src, err);
+        g_mutex_unlock(&hdf_lock);
+    }
     if (rc != HPC_OK) {
         dhdf_free(d);
         return rc;
@@ -1410,18 +1496,25 @@ static int piece_read(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned rank,
     return HPC_OK;
 }
 
+/* The least recently used piece whose decoded bytes are held, or NULL. */
+static dhdf_piece *whole_lru(dhdf *d)
+{
+    dhdf_piece *lru = NULL;
+    for (uint32_t i = 0; i < d->narrays; i++)
+        for (size_t k = 0; k < d->arrays[i].npieces; k++) {
+            dhdf_piece *x = &d->arrays[i].pieces[k];
+            if (x->whole && (!lru || x->whole_use < lru->whole_use))
+                lru = x;
+        }
+    return lru;
+}
+
 /* Drop decoded stream pieces, least recently used first, until `need`
  * more bytes fit.  hdf_lock held. */
 static void whole_make_room(dhdf *d, uint64_t need)
 {
     while (d->whole_bytes + need > d->whole_max) {
-        dhdf_piece *lru = NULL;
-        for (uint32_t i = 0; i < d->narrays; i++)
-            for (size_t k = 0; k < d->arrays[i].npieces; k++) {
-                dhdf_piece *x = &d->arrays[i].pieces[k];
-                if (x->whole && (!lru || x->whole_use < lru->whole_use))
-                    lru = x;
-            }
+        dhdf_piece *lru = whole_lru(d);
         if (!lru)
             return;
         d->whole_bytes -= lru->nbytes;
