@@ -177,49 +177,55 @@ static int cfg_head(const fti *f, uint32_t r)
     return f->cfg_head == 1 && f->cfg_node >= 2 && r % (uint32_t)f->cfg_node == 0;
 }
 
-static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint hi, GError **err)
+/* Index the files of one checkpoint (found[lo..hi)) by kind and rank;
+ * returns whether any L2/L3 file can recover lost ranks. */
+static int ck_index(fti *f, const fti_found *found, guint lo, guint hi, int32_t id,
+                    ck_files *cf)
 {
-    fti_ckpt ck = { .id = found[lo].ckpt };
-    ck_files cf = { 0 };
-    int rc = HPC_OK, recoverable = 0;
+    int recoverable = 0;
     /* rank numbers far beyond the files found are not a checkpoint's ranks
      * (and would size the per-rank tables) */
     uint64_t rank_limit = MAX(4 * (uint64_t)(hi - lo) + 64, (uint64_t)1 << 20);
     for (guint i = lo; i < hi; i++)
         if ((uint64_t)found[i].rank < rank_limit)
-            cf.nranks = MAX(cf.nranks, (uint32_t)found[i].rank + 1);
-    cf.rank = g_new0(const fti_found *, cf.nranks);
-    cf.pcof = g_new0(const fti_found *, cf.nranks);
-    cf.rsed = g_new0(const fti_found *, cf.nranks);
-    cf.have = g_new(int32_t, cf.nranks);
-    for (uint32_t r = 0; r < cf.nranks; r++)
-        cf.have[r] = -1;
+            cf->nranks = MAX(cf->nranks, (uint32_t)found[i].rank + 1);
+    cf->rank = g_new0(const fti_found *, cf->nranks);
+    cf->pcof = g_new0(const fti_found *, cf->nranks);
+    cf->rsed = g_new0(const fti_found *, cf->nranks);
+    cf->have = g_new(int32_t, cf->nranks);
+    for (uint32_t r = 0; r < cf->nranks; r++)
+        cf->have[r] = -1;
     for (guint i = lo; i < hi; i++) {
         const fti_found *x = &found[i];
         if ((uint64_t)x->rank >= rank_limit) {
             fti_warn(f, "%s: rank %d is far beyond the %u files of checkpoint %d; ignored",
-                     x->path, x->rank, hi - lo, ck.id);
+                     x->path, x->rank, hi - lo, id);
             continue;
         }
-        const fti_found **slot = x->kind == FTI_K_PCOF ? cf.pcof : x->kind == FTI_K_RSED ? cf.rsed : cf.rank;
+        const fti_found **slot = x->kind == FTI_K_PCOF ? cf->pcof : x->kind == FTI_K_RSED ? cf->rsed : cf->rank;
         if (slot[x->rank]) {
             fti_warn(f, "%s: checkpoint %d rank %d already comes from %s; ignored", x->path,
-                     ck.id, x->rank, slot[x->rank]->path);
+                     id, x->rank, slot[x->rank]->path);
             continue;
         }
         slot[x->rank] = x;
         recoverable |= x->kind == FTI_K_PCOF || x->kind == FTI_K_RSED;
     }
-    ck.level = ckpt_level(&cf);
-    /* the ranks' own files */
-    for (uint32_t r = 0; r < cf.nranks; r++) {
-        if (!cf.rank[r])
+    return recoverable;
+}
+
+/* The ranks' own files; a bad one is left to recovery when there is any. */
+static int ck_own_files(hpc_container *c, fti *f, ck_files *cf, int32_t id, int recoverable,
+                        GError **err)
+{
+    for (uint32_t r = 0; r < cf->nranks; r++) {
+        if (!cf->rank[r])
             continue;
         GError *e = NULL;
-        int origin = cf.rank[r]->kind == FTI_K_DCP ? FTI_O_DCP : FTI_O_FILE;
-        rc = fti_add_file(c, f, cf.rank[r]->path, ck.id, (int32_t)r, origin, "own file", &e);
+        int origin = cf->rank[r]->kind == FTI_K_DCP ? FTI_O_DCP : FTI_O_FILE;
+        int rc = fti_add_file(c, f, cf->rank[r]->path, id, (int32_t)r, origin, "own file", &e);
         if (rc == HPC_OK) {
-            cf.have[r] = (int32_t)f->ranks->len - 1;
+            cf->have[r] = (int32_t)f->ranks->len - 1;
         } else if (recoverable) {
             fti_warn(f, "%s; trying to recover rank %u from its group",
                      e ? e->message : hpc_strerror(rc), r);
@@ -230,30 +236,47 @@ static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint
         }
         g_clear_error(&e);
         if (rc != HPC_OK)
-            goto out;
+            return rc;
     }
+    return HPC_OK;
+}
+
+/* Ranks without a file and nothing to recover them from: a warning that
+ * lists the first 16. */
+static void ck_warn_lost(fti *f, const ck_files *cf, int32_t id)
+{
+    uint32_t nlost = 0;
+    for (uint32_t r = 0; r < cf->nranks; r++)
+        nlost += cf->have[r] < 0 && !cfg_head(f, r);
+    if (!nlost)
+        return;
+    GString *list = g_string_new(NULL);
+    for (uint32_t r = 0, shown = 0; r < cf->nranks; r++)
+        if (cf->have[r] < 0 && !cfg_head(f, r) && shown++ < 16)
+            g_string_append_printf(list, "%s%u", list->len ? " " : "", r);
+    fti_warn(f, "checkpoint %d: no usable file of %u of ranks 0-%u (%s%s) below SOURCE, and "
+             "no L2/L3 files to recover them", id, nlost, cf->nranks - 1, list->str,
+             nlost > 16 ? " ..." : "");
+    g_string_free(list, TRUE);
+}
+
+static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint hi, GError **err)
+{
+    fti_ckpt ck = { .id = found[lo].ckpt };
+    ck_files cf = { 0 };
+    int recoverable = ck_index(f, found, lo, hi, ck.id, &cf);
+    ck.level = ckpt_level(&cf);
+    int rc = ck_own_files(c, f, &cf, ck.id, recoverable, err);
     /* lost ranks: served from their groups; the topology may also show
      * ranks above the highest one seen */
-    uint32_t nlost = 0;
-    for (uint32_t r = 0; r < cf.nranks; r++)
-        nlost += cf.have[r] < 0 && !cfg_head(f, r);
-    if (nlost && !recoverable) {
-        GString *list = g_string_new(NULL);
-        for (uint32_t r = 0, shown = 0; r < cf.nranks; r++)
-            if (cf.have[r] < 0 && !cfg_head(f, r) && shown++ < 16)
-                g_string_append_printf(list, "%s%u", list->len ? " " : "", r);
-        fti_warn(f, "checkpoint %d: no usable file of %u of ranks 0-%u (%s%s) below SOURCE, and "
-                 "no L2/L3 files to recover them", ck.id, nlost, cf.nranks - 1, list->str,
-                 nlost > 16 ? " ..." : "");
-        g_string_free(list, TRUE);
-    } else if (recoverable) {
+    if (rc == HPC_OK && !recoverable)
+        ck_warn_lost(f, &cf, ck.id);
+    else if (rc == HPC_OK)
         rc = fti_recover_ckpt(c, f, &cf, &ck, err);
-        if (rc != HPC_OK)
-            goto out;
+    if (rc == HPC_OK) {
+        ck.nranks_seen = cf.nranks;
+        g_array_append_val(f->ckpts, ck);
     }
-    ck.nranks_seen = cf.nranks;
-    g_array_append_val(f->ckpts, ck);
-out:
     g_free(cf.rank);
     g_free(cf.pcof);
     g_free(cf.rsed);
@@ -394,12 +417,76 @@ static int config_option(hpc_container *c, fti *f, fti_walk_ctx *w, GError **err
     return HPC_OK;
 }
 
-static int fti_open(hpc_container *c, GError **err)
+/* SOURCE is one file: the rank is known only from a Rank file's name (a
+ * Pcof file holds another rank's bytes). */
+static int open_single(hpc_container *c, fti *f, GError **err)
+{
+    char *base = g_path_get_basename(c->path);
+    fti_kind kind;
+    int32_t nck, nrank;
+    if (!fti_parse_name(base, &kind, &nck, &nrank) || (kind != FTI_K_RANK && kind != FTI_K_DCP))
+        nrank = -1;
+    g_free(base);
+    f->single = 1;
+    int rc = fti_add_file(c, f, c->path, -1, nrank, FTI_O_FILE, "the file given", err);
+    if (rc != HPC_OK)
+        return rc;
+    fti_ckpt ck = { .id = g_array_index(f->ranks, fti_rank, 0).ckpt, .level = FTI_LFILE,
+                    .nranks_seen = 1 };
+    g_array_append_val(f->ckpts, ck);
+    return HPC_OK;
+}
+
+/* Open the checkpoints of the files found, one run of equal ids each. */
+static int open_ckpts(hpc_container *c, fti *f, GArray *found_files, GError **err)
+{
+    /* dCP files name no checkpoint: take it from their meta */
+    for (guint i = 0; i < found_files->len; i++) {
+        fti_found *x = &g_array_index(found_files, fti_found, i);
+        fti_meta m;
+        uint64_t size;
+        if (x->kind == FTI_K_DCP)
+            x->ckpt = fti_peek_meta(x->path, &m, &size) == HPC_OK ? m.ckpt_id : 0;
+    }
+    qsort(found_files->data, found_files->len, sizeof(fti_found), fti_cmp_found);
+    fti_found *found = (fti_found *)(void *)found_files->data;
+    for (guint lo = 0, hi; lo < found_files->len; lo = hi) {
+        for (hi = lo; hi < found_files->len && found[hi].ckpt == found[lo].ckpt; hi++)
+            ;
+        int rc = open_ckpt(c, f, found, lo, hi, err);
+        if (rc != HPC_OK)
+            return rc;
+    }
+    return HPC_OK;
+}
+
+/* SOURCE is a directory: every checkpoint file below it, config.fti and
+ * Topology.fti below or above it. */
+static int open_tree(hpc_container *c, fti *f, fti_walk_ctx *w, GError **err)
+{
+    w->found = g_array_new(FALSE, FALSE, sizeof(fti_found));
+    fti_walk(w, c->path, 0);
+    int rc = config_option(c, f, w, err);
+    if (rc != HPC_OK)
+        return rc;
+    f->topology = w->topology;
+    w->topology = NULL;
+    fti_find_above(f, c->path);
+    fti_load_config(f);
+    if (w->found->len == 0)
+        return hpc_fail(err, HPC_E_UNSUPPORTED, c->path, NULL, 0,
+                        "no Ckpt<N>-Rank<R>.fti, Pcof, RSed or dCPFile file below it");
+    rc = open_ckpts(c, f, w->found, err);
+    if (rc == HPC_OK && f->ranks->len == 0)
+        rc = hpc_fail(err, HPC_E_CORRUPT, c->path, NULL, 0,
+                      "no rank of any checkpoint could be read: %s",
+                      f->warnings->len ? (char *)g_ptr_array_index(f->warnings, 0) : "?");
+    return rc;
+}
+
+static fti *fti_new(void)
 {
     fti *f = g_new0(fti, 1);
-    int rc = HPC_OK;
-    struct stat st;
-    fti_walk_ctx w = { 0 };
     f->ranks = g_array_new(FALSE, FALSE, sizeof(fti_rank));
     f->vars = g_array_new(FALSE, FALSE, sizeof(fti_var));
     f->chunks = g_array_new(FALSE, FALSE, sizeof(fti_chunk));
@@ -407,93 +494,46 @@ static int fti_open(hpc_container *c, GError **err)
     f->lost = g_array_new(FALSE, FALSE, sizeof(fti_lost));
     f->warnings = g_ptr_array_new_with_free_func(g_free);
     f->srcs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    if (stat(c->path, &st) != 0) {
-        rc = hpc_fail(err, HPC_E_NOENT, c->path, NULL, 0, "cannot stat");
-        goto out;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        /* the rank is known only from a Rank file's name (a Pcof file
-         * holds another rank's bytes) */
-        char *base = g_path_get_basename(c->path);
-        fti_kind kind;
-        int32_t nck, nrank;
-        if (!fti_parse_name(base, &kind, &nck, &nrank) || (kind != FTI_K_RANK && kind != FTI_K_DCP))
-            nrank = -1;
-        g_free(base);
-        f->single = 1;
-        rc = fti_add_file(c, f, c->path, -1, nrank, FTI_O_FILE, "the file given", err);
-        if (rc != HPC_OK)
-            goto out;
-        fti_ckpt ck = { .id = g_array_index(f->ranks, fti_rank, 0).ckpt, .level = FTI_LFILE,
-                        .nranks_seen = 1 };
-        g_array_append_val(f->ckpts, ck);
-    } else {
-        w.found = g_array_new(FALSE, FALSE, sizeof(fti_found));
-        fti_walk(&w, c->path, 0);
-        rc = config_option(c, f, &w, err);
-        if (rc != HPC_OK)
-            goto out;
-        f->topology = w.topology;
-        w.topology = NULL;
-        fti_find_above(f, c->path);
-        fti_load_config(f);
-        if (w.found->len == 0) {
-            rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, NULL, 0,
-                          "no Ckpt<N>-Rank<R>.fti, Pcof, RSed or dCPFile file below it");
-            goto out;
-        }
-        /* dCP files name no checkpoint: take it from their meta */
-        for (guint i = 0; i < w.found->len; i++) {
-            fti_found *x = &g_array_index(w.found, fti_found, i);
-            fti_meta m;
-            uint64_t size;
-            if (x->kind == FTI_K_DCP)
-                x->ckpt = fti_peek_meta(x->path, &m, &size) == HPC_OK ? m.ckpt_id : 0;
-        }
-        qsort(w.found->data, w.found->len, sizeof(fti_found), fti_cmp_found);
-        fti_found *found = (fti_found *)(void *)w.found->data;
-        for (guint lo = 0; lo < w.found->len;) {
-            guint hi = lo;
-            while (hi < w.found->len && found[hi].ckpt == found[lo].ckpt)
-                hi++;
-            rc = open_ckpt(c, f, found, lo, hi, err);
-            if (rc != HPC_OK)
-                goto out;
-            lo = hi;
-        }
-        if (f->ranks->len == 0) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, c->path, NULL, 0,
-                          "no rank of any checkpoint could be read: %s",
-                          f->warnings->len ? (char *)g_ptr_array_index(f->warnings, 0) : "?");
-            goto out;
-        }
-    }
-    /* ranks in (ckpt, rank) order; each var's rank index is fixed below */
-    {
-        guint n = f->ranks->len;
-        fti_rank *rk = (fti_rank *)(void *)f->ranks->data;
-        qsort(rk, n, sizeof(fti_rank), cmp_rank);
-    }
-    rc = build_tree(c, f, err);
-    if (rc != HPC_OK)
-        goto out;
+    return f;
+}
+
+/* The container's tree is built: start the checksum checks; rebuilt
+ * ranks get a larger st_blksize, which makes readers ask for more at a
+ * time, so the G pieces are read in fewer, larger reads (-o blocksize
+ * overrides). */
+static int open_done(hpc_container *c, fti *f)
+{
     c->priv = f;
-    f = NULL;
-    /* rebuilt ranks: a larger st_blksize makes readers ask for more at a
-     * time, so the G pieces are read in fewer, larger reads (-o blocksize
-     * overrides) */
-    for (guint i = 0; i < ((fti *)c->priv)->ranks->len; i++)
-        if (g_array_index(((fti *)c->priv)->ranks, fti_rank, i).origin == FTI_O_RS)
+    for (guint i = 0; i < f->ranks->len; i++)
+        if (g_array_index(f->ranks, fti_rank, i).origin == FTI_O_RS)
             c->fsblksize = FTI_RS_BLOCK;
-    rc = fti_check_start(c);
+    int rc = fti_check_start(c);
     if (rc != HPC_OK) {
-        f = c->priv;
         c->priv = NULL;
-        goto out;
+        return rc;
     }
-    if (((fti *)c->priv)->total_bytes <= FTI_VERIFY_AT_OPEN)
+    if (f->total_bytes <= FTI_VERIFY_AT_OPEN)
         fti_check_all(c);
-out:
+    return HPC_OK;
+}
+
+static int fti_open(hpc_container *c, GError **err)
+{
+    fti *f = fti_new();
+    struct stat st;
+    fti_walk_ctx w = { 0 };
+    int rc;
+    if (stat(c->path, &st) != 0)
+        rc = hpc_fail(err, HPC_E_NOENT, c->path, NULL, 0, "cannot stat");
+    else
+        rc = S_ISDIR(st.st_mode) ? open_tree(c, f, &w, err) : open_single(c, f, err);
+    /* ranks in (ckpt, rank) order; each var's rank index is fixed below */
+    if (rc == HPC_OK && f->ranks->len > 1)
+        qsort(f->ranks->data, f->ranks->len, sizeof(fti_rank), cmp_rank);
+    if (rc == HPC_OK)
+        rc = build_tree(c, f, err);
+    if (rc == HPC_OK && (rc = open_done(c, f)) == HPC_OK)
+        f = NULL;
     fti_walk_clear(&w);
     if (rc != HPC_OK) {
         hpc_tree_free(c->tree);

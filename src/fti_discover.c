@@ -143,6 +143,26 @@ int fti_probe(const char *path, const unsigned char *head, size_t len)
 }
 
 /* config.fti and Topology.fti may sit above SOURCE (SOURCE = an l2 dir). */
+/* <meta_dir>/<execId>/Topology.fti next to the Local/Global dirs in
+ * parent, or NULL. */
+static char *topology_in(const char *parent)
+{
+    char *meta = g_build_filename(parent, "Meta", NULL), *found = NULL;
+    GDir *md = g_dir_open(meta, 0, NULL);
+    const char *n;
+    while (md && !found && (n = g_dir_read_name(md))) {
+        char *p = g_build_filename(meta, n, "Topology.fti", NULL);
+        if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+            found = p;
+        else
+            g_free(p);
+    }
+    if (md)
+        g_dir_close(md);
+    g_free(meta);
+    return found;
+}
+
 void fti_find_above(fti *f, const char *dir)
 {
     char *d = g_canonicalize_filename(dir, NULL);
@@ -155,22 +175,8 @@ void fti_find_above(fti *f, const char *dir)
             else
                 g_free(p);
         }
-        if (!f->topology) {
-            /* <meta_dir>/<execId>/Topology.fti next to the Local/Global dirs */
-            char *meta = g_build_filename(parent, "Meta", NULL);
-            GDir *md = g_dir_open(meta, 0, NULL);
-            const char *n;
-            while (md && !f->topology && (n = g_dir_read_name(md))) {
-                char *p = g_build_filename(meta, n, "Topology.fti", NULL);
-                if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-                    f->topology = p;
-                else
-                    g_free(p);
-            }
-            if (md)
-                g_dir_close(md);
-            g_free(meta);
-        }
+        if (!f->topology)
+            f->topology = topology_in(parent);
         int top = strcmp(parent, d) == 0;
         g_free(d);
         d = parent;

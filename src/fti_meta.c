@@ -170,117 +170,125 @@ static void md5_hex(GChecksum *h, char *hex33)
     g_strlcpy(hex33, g_checksum_get_string(h), 33);
 }
 
-/* Parse file r as rank rk (meta already known): blocks, records, variables. */
-int fti_parse_rank(hpc_container *c, fti *f, const fti_reader *r, fti_rank *rk, GError **err)
+/* The state of parsing one rank file's chunk records. */
+typedef struct rank_parse {
+    const fti_layout *L;
+    const char *path;
+    uint64_t ds;                 /* data size: where the metadata start */
+    GArray *recs;                /* rec_tmp */
+    GChecksum *all, *hc;         /* the two rules of the file checksum */
+} rank_parse;
+
+/* The file meta's sizes agree with the file. */
+static int check_sizes(hpc_container *c, const fti_reader *r, const fti_meta *m, GError **err)
 {
-    const fti_meta *m = &rk->meta;
     const fti_layout *L = m->lay;
-    const char *path = r->path;
     uint64_t meta_at = r->size - L->meta;
-    unsigned char *buf = NULL;
-    GArray *recs = g_array_new(FALSE, FALSE, sizeof(rec_tmp));
-    GChecksum *all = g_checksum_new(G_CHECKSUM_MD5), *hc = g_checksum_new(G_CHECKSUM_MD5);
-    int rc = HPC_OK;
+    if (m->fs != (int64_t)r->size)
+        return hpc_fail(err, HPC_E_CORRUPT, r->path, "fs", meta_at + 53 + 3 * L->w,
+                        "the file meta says %" PRId64 " bytes but the file has %" PRIu64
+                        " (truncated or extended)", m->fs, r->size);
+    if (m->data_size < 0 || (uint64_t)m->data_size > meta_at)
+        return hpc_fail(err, HPC_E_CORRUPT, r->path, "dataSize", meta_at + 53 + 2 * L->w,
+                        "%" PRId64 " is not inside the file (metadata end at %" PRIu64 ")",
+                        m->data_size, meta_at);
+    if (m->meta_size != (int64_t)(r->size - (uint64_t)m->data_size) && !c->opts.nocheck)
+        return hpc_fail(err, HPC_E_CORRUPT, r->path, "metaSize", meta_at + 53 + L->w,
+                        "%" PRId64 ", but dataSize %" PRId64 " leaves %" PRIu64 " bytes",
+                        m->meta_size, m->data_size, r->size - (uint64_t)m->data_size);
+    return HPC_OK;
+}
 
-    if (m->fs != (int64_t)r->size) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, path, "fs", meta_at + 53 + 3 * L->w,
-                      "the file meta says %" PRId64 " bytes but the file has %" PRIu64
-                      " (truncated or extended)", m->fs, r->size);
-        goto out;
+/* One chunk record at buf + at: decoded into rp->recs after its checks;
+ * *bytes gets its container size. */
+static int parse_record(rank_parse *rp, const unsigned char *buf, uint64_t at, uint64_t *bytes,
+                        GError **err)
+{
+    const fti_layout *L = rp->L;
+    const unsigned char *q = buf + at;
+    unsigned o = 4 + (L->idx ? 4 : 0);
+    rec_tmp t = { 0 };
+    t.id = (int32_t)fti_les(q, 4);
+    t.has = q[o + 4];
+    t.ch.dptr = hpc_le64(q + o + 6);
+    t.ch.fptr = hpc_le64(q + o + 14);
+    int64_t cs = fti_les(q + o + 22, L->w), cts = fti_les(q + o + 22 + L->w, L->w);
+    memcpy(t.ch.md5, q + o + 22 + 2 * L->w, 16);
+    t.ch.rec_off = rp->ds + at;
+    g_checksum_update(rp->all, t.ch.md5, 16);
+    if (t.has)
+        g_checksum_update(rp->hc, t.ch.md5, 16);
+    if (cs < 0 || cts < cs)
+        return hpc_fail(err, HPC_E_CORRUPT, rp->path, "chunksize", rp->ds + at + o + 22,
+                        "variable %d: chunk of %" PRId64 " bytes in a container of %" PRId64,
+                        t.id, cs, cts);
+    *bytes = (uint64_t)cts;
+    if (!t.has || cs == 0) {
+        /* empty container: dptr and fptr are stale; it only says that the
+         * id exists */
+        t.has = 0;
+        g_array_append_val(rp->recs, t);
+        return HPC_OK;
     }
-    if (m->data_size < 0 || (uint64_t)m->data_size > meta_at) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, path, "dataSize", meta_at + 53 + 2 * L->w,
-                      "%" PRId64 " is not inside the file (metadata end at %" PRIu64 ")",
-                      m->data_size, meta_at);
-        goto out;
-    }
-    if (m->meta_size != (int64_t)(r->size - (uint64_t)m->data_size) && !c->opts.nocheck) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, path, "metaSize", meta_at + 53 + L->w,
-                      "%" PRId64 ", but dataSize %" PRId64 " leaves %" PRIu64 " bytes",
-                      m->meta_size, m->data_size, r->size - (uint64_t)m->data_size);
-        goto out;
-    }
-    uint64_t ds = (uint64_t)m->data_size, mlen = meta_at - ds;
-    buf = g_malloc(mlen ? mlen : 1);
-    rc = fti_reader_pread(r, buf, (size_t)mlen, ds);
-    if (rc != HPC_OK) {
-        rc = hpc_fail(err, rc, path, "block header", ds, "cannot read the metadata: %s",
-                      hpc_strerror(rc));
-        goto out;
-    }
-    for (uint64_t p = 0; p < mlen;) {
-        if (mlen - p < L->hdr) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, path, "block header", ds + p,
-                          "%" PRIu64 " bytes left before the file meta, a header needs %u",
-                          mlen - p, L->hdr);
-            goto out;
-        }
-        int32_t nv = (int32_t)fti_les(buf + p, 4);
-        int64_t dbsize = fti_les(buf + p + 4, L->w);
-        if (nv < 0 || (uint64_t)nv > (mlen - p - L->hdr) / L->rec) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, path, "numvars", ds + p,
-                          "%d chunk records of %u bytes do not fit in the %" PRIu64
-                          " bytes before the file meta", nv, L->rec, mlen - p - L->hdr);
-            goto out;
-        }
-        uint64_t bsum = 0, at = p + L->hdr;
-        for (int32_t k = 0; k < nv; k++, at += L->rec) {
-            const unsigned char *q = buf + at;
-            unsigned o = 4 + (L->idx ? 4 : 0);
-            rec_tmp t = { 0 };
-            t.id = (int32_t)fti_les(q, 4);
-            t.has = q[o + 4];
-            t.ch.dptr = hpc_le64(q + o + 6);
-            t.ch.fptr = hpc_le64(q + o + 14);
-            int64_t cs = fti_les(q + o + 22, L->w), cts = fti_les(q + o + 22 + L->w, L->w);
-            memcpy(t.ch.md5, q + o + 22 + 2 * L->w, 16);
-            t.ch.rec_off = ds + at;
-            g_checksum_update(all, t.ch.md5, 16);
-            if (t.has)
-                g_checksum_update(hc, t.ch.md5, 16);
-            if (cs < 0 || cts < cs) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ds + at + o + 22,
-                              "variable %d: chunk of %" PRId64 " bytes in a container of %"
-                              PRId64, t.id, cs, cts);
-                goto out;
-            }
-            bsum += (uint64_t)cts;
-            if (!t.has || cs == 0) {
-                /* empty container: dptr and fptr are stale; it only says
-                 * that the id exists */
-                t.has = 0;
-                g_array_append_val(recs, t);
-                continue;
-            }
-            t.ch.len = (uint64_t)cs;
-            if (t.ch.fptr > ds || t.ch.len > ds - t.ch.fptr) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, path, "fptr", ds + at + o + 14,
-                              "variable %d: chunk [%" PRIu64 ", +%" PRIu64 ") is not inside "
-                              "the data area of %" PRIu64 " bytes", t.id, t.ch.fptr, t.ch.len, ds);
-                goto out;
-            }
-            g_array_append_val(recs, t);
-        }
-        if (dbsize < 0 || (uint64_t)dbsize != bsum)
-            fti_warn(f, "%s: block at %" PRIu64 ": dbsize %" PRId64 " differs from its containers' "
-                     "%" PRIu64 " bytes", path, ds + p, dbsize, bsum);
-        rk->nblocks++;
-        p = at;
-    }
+    t.ch.len = (uint64_t)cs;
+    if (t.ch.fptr > rp->ds || t.ch.len > rp->ds - t.ch.fptr)
+        return hpc_fail(err, HPC_E_CORRUPT, rp->path, "fptr", rp->ds + at + o + 14,
+                        "variable %d: chunk [%" PRIu64 ", +%" PRIu64 ") is not inside "
+                        "the data area of %" PRIu64 " bytes", t.id, t.ch.fptr, t.ch.len, rp->ds);
+    g_array_append_val(rp->recs, t);
+    return HPC_OK;
+}
 
-    /* the file checksum: FTI writes one rule and verifies another */
+/* The block whose header is at buf + *p: its records; *p moves past it. */
+static int parse_block(rank_parse *rp, fti *f, const unsigned char *buf, uint64_t mlen,
+                       uint64_t *p, GError **err)
+{
+    const fti_layout *L = rp->L;
+    uint64_t ds = rp->ds;
+    if (mlen - *p < L->hdr)
+        return hpc_fail(err, HPC_E_CORRUPT, rp->path, "block header", ds + *p,
+                        "%" PRIu64 " bytes left before the file meta, a header needs %u",
+                        mlen - *p, L->hdr);
+    int32_t nv = (int32_t)fti_les(buf + *p, 4);
+    int64_t dbsize = fti_les(buf + *p + 4, L->w);
+    if (nv < 0 || (uint64_t)nv > (mlen - *p - L->hdr) / L->rec)
+        return hpc_fail(err, HPC_E_CORRUPT, rp->path, "numvars", ds + *p,
+                        "%d chunk records of %u bytes do not fit in the %" PRIu64
+                        " bytes before the file meta", nv, L->rec, mlen - *p - L->hdr);
+    uint64_t bsum = 0, at = *p + L->hdr;
+    for (int32_t k = 0; k < nv; k++, at += L->rec) {
+        uint64_t bytes = 0;
+        int rc = parse_record(rp, buf, at, &bytes, err);
+        if (rc != HPC_OK)
+            return rc;
+        bsum += bytes;
+    }
+    if (dbsize < 0 || (uint64_t)dbsize != bsum)
+        fti_warn(f, "%s: block at %" PRIu64 ": dbsize %" PRId64 " differs from its containers' "
+                 "%" PRIu64 " bytes", rp->path, ds + *p, dbsize, bsum);
+    *p = at;
+    return HPC_OK;
+}
+
+/* The file checksum: FTI writes one rule and verifies another. */
+static void check_file_sum(rank_parse *rp, fti *f, fti_rank *rk)
+{
     char hex_all[33], hex_hc[33];
-    md5_hex(all, hex_all);
-    md5_hex(hc, hex_hc);
-    if (strcmp(hex_all, m->checksum) == 0)
+    md5_hex(rp->all, hex_all);
+    md5_hex(rp->hc, hex_hc);
+    if (strcmp(hex_all, rk->meta.checksum) == 0)
         rk->sum_rule = "ok (all records)";
-    else if (strcmp(hex_hc, m->checksum) == 0)
+    else if (strcmp(hex_hc, rk->meta.checksum) == 0)
         rk->sum_rule = "ok (records with content)";
     else
         fti_warn(f, "%s: file checksum %s matches neither rule (%s / %s): chunk records altered?",
-                 path, m->checksum, hex_all, hex_hc);
+                 rp->path, rk->meta.checksum, hex_all, hex_hc);
+}
 
-    /* variables: each id's chunks must tile [0, size) exactly */
+/* Variables: each id's chunks must tile [0, size) exactly. */
+static int tile_vars(rank_parse *rp, fti *f, fti_rank *rk, GError **err)
+{
+    GArray *recs = rp->recs;
     if (recs->len > 1)
         qsort(recs->data, recs->len, sizeof(rec_tmp), cmp_rec);
     rk->first_var = f->vars->len;
@@ -292,13 +300,11 @@ int fti_parse_rank(hpc_container *c, fti *f, const fti_reader *r, fti_rank *rk, 
             rec_tmp *t = &g_array_index(recs, rec_tmp, j);
             if (!t->has)
                 continue;
-            if (t->ch.dptr != v.size) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, path, "dptr", t->ch.rec_off,
-                              "variable %d: chunk at variable offset %" PRIu64 " where %" PRIu64
-                              " was expected (chunks overlap or leave a hole)",
-                              t->id, t->ch.dptr, v.size);
-                goto out;
-            }
+            if (t->ch.dptr != v.size)
+                return hpc_fail(err, HPC_E_CORRUPT, rp->path, "dptr", t->ch.rec_off,
+                                "variable %d: chunk at variable offset %" PRIu64 " where %"
+                                PRIu64 " was expected (chunks overlap or leave a hole)",
+                                t->id, t->ch.dptr, v.size);
             v.size += t->ch.len;
             g_array_append_val(f->chunks, t->ch);
             v.n++;
@@ -308,11 +314,38 @@ int fti_parse_rank(hpc_container *c, fti *f, const fti_reader *r, fti_rank *rk, 
         i = j;
     }
     rk->nvars = f->vars->len - rk->first_var;
+    return HPC_OK;
+}
+
+/* Parse file r as rank rk (meta already known): blocks, records, variables. */
+int fti_parse_rank(hpc_container *c, fti *f, const fti_reader *r, fti_rank *rk, GError **err)
+{
+    const fti_meta *m = &rk->meta;
+    unsigned char *buf = NULL;
+    rank_parse rp = { .L = m->lay, .path = r->path, .recs = g_array_new(FALSE, FALSE, sizeof(rec_tmp)),
+                      .all = g_checksum_new(G_CHECKSUM_MD5), .hc = g_checksum_new(G_CHECKSUM_MD5) };
+    int rc = check_sizes(c, r, m, err);
+    if (rc != HPC_OK)
+        goto out;
+    uint64_t ds = (uint64_t)m->data_size, mlen = r->size - m->lay->meta - ds;
+    rp.ds = ds;
+    buf = g_malloc(mlen ? mlen : 1);
+    rc = fti_reader_pread(r, buf, (size_t)mlen, ds);
+    if (rc != HPC_OK) {
+        rc = hpc_fail(err, rc, r->path, "block header", ds, "cannot read the metadata: %s",
+                      hpc_strerror(rc));
+        goto out;
+    }
+    for (uint64_t p = 0; p < mlen; rk->nblocks++)
+        if ((rc = parse_block(&rp, f, buf, mlen, &p, err)) != HPC_OK)
+            goto out;
+    check_file_sum(&rp, f, rk);
+    rc = tile_vars(&rp, f, rk, err);
 out:
     g_free(buf);
-    g_array_free(recs, TRUE);
-    g_checksum_free(all);
-    g_checksum_free(hc);
+    g_array_free(rp.recs, TRUE);
+    g_checksum_free(rp.all);
+    g_checksum_free(rp.hc);
     return rc;
 }
 

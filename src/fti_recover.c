@@ -54,66 +54,69 @@ static int recover_l2(hpc_container *c, fti *f, const ck_files *cf, const fti_to
     return rc;
 }
 
-/* Rebuild lost rank r from its Reed-Solomon group. */
-static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_topo *t,
-                      int32_t ckpt, int32_t r, GString *why)
-{
+/* The pieces of a Reed-Solomon group that are there and agree in size. */
+typedef struct rs_group {
     int32_t mem[FTI_RS_MAX_GROUP];
-    uint32_t pos, g = t->group;
-    int have_d[FTI_RS_MAX_GROUP] = { 0 }, have_p[FTI_RS_MAX_GROUP] = { 0 };
-    const hpc_source *psrc[FTI_RS_MAX_GROUP] = { 0 };
-    int64_t max_fs = -1;
-    if (!fti_topo_group(t, r, mem, &pos)) {
-        g_string_append(why, "; not in a complete RS group");
-        return HPC_E_NOENT;
-    }
-    for (uint32_t j = 0; j < g; j++) {
-        const fti_rank *o = ck_rank(f, cf, mem[j]);
+    uint32_t pos, g;
+    int have_d[FTI_RS_MAX_GROUP], have_p[FTI_RS_MAX_GROUP];
+    const hpc_source *psrc[FTI_RS_MAX_GROUP];
+    int64_t max_fs;
+} rs_group;
+
+/* Find the data files and the encoded (RSed) files of rank r's group. */
+static void rs_find(hpc_container *c, fti *f, const ck_files *cf, rs_group *rg)
+{
+    rg->max_fs = -1;
+    for (uint32_t j = 0; j < rg->g; j++) {
+        const fti_rank *o = ck_rank(f, cf, rg->mem[j]);
         if (o && o->origin == FTI_O_FILE && o->meta.max_fs > 0) {
-            if (max_fs < 0)
-                max_fs = o->meta.max_fs;
-            have_d[j] = o->meta.max_fs == max_fs;
+            if (rg->max_fs < 0)
+                rg->max_fs = o->meta.max_fs;
+            rg->have_d[j] = o->meta.max_fs == rg->max_fs;
         }
     }
-    for (uint32_t j = 0; j < g; j++) {
-        const fti_found *x = cf->rsed[mem[j]];
+    for (uint32_t j = 0; j < rg->g; j++) {
+        const fti_found *x = cf->rsed[rg->mem[j]];
         fti_meta m;
         uint64_t size;
         if (!x || fti_peek_meta(x->path, &m, &size) != HPC_OK)
             continue;
-        if (max_fs < 0)
-            max_fs = m.max_fs;
-        if (m.max_fs != max_fs || m.fs != max_fs || size != (uint64_t)max_fs + m.lay->meta)
+        if (rg->max_fs < 0)
+            rg->max_fs = m.max_fs;
+        if (m.max_fs != rg->max_fs || m.fs != rg->max_fs ||
+            size != (uint64_t)rg->max_fs + m.lay->meta)
             continue;
-        psrc[j] = fti_source(c, f, x->path, NULL);
-        have_p[j] = psrc[j] != NULL;
+        rg->psrc[j] = fti_source(c, f, x->path, NULL);
+        rg->have_p[j] = rg->psrc[j] != NULL;
     }
-    uint16_t cd[FTI_RS_MAX_GROUP], cp[FTI_RS_MAX_GROUP];
-    if (max_fs < 16 || fti_rs_coeffs(g, have_d, have_p, pos, cd, cp) != 0) {
-        int nd = 0, np = 0;
-        for (uint32_t j = 0; j < g; j++) {
-            nd += have_d[j];
-            np += have_p[j];
-        }
-        g_string_append_printf(why, "; RS group of %u has %d data and %d parity pieces, %u needed",
-                               g, nd, np, g);
-        return HPC_E_NOENT;
-    }
+}
+
+/* The decoding job of the pieces with a coefficient; *used names them. */
+static fti_rsjob *rs_job(fti *f, const ck_files *cf, const rs_group *rg, const uint16_t *cd,
+                         const uint16_t *cp, GString *used)
+{
     fti_rsjob *job = g_new0(fti_rsjob, 1);
-    job->max_fs = (uint64_t)max_fs;
+    job->max_fs = (uint64_t)rg->max_fs;
     job->fs = job->max_fs;
-    GString *used = g_string_new(NULL);
-    for (uint32_t j = 0; j < g; j++) {
+    for (uint32_t j = 0; j < rg->g; j++) {
         if (cd[j]) {
-            const fti_rank *o = ck_rank(f, cf, mem[j]);
+            const fti_rank *o = ck_rank(f, cf, rg->mem[j]);
             job->pieces[job->npieces++] = (fti_piece){ o->src, o->size, 0, cd[j] };
-            g_string_append_printf(used, "%sRank%d", used->len ? "," : "", mem[j]);
+            g_string_append_printf(used, "%sRank%d", used->len ? "," : "", rg->mem[j]);
         }
         if (cp[j]) {
-            job->pieces[job->npieces++] = (fti_piece){ psrc[j], job->max_fs, 1, cp[j] };
-            g_string_append_printf(used, "%sRSed%d", used->len ? "," : "", mem[j]);
+            job->pieces[job->npieces++] = (fti_piece){ rg->psrc[j], job->max_fs, 1, cp[j] };
+            g_string_append_printf(used, "%sRSed%d", used->len ? "," : "", rg->mem[j]);
         }
     }
+    return job;
+}
+
+/* Parse the rebuilt file of job as rank r; on success the rank (owning
+ * job) joins f->ranks, else job is freed. */
+static int rs_adopt(hpc_container *c, fti *f, fti_rsjob *job, int32_t ckpt, int32_t r,
+                    uint32_t g, const char *used, GString *why)
+{
     /* the real size sits in the last 8 bytes of the encoded piece */
     unsigned char sz[8];
     int rc = fti_rs_decode(job, sz, 8, job->max_fs - 8);
@@ -125,11 +128,10 @@ static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_to
     }
     if (rc != HPC_OK) {
         g_free(job);
-        g_string_free(used, TRUE);
         return rc;
     }
     job->fs = fs;
-    char *vpath = g_strdup_printf("(Ckpt%d-Rank%d.fti rebuilt from %s)", ckpt, r, used->str);
+    char *vpath = g_strdup_printf("(Ckpt%d-Rank%d.fti rebuilt from %s)", ckpt, r, used);
     fti_reader rd = { NULL, job, fs, vpath };
     fti_rank rk = { .ckpt = ckpt, .rank = r, .origin = FTI_O_RS, .rs = job, .size = fs };
     GError *e = NULL;
@@ -146,10 +148,37 @@ static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_to
     } else {
         rk.path = vpath;
         rk.note = g_strdup_printf("rebuilt from RS group %u (pieces %s, myHash verified)",
-                                  g, used->str);
+                                  g, used);
         g_array_append_val(f->ranks, rk);
     }
     g_clear_error(&e);
+    return rc;
+}
+
+/* Rebuild lost rank r from its Reed-Solomon group. */
+static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_topo *t,
+                      int32_t ckpt, int32_t r, GString *why)
+{
+    rs_group rg = { .g = t->group };
+    if (!fti_topo_group(t, r, rg.mem, &rg.pos)) {
+        g_string_append(why, "; not in a complete RS group");
+        return HPC_E_NOENT;
+    }
+    rs_find(c, f, cf, &rg);
+    uint16_t cd[FTI_RS_MAX_GROUP], cp[FTI_RS_MAX_GROUP];
+    if (rg.max_fs < 16 || fti_rs_coeffs(rg.g, rg.have_d, rg.have_p, rg.pos, cd, cp) != 0) {
+        int nd = 0, np = 0;
+        for (uint32_t j = 0; j < rg.g; j++) {
+            nd += rg.have_d[j];
+            np += rg.have_p[j];
+        }
+        g_string_append_printf(why, "; RS group of %u has %d data and %d parity pieces, %u needed",
+                               rg.g, nd, np, rg.g);
+        return HPC_E_NOENT;
+    }
+    GString *used = g_string_new(NULL);
+    fti_rsjob *job = rs_job(f, cf, &rg, cd, cp, used);
+    int rc = rs_adopt(c, f, job, ckpt, r, rg.g, used->str, why);
     g_string_free(used, TRUE);
     return rc;
 }

@@ -237,12 +237,11 @@ static int topo_layout(const fti *f, const ck_files *cf, const topo_file *tf, ft
     t->nranks = (uint32_t)(nodes * S);
     for (uint32_t r = 0; r < cf->nranks; r++) {
         const fti_found *x[3] = { cf->rank[r], cf->pcof[r], cf->rsed[r] };
-        for (int k = 0; k < 3; k++)
-            if (x[k]) {
-                int rc = topo_check_file(t, tf, x[k], r, err);
-                if (rc != HPC_OK)
-                    return rc;
-            }
+        for (int k = 0; k < 3; k++) {
+            int rc = x[k] ? topo_check_file(t, tf, x[k], r, err) : HPC_OK;
+            if (rc != HPC_OK)
+                return rc;
+        }
     }
     return HPC_OK;
 }
