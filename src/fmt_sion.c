@@ -104,8 +104,9 @@ static uint64_t roundup_u64(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-/* Parse META1; fills f and f->tasks (globalrank, start). */
-static int parse_meta1(sion_file *f, GError **err)
+/* The fixed part of META1: byte order, format, block size, task count;
+ * *ranks_at gets where the per-task arrays start. */
+static int parse_meta1_head(sion_file *f, uint64_t *ranks_at, GError **err)
 {
     const char *path = f->src->path;
     unsigned char h[SION_META1_FIXED];
@@ -156,10 +157,20 @@ static int parse_meta1(sion_file *f, GError **err)
                         "%d tasks cannot fit in a file of %" PRIu64 " bytes",
                         f->ntasks, f->src->size);
     f->start_of_data = roundup_u64(f->end_of_header, (uint64_t)f->fsblksize);
+    *ranks_at = ranks_off;
+    return HPC_OK;
+}
 
+/* The per-task arrays of META1 (global ranks and chunk sizes) and its
+ * tail: fills f->tasks with each task's first chunk. */
+static int parse_meta1_tasks(sion_file *f, uint64_t ranks_off, GError **err)
+{
+    const char *path = f->src->path;
+    uint64_t n = (uint64_t)f->ntasks;
+    int32_t ff = f->fileformat;
     unsigned char *arr = g_malloc(16 * n + 12);
     f->tasks = g_new0(sion_task, n);
-    rc = hpc_source_pread_field(f->src, arr, 16 * n + 12, ranks_off, "globalrank", err);
+    int rc = hpc_source_pread_field(f->src, arr, 16 * n + 12, ranks_off, "globalrank", err);
     if (rc != HPC_OK)
         goto out;
     f->maxchunks = rd32(arr + 16 * n, f->big);
@@ -193,6 +204,14 @@ static int parse_meta1(sion_file *f, GError **err)
 out:
     g_free(arr);
     return rc;
+}
+
+/* Parse META1; fills f and f->tasks (globalrank, start). */
+static int parse_meta1(sion_file *f, GError **err)
+{
+    uint64_t ranks_off;
+    int rc = parse_meta1_head(f, &ranks_off, err);
+    return rc == HPC_OK ? parse_meta1_tasks(f, ranks_off, err) : rc;
 }
 
 /* ---- salvage: files of writers killed before the close ---------------- */
@@ -505,6 +524,60 @@ static uint64_t stream_offset_in_file(const sion *s, const sion_task *t, uint64_
     return n ? e.off : t->start;
 }
 
+/* Read the records of task ti's stream into recs (key, offset, length). */
+static int task_records(hpc_container *c, sion *s, uint32_t ti, GArray *recs, GError **err)
+{
+    sion_task *t = &s->tasks[ti];
+    const sion_file *f = &s->files[t->file];
+    uint64_t pos = 0;
+    g_array_set_size(recs, 0);
+    while (pos < t->length) {
+        unsigned char h[16];
+        /* salvaged stream: the last record may be cut off; drop it */
+        if (f->salvaged && (t->length - pos < 16 ||
+                            (stream_read(c, s, t, h, 16, pos) == HPC_OK &&
+                             (uint64_t)rd64(h + 8, f->big) > t->length - pos - 16)))
+            break;
+        if (t->length - pos < 16 || stream_read(c, s, t, h, 16, pos) != HPC_OK)
+            return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record",
+                            stream_offset_in_file(s, t, pos),
+                            "task %u: record header at stream offset %" PRIu64
+                            " is cut off by the end of the stream (%" PRIu64 " bytes)",
+                            ti, pos, t->length);
+        int64_t len = rd64(h + 8, f->big);
+        if (len < 0 || (uint64_t)len > t->length - pos - 16)
+            return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record",
+                            stream_offset_in_file(s, t, pos + 8),
+                            "task %u: record length %" PRId64 " at stream offset %" PRIu64
+                            " runs past the end of the stream", ti, len, pos);
+        kv_rec r = { rd64(h, f->big), pos + 16, (uint64_t)len, recs->len };
+        g_array_append_val(recs, r);
+        pos += 16 + (uint64_t)len;
+    }
+    return HPC_OK;
+}
+
+/* Group task ti's records by key (in stream order within a key). */
+static void task_keys(uint32_t ti, GArray *recs, GArray *keys, GArray *segs)
+{
+    if (recs->len > 1)
+        qsort(recs->data, recs->len, sizeof(kv_rec), cmp_rec);
+    for (guint i = 0; i < recs->len; i++) {
+        kv_rec *r = &g_array_index(recs, kv_rec, i);
+        if (i == 0 || r->key != g_array_index(recs, kv_rec, i - 1).key) {
+            sion_key k = { r->key, 0, ti, segs->len, 0 };
+            g_array_append_val(keys, k);
+        }
+        sion_key *k = &g_array_index(keys, sion_key, keys->len - 1);
+        if (r->len > 0) {     /* empty records add nothing but the key */
+            sion_seg sg = { r->off, r->len };
+            g_array_append_val(segs, sg);
+            k->nseg++;
+            k->length += r->len;
+        }
+    }
+}
+
 static int parse_keys(hpc_container *c, sion *s, GError **err)
 {
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(sion_key));
@@ -513,57 +586,10 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
     int rc = HPC_OK;
     s->first_key = g_new0(uint32_t, (gsize)s->ntasks + 1);
     for (uint32_t ti = 0; ti < s->ntasks && rc == HPC_OK; ti++) {
-        sion_task *t = &s->tasks[ti];
-        const sion_file *f = &s->files[t->file];
-        g_array_set_size(recs, 0);
-        uint64_t pos = 0;
-        while (pos < t->length) {
-            unsigned char h[16];
-            /* salvaged stream: the last record may be cut off; drop it */
-            if (f->salvaged && (t->length - pos < 16 ||
-                                (stream_read(c, s, t, h, 16, pos) == HPC_OK &&
-                                 (uint64_t)rd64(h + 8, f->big) > t->length - pos - 16)))
-                break;
-            if (t->length - pos < 16 ||
-                (rc = stream_read(c, s, t, h, 16, pos)) != HPC_OK) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record",
-                              stream_offset_in_file(s, t, pos),
-                              "task %u: record header at stream offset %" PRIu64
-                              " is cut off by the end of the stream (%" PRIu64 " bytes)",
-                              ti, pos, t->length);
-                break;
-            }
-            int64_t len = rd64(h + 8, f->big);
-            if (len < 0 || (uint64_t)len > t->length - pos - 16) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, f->src->path, "key-value record",
-                              stream_offset_in_file(s, t, pos + 8),
-                              "task %u: record length %" PRId64 " at stream offset %" PRIu64
-                              " runs past the end of the stream", ti, len, pos);
-                break;
-            }
-            kv_rec r = { rd64(h, f->big), pos + 16, (uint64_t)len, recs->len };
-            g_array_append_val(recs, r);
-            pos += 16 + (uint64_t)len;
-        }
-        if (rc != HPC_OK)
-            break;
-        if (recs->len > 1)
-            qsort(recs->data, recs->len, sizeof(kv_rec), cmp_rec);
+        rc = task_records(c, s, ti, recs, err);
         s->first_key[ti] = keys->len;
-        for (guint i = 0; i < recs->len; i++) {
-            kv_rec *r = &g_array_index(recs, kv_rec, i);
-            if (i == 0 || r->key != g_array_index(recs, kv_rec, i - 1).key) {
-                sion_key k = { r->key, 0, ti, segs->len, 0 };
-                g_array_append_val(keys, k);
-            }
-            sion_key *k = &g_array_index(keys, sion_key, keys->len - 1);
-            if (r->len > 0) {     /* empty records add nothing but the key */
-                sion_seg sg = { r->off, r->len };
-                g_array_append_val(segs, sg);
-                k->nseg++;
-                k->length += r->len;
-            }
-        }
+        if (rc == HPC_OK)
+            task_keys(ti, recs, keys, segs);
         s->first_key[ti + 1] = keys->len;
     }
     g_array_free(recs, TRUE);
@@ -571,6 +597,65 @@ static int parse_keys(hpc_container *c, sion *s, GError **err)
     s->nsegs = segs->len;
     s->keys = (sion_key *)(void *)g_array_free(keys, FALSE);
     s->segs = (sion_seg *)(void *)g_array_free(segs, FALSE);
+    return rc;
+}
+
+/* Open and check every physical file of the set (META1 and META2). */
+static int open_files(hpc_container *c, sion *s, GError **err)
+{
+    const sion_file *first = &s->files[0];
+    uint64_t total = 0;
+    int rc = HPC_OK;
+    for (uint32_t k = 0; k < s->nfiles && rc == HPC_OK; k++) {
+        sion_file *f = &s->files[k];
+        if (k > 0) {
+            char *member = g_strdup_printf("%s.%06u", c->path, k);
+            f->src = hpc_container_add_source(c, member, err);
+            rc = f->src ? parse_meta1(f, err) : HPC_E_IO;
+            if (rc == HPC_OK && (f->filenumber != (int32_t)k || f->nfiles != first->nfiles))
+                rc = hpc_fail(err, HPC_E_CORRUPT, member, "filenumber", SION_OFF_FILENUMBER,
+                              "file %d of %d, expected file %u of %d",
+                              f->filenumber, f->nfiles, k, first->nfiles);
+            g_free(member);
+        }
+        if (rc == HPC_OK)
+            rc = parse_meta2(f, c->opts.salvage, err);
+        for (uint32_t i = 0; rc == HPC_OK && i < (uint32_t)f->ntasks; i++) {
+            f->tasks[i].file = k;
+            f->tasks[i].local = i;
+        }
+        f->first_task = (uint32_t)total;
+        total += (uint64_t)f->ntasks;
+    }
+    if (rc == HPC_OK && total > UINT32_MAX / 2)
+        rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "ntasks", SION_OFF_NTASKS, "%" PRIu64 " tasks", total);
+    s->ntasks = (uint32_t)total;
+    return rc;
+}
+
+/* The tasks of the set in global order: file 0's mapping, or (a salvaged
+ * set, whose mapping the close did not write) the files' order, which is
+ * how writers split ranks over the files. */
+static int order_tasks(sion *s, GError **err)
+{
+    int rc = HPC_OK;
+    if (s->nfiles > 1 && s->files[0].salvaged) {
+        s->map_inferred = 1;
+        s->tasks = g_new0(sion_task, s->ntasks);
+        for (uint32_t k = 0; k < s->nfiles; k++)
+            memcpy(s->tasks + s->files[k].first_task, s->files[k].tasks,
+                   (size_t)s->files[k].ntasks * sizeof(sion_task));
+    } else if (s->nfiles > 1) {
+        s->tasks = g_new0(sion_task, s->ntasks);
+        rc = read_mapping(s, err);
+    } else {
+        s->tasks = s->files[0].tasks;
+        s->files[0].tasks = NULL;
+    }
+    for (uint32_t k = 0; k < s->nfiles; k++) {
+        g_free(s->files[k].tasks);
+        s->files[k].tasks = NULL;
+    }
     return rc;
 }
 
@@ -593,59 +678,13 @@ static int sion_open(hpc_container *c, GError **err)
     s->nfiles = set ? (uint32_t)first.nfiles : 1;
     s->files = g_new0(sion_file, s->nfiles);
     s->files[0] = first;
-    uint64_t total = 0;
-    for (uint32_t k = 0; k < s->nfiles; k++) {
-        sion_file *f = &s->files[k];
-        if (k > 0) {
-            char *member = g_strdup_printf("%s.%06u", c->path, k);
-            f->src = hpc_container_add_source(c, member, err);
-            rc = f->src ? parse_meta1(f, err) : HPC_E_IO;
-            if (rc == HPC_OK && (f->filenumber != (int32_t)k || f->nfiles != first.nfiles))
-                rc = hpc_fail(err, HPC_E_CORRUPT, member, "filenumber", SION_OFF_FILENUMBER,
-                              "file %d of %d, expected file %u of %d",
-                              f->filenumber, f->nfiles, k, first.nfiles);
-            g_free(member);
-        }
-        if (rc == HPC_OK)
-            rc = parse_meta2(f, c->opts.salvage, err);
-        if (rc != HPC_OK)
-            goto out;
-        for (uint32_t i = 0; i < (uint32_t)f->ntasks; i++) {
-            f->tasks[i].file = k;
-            f->tasks[i].local = i;
-        }
-        f->first_task = (uint32_t)total;
-        total += (uint64_t)f->ntasks;
-    }
-    if (total > UINT32_MAX / 2) {
-        rc = hpc_fail(err, HPC_E_UNSUPPORTED, c->path, "ntasks", SION_OFF_NTASKS, "%" PRIu64 " tasks", total);
+    if ((rc = open_files(c, s, err)) != HPC_OK)
         goto out;
-    }
-    s->ntasks = (uint32_t)total;
     c->fsblksize = (uint32_t)first.fsblksize;
     for (uint32_t k = 0; k < s->nfiles; k++)
         s->salvaged |= s->files[k].salvaged;
-    if (s->nfiles > 1 && s->files[0].salvaged) {
-        /* the mapping is written by the close: take the tasks in file order,
-         * which is how writers split ranks over the files */
-        s->map_inferred = 1;
-        s->tasks = g_new0(sion_task, s->ntasks);
-        for (uint32_t k = 0; k < s->nfiles; k++)
-            memcpy(s->tasks + s->files[k].first_task, s->files[k].tasks,
-                   (size_t)s->files[k].ntasks * sizeof(sion_task));
-    } else if (s->nfiles > 1) {
-        s->tasks = g_new0(sion_task, s->ntasks);
-        rc = read_mapping(s, err);
-        if (rc != HPC_OK)
-            goto out;
-    } else {
-        s->tasks = s->files[0].tasks;
-        s->files[0].tasks = NULL;
-    }
-    for (uint32_t k = 0; k < s->nfiles; k++) {
-        g_free(s->files[k].tasks);
-        s->files[k].tasks = NULL;
-    }
+    if ((rc = order_tasks(s, err)) != HPC_OK)
+        goto out;
     index_ranks(s);
     int kv = (int)(first.flag1 >> 32);
     if (first.fileformat >= 5 && kv != 0 && kv != SION_KV_NONE) {
@@ -831,6 +870,30 @@ static int sion_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dire
 
 /* ---- data ------------------------------------------------------------- */
 
+/* The extents of [off, off+len) of key k's bytes: its records' data, in
+ * stream order. */
+static void key_map(const sion *s, const sion_key *k, uint64_t off, uint64_t len,
+                    hpc_extent *ext, unsigned max, unsigned *n)
+{
+    const sion_task *t = &s->tasks[k->task];
+    uint64_t pos = 0;
+    for (uint32_t i = 0; i < k->nseg && len > 0 && *n < max; i++) {
+        const sion_seg *sg = &s->segs[k->first_seg + i];
+        uint64_t start = pos;
+        pos += sg->len;
+        if (off >= pos)
+            continue;
+        uint64_t in = off - start, take = MIN(sg->len - in, len);
+        unsigned got;
+        stream_map(s, t, sg->off + in, take, ext + *n, max - *n, &got);
+        for (unsigned e = 0; e < got; e++) {
+            off += ext[*n + e].len;
+            len -= ext[*n + e].len;
+        }
+        *n += got;
+    }
+}
+
 static int sion_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                     hpc_extent *ext, unsigned max, unsigned *n)
 {
@@ -843,23 +906,7 @@ static int sion_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
         return HPC_OK;
     }
     if (s->kvmode && ino >= KEY_INO_BASE && ino - KEY_INO_BASE < s->nkeys) {
-        const sion_key *k = &s->keys[ino - KEY_INO_BASE];
-        const sion_task *t = &s->tasks[k->task];
-        uint64_t pos = 0;
-        for (uint32_t i = 0; i < k->nseg && len > 0 && *n < max; i++) {
-            const sion_seg *sg = &s->segs[k->first_seg + i];
-            if (off < pos + sg->len) {
-                uint64_t in = off - pos, take = MIN(sg->len - in, len);
-                unsigned got;
-                stream_map(s, t, sg->off + in, take, ext + *n, max - *n, &got);
-                for (unsigned e = 0; e < got; e++) {
-                    off += ext[*n + e].len;
-                    len -= ext[*n + e].len;
-                }
-                *n += got;
-            }
-            pos += sg->len;
-        }
+        key_map(s, &s->keys[ino - KEY_INO_BASE], off, len, ext, max, n);
         return HPC_OK;
     }
     return sion_getattr(c, ino, &(hpc_stat){ 0 }) == HPC_OK ? HPC_E_ISDIR : HPC_E_NOENT;
