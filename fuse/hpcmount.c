@@ -954,6 +954,99 @@ static void find_read_ahead(const char *mountpoint, unsigned kb)
     bdi_ra.kb = kb;
 }
 
+/* Answer --help and --version, refuse bad options: the exit status, or -1
+ * to go on.  Exit status as hpcdump's and hpcwrite's: 2 bad command line,
+ * 1 the container or the mount failed (docs/hpcmount.1). */
+static int early_exit(const hm_args *a, const char *prog)
+{
+    if (a->help) {
+        usage(prog);
+        fuse_options_help();
+        return 0;
+    }
+    if (a->version) {
+        GString *f = g_string_new(NULL);
+        hpc_formats_describe(f);
+        printf("hpcmount %s (libfuse %s)\n%s\n", PACKAGE_VERSION, fuse_pkgversion(), f->str);
+        g_string_free(f, TRUE);
+        return 0;
+    }
+    if (a->error) {
+        fprintf(stderr, "hpcmount: %s (see hpcmount --help)\n", a->error->message);
+        return 2;
+    }
+    if (a->spin_us > 10000) {
+        fprintf(stderr, "hpcmount: spin_us=%u: at most 10000 (see hpcmount --help)\n", a->spin_us);
+        return 2;
+    }
+    return -1;
+}
+
+/* Open the log and the container: 0, or 1 after saying why. */
+static int open_source(const hm_args *a, hpc_mount **c)
+{
+    if (a->log && !(log_file = fopen(a->log, "a"))) {
+        fprintf(stderr, "hpcmount: %s: cannot open log: %s\n", a->log, strerror(errno));
+        return 1;
+    }
+    hpc_log_set_handler(log_line);
+    GError *err = NULL;
+    int rc = hpc_mount_open(a->source, &a->opts, c, &err);
+    if (rc != HPC_OK) {
+        fprintf(stderr, "hpcmount: %s\n", err ? err->message : hpc_strerror(rc));
+        g_clear_error(&err);
+        return 1;
+    }
+    return 0;
+}
+
+/* What every mount gets: read-only, kernel permission checks on our
+ * modes, the source as its name, and the largest read. */
+static void add_mount_options(struct fuse_args *args, const hm_args *a)
+{
+    GString *mo = g_string_new("-oro,default_permissions,subtype=hpcmount,fsname=");
+    for (const char *p = a->source; *p; p++) {   /* escape what fuse_opt splits on */
+        if (*p == ',' || *p == '\\')
+            g_string_append_c(mo, '\\');
+        g_string_append_c(mo, *p);
+    }
+    fuse_opt_add_arg(args, mo->str);
+    max_read = a->max_read ? a->max_read : default_max_read();
+    g_string_printf(mo, "-omax_read=%u", max_read);
+    fuse_opt_add_arg(args, mo->str);
+    g_string_free(mo, TRUE);
+}
+
+/* Mounted: detach, start the lease and read-ahead threads, serve until
+ * unmounted.  Returns the exit status. */
+static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *cmd, const hm_args *a,
+                 hpc_mount *c)
+{
+    if (a->read_ahead_kb)
+        find_read_ahead(cmd->mountpoint, a->read_ahead_kb);
+    log_syslog = !cmd->foreground && !log_file;
+    if (log_syslog)
+        openlog("hpcmount", LOG_PID, LOG_DAEMON);
+    /* the parent returns once the mount is in place */
+    fuse_daemonize(cmd->foreground);
+    /* the daemon takes the leases (lazily, on the first splice of a source);
+     * their notices are blocked in every thread from here on (libfuse's
+     * mount and daemonize calls do not keep an earlier mask) */
+    sigset_t lease_sigs;
+    lease_sigset(&lease_sigs);
+    pthread_sigmask(SIG_BLOCK, &lease_sigs, NULL);
+    if (zerocopy_min) {
+        g_thread_unref(g_thread_new("hpcmount-lease", lease_thread, NULL));
+        hpc_source_leases_enable(LEASE_SIG);
+    }
+    /* after the fork: the read-ahead threads belong to the daemon */
+    if (hpc_ra_new(c, (uint64_t)a->ra_min_kb << 10, (uint64_t)a->ra_max_kb << 10,
+                   a->ra_threads, &ra_engine) != HPC_OK)
+        hpc_log("read-ahead disabled: no threads");
+    int ret = cmd->singlethread ? fuse_session_loop(se) : hm_loop_run(se, cmd->max_threads);
+    return ret != 0;
+}
+
 int main(int argc, char *argv[])
 {
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -963,85 +1056,25 @@ int main(int argc, char *argv[])
     hm_args a = { .read_ahead_kb = READ_AHEAD_KB, .zerocopy_min_kb = ZEROCOPY_MIN >> 10,
                   .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
                   .ra_threads = HPC_RA_THREADS_DEFAULT };
-    int ret = 1;
+    int ret = 2;
     GPtrArray *spec_names = g_ptr_array_new_with_free_func(g_free);
     struct fuse_opt *spec = build_opt_spec(spec_names);
     hpc_options_init(&a.opts);
-    /* exit status as hpcdump's and hpcwrite's: 2 bad command line, 1 the
-     * container or the mount failed (docs/hpcmount.1) */
-    if (fuse_opt_parse(&args, &a, spec, hm_opt_proc) != 0) {
-        ret = 2;
+    if (fuse_opt_parse(&args, &a, spec, hm_opt_proc) != 0 || (ret = early_exit(&a, argv[0])) >= 0)
         goto out;
-    }
-    if (a.help) {
-        usage(argv[0]);
-        fuse_options_help();
-        ret = 0;
-        goto out;
-    }
-    if (a.version) {
-        GString *f = g_string_new(NULL);
-        hpc_formats_describe(f);
-        printf("hpcmount %s (libfuse %s)\n%s\n", PACKAGE_VERSION, fuse_pkgversion(), f->str);
-        g_string_free(f, TRUE);
-        ret = 0;
-        goto out;
-    }
-    if (a.error) {
-        fprintf(stderr, "hpcmount: %s (see hpcmount --help)\n", a.error->message);
-        ret = 2;
-        goto out;
-    }
-    if (a.spin_us > 10000) {
-        fprintf(stderr, "hpcmount: spin_us=%u: at most 10000 (see hpcmount --help)\n", a.spin_us);
-        ret = 2;
-        goto out;
-    }
     zerocopy_min = (uint64_t)a.zerocopy_min_kb << 10;
     spin_us = a.spin_us;
-    if (fuse_parse_cmdline(&args, &cmd) != 0) {
-        ret = 2;
+    ret = 2;
+    if (fuse_parse_cmdline(&args, &cmd) != 0)
         goto out;
-    }
     if (!a.source || !cmd.mountpoint) {
         fprintf(stderr, "usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0]);
-        ret = 2;
         goto out;
     }
-    if (check_mountpoint(cmd.mountpoint) != 0)
+    ret = 1;
+    if (check_mountpoint(cmd.mountpoint) != 0 || open_source(&a, &c) != 0)
         goto out;
-    if (a.log) {
-        log_file = fopen(a.log, "a");
-        if (!log_file) {
-            fprintf(stderr, "hpcmount: %s: cannot open log: %s\n", a.log, strerror(errno));
-            goto out;
-        }
-    }
-    hpc_log_set_handler(log_line);
-
-    GError *err = NULL;
-    int rc = hpc_mount_open(a.source, &a.opts, &c, &err);
-    if (rc != HPC_OK) {
-        fprintf(stderr, "hpcmount: %s\n", err ? err->message : hpc_strerror(rc));
-        g_clear_error(&err);
-        goto out;
-    }
-
-    /* read-only, kernel permission checks on our modes, a proper name */
-    char *fsname = g_strdup(a.source);
-    GString *mo = g_string_new("-oro,default_permissions,subtype=hpcmount,fsname=");
-    for (const char *p = fsname; *p; p++) {   /* escape what fuse_opt splits on */
-        if (*p == ',' || *p == '\\')
-            g_string_append_c(mo, '\\');
-        g_string_append_c(mo, *p);
-    }
-    g_free(fsname);
-    fuse_opt_add_arg(&args, mo->str);
-    max_read = a.max_read ? a.max_read : default_max_read();
-    g_string_printf(mo, "-omax_read=%u", max_read);
-    fuse_opt_add_arg(&args, mo->str);
-    g_string_free(mo, TRUE);
-
+    add_mount_options(&args, &a);
     se = fuse_session_new(&args, &hm_ops, sizeof hm_ops, c);
     if (!se) {
         ret = 2;                /* libfuse said which option it does not know */
@@ -1054,33 +1087,7 @@ int main(int argc, char *argv[])
         fuse_remove_signal_handlers(se);
         goto out;
     }
-    if (a.read_ahead_kb)
-        find_read_ahead(cmd.mountpoint, a.read_ahead_kb);
-    log_syslog = !cmd.foreground && !log_file;
-    if (log_syslog)
-        openlog("hpcmount", LOG_PID, LOG_DAEMON);
-    /* the parent returns once the mount is in place */
-    fuse_daemonize(cmd.foreground);
-    /* the daemon takes the leases (lazily, on the first splice of a source);
-     * their notices are blocked in every thread from here on (libfuse's
-     * mount and daemonize calls do not keep an earlier mask) */
-    sigset_t lease_sigs;
-    lease_sigset(&lease_sigs);
-    pthread_sigmask(SIG_BLOCK, &lease_sigs, NULL);
-    if (zerocopy_min) {
-        g_thread_unref(g_thread_new("hpcmount-lease", lease_thread, NULL));
-        hpc_source_leases_enable(LEASE_SIG);
-    }
-    /* after the fork: the read-ahead threads belong to the daemon */
-    if (hpc_ra_new(c, (uint64_t)a.ra_min_kb << 10, (uint64_t)a.ra_max_kb << 10,
-                   a.ra_threads, &ra_engine) != HPC_OK)
-        hpc_log("read-ahead disabled: no threads");
-    if (cmd.singlethread) {
-        ret = fuse_session_loop(se);
-    } else {
-        ret = hm_loop_run(se, cmd.max_threads);
-    }
-    ret = ret != 0;
+    ret = serve(se, &cmd, &a, c);
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);
 out:
