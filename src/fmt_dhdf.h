@@ -41,6 +41,12 @@ typedef enum {
 /** Bytes of one record of layout l (0 if the orders are out of range). */
 size_t hpc_dhdf_record_size(const hpc_dhdf_layout *l);
 
+/** An int32 field of a vdata record (libhdf4 hands them in host order). */
+int32_t hpc_dhdf_get_i32(const unsigned char *p);
+
+/** A name usable as one path component. */
+int hpc_dhdf_name_ok(const char *s);
+
 /**
  * Decode and check record rec of an array of `rank` dimensions `dims`.
  * Fills *fileid, name (at least HPC_DHDF_MAX_NAME + 1 bytes, NUL-terminated)
