@@ -12,9 +12,11 @@
  * max_containers open ones and nobody uses it.  A container that reports
  * its source changed is closed and opened again on its next use; one that
  * failed to open is tried again only once its file changed.
+ *
+ * This file routes the calls; hpc_rundir.c keeps the tables
+ * (hpc_mount_int.h).
  */
-#include "hpc_format.h"
-#include "hpc_mount.h"
+#include "hpc_mount_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,426 +26,11 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#define SLOT_SHIFT 40
-#define INNER_MASK ((UINT64_C(1) << SLOT_SHIFT) - 1)
-#define MAX_SLOTS (UINT64_C(1) << 22)
-#define BIG_BIT (UINT64_C(1) << 63)
-#define DIR_INO_FIRST 16         /* the layer's own ids; 1 root, 2 .info */
-#define DIR_TIMEOUT 1.0          /* run directories change while mounted */
-#define SINGLE_STATIC_TIMEOUT 86400.0
-#define PROBE_HEAD 4096
-#define MIN_CONTAINER_CACHE (1u << 20)
-
-typedef enum { NODE_DIR, NODE_FILE, NODE_LINK, NODE_CONTAINER } node_kind;
-
-typedef struct dnode {
-    char *rel;                   /* "" for the root */
-    node_kind kind;
-    int64_t mtime;               /* of the probe */
-    uint64_t size;
-    uint32_t slot;               /* NODE_CONTAINER */
-} dnode;
-
-typedef struct slot {
-    uint32_t node;               /* its dnode */
-    char *path;                  /* absolute */
-    hpc_container *c;            /* NULL while closed */
-    char *error;                 /* why it cannot be opened */
-    struct stat failed;          /* the file as it was when the open failed */
-    int refs;                    /* calls using c now */
-    int stale;                   /* its source changed: reopen when unused */
-    GList *lru;                  /* in m->open while open */
-    GMutex open_lock;
-} slot;
-
-typedef struct big_id {
-    uint32_t slot;
-    hpc_ino inner;
-} big_id;
-
-struct hpc_mount {
-    hpc_container *single;       /* SOURCE is one container */
-    char *root;                  /* else the run directory */
-    hpc_options opts;            /* for every container opened */
-    unsigned max_open;
-    GMutex lock;
-    GPtrArray *nodes;            /* dnode *, index = id - DIR_INO_FIRST */
-    GHashTable *node_of;         /* rel -> id */
-    GPtrArray *slots;            /* slot *, index = slot number - 1 */
-    GQueue open;                 /* open slots, most recently used first */
-    GArray *big;                 /* big_id, index = ino & ~BIG_BIT */
-    GHashTable *big_of;          /* "slot:inner" -> index + 1 */
-    int64_t mtime;
-    uint32_t uid, gid;
-};
-
 /* ---- ids ---------------------------------------------------------------- */
-
-static hpc_ino encode(hpc_mount *m, uint32_t s, hpc_ino inner)
-{
-    if (inner <= INNER_MASK)
-        return ((hpc_ino)s << SLOT_SHIFT) | inner;
-    char key[48];
-    g_snprintf(key, sizeof key, "%u:%" G_GUINT64_FORMAT, s, inner);
-    g_mutex_lock(&m->lock);
-    guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(m->big_of, key));
-    if (!idx) {
-        big_id b = { s, inner };
-        g_array_append_val(m->big, b);
-        idx = m->big->len;
-        g_hash_table_insert(m->big_of, g_strdup(key), GUINT_TO_POINTER(idx));
-    }
-    g_mutex_unlock(&m->lock);
-    return BIG_BIT | (idx - 1);
-}
-
-/* Split ino into slot (0: the layer's own node) and inner id. */
-static int decode(hpc_mount *m, hpc_ino ino, uint32_t *s, hpc_ino *inner)
-{
-    int rc = HPC_OK;
-    if (ino & BIG_BIT) {
-        g_mutex_lock(&m->lock);
-        uint64_t i = ino & ~BIG_BIT;
-        if (i < m->big->len) {
-            *s = g_array_index(m->big, big_id, i).slot;
-            *inner = g_array_index(m->big, big_id, i).inner;
-        } else {
-            rc = HPC_E_NOENT;
-        }
-        g_mutex_unlock(&m->lock);
-        return rc;
-    }
-    *s = (uint32_t)(ino >> SLOT_SHIFT);
-    *inner = ino & INNER_MASK;
-    return HPC_OK;
-}
 
 /* ---- the layer's own nodes ---------------------------------------------- */
 
-static char *abs_path(hpc_mount *m, const char *rel)
-{
-    return *rel ? g_build_filename(m->root, rel, NULL) : g_strdup(m->root);
-}
-
-/* A set member "NAME.000001" whose NAME is beside it: a plain file (the
- * set is shown under NAME). */
-static gboolean is_set_member(const char *path)
-{
-    size_t n = strlen(path);
-    if (n < 8 || path[n - 7] != '.')
-        return FALSE;
-    for (size_t i = n - 6; i < n; i++)
-        if (!g_ascii_isdigit(path[i]))
-            return FALSE;
-    char *base = g_strndup(path, n - 7);
-    struct stat st;
-    gboolean member = stat(base, &st) == 0 && S_ISREG(st.st_mode);
-    g_free(base);
-    return member;
-}
-
-/* Names whose presence in a directory makes it a container candidate
- * inside a run directory (a reader's probe of a directory may walk far: an
- * FTI tree is recognised from any of its levels, so a run directory holding
- * one somewhere below would be claimed whole). */
-static const struct {
-    const char *format;
-    const char *markers[9];
-} dir_markers[] = {
-    { "fti", { "config.fti", "Local", "Global", "Meta", "l1", "l2", "l3", "l4", NULL } },
-};
-
-/* The best reader's format for path (head: its first len bytes, NULL for
- * a directory), or NULL. */
-static const hpc_format *probe_any(const char *path, const unsigned char *head, size_t len)
-{
-    const hpc_format *best = NULL;
-    int best_score = 0;
-    for (const hpc_format *const *f = hpc_formats; *f; f++) {
-        int sc = (*f)->probe(path, head, len);
-        if (sc > best_score) {
-            best_score = sc;
-            best = *f;
-        }
-    }
-    return best;
-}
-
-static const hpc_format *probe_file(const char *path)
-{
-    unsigned char head[PROBE_HEAD];
-    if (is_set_member(path))
-        return NULL;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head, 0) : -1;
-    close(fd);
-    return n > 0 ? probe_any(path, head, (size_t)n) : NULL;
-}
-
-/* Does dir hold (directly, among its first entries) a file that a reader
- * other than f claims? */
-static gboolean holds_other_format(const char *dir, const hpc_format *f)
-{
-    GDir *d = g_dir_open(dir, 0, NULL);
-    const char *name;
-    gboolean other = FALSE;
-    for (int i = 0; d && !other && i < 256 && (name = g_dir_read_name(d)); i++) {
-        char *p = g_build_filename(dir, name, NULL);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-            const hpc_format *g = probe_file(p);
-            other = g && g != f;
-        }
-        g_free(p);
-    }
-    if (d)
-        g_dir_close(d);
-    return other;
-}
-
-static gboolean has_marker(const char *dir)
-{
-    for (size_t i = 0; i < G_N_ELEMENTS(dir_markers); i++)
-        for (const char *const *mk = dir_markers[i].markers; *mk; mk++) {
-            char *p = g_build_filename(dir, *mk, NULL);
-            gboolean there = access(p, F_OK) == 0;
-            g_free(p);
-            if (there)
-                return TRUE;
-        }
-    return FALSE;
-}
-
-/* The format that claims path inside a run directory, or NULL. */
-static const hpc_format *probe(const char *path, gboolean dir)
-{
-    if (!dir)
-        return probe_file(path);
-    if (!has_marker(path))
-        return NULL;
-    const hpc_format *f = probe_any(path, NULL, 0);
-    return f && !holds_other_format(path, f) ? f : NULL;
-}
-
-static dnode *node_get(hpc_mount *m, uint64_t id)
-{
-    if (id < DIR_INO_FIRST || id - DIR_INO_FIRST >= m->nodes->len)
-        return NULL;
-    return g_ptr_array_index(m->nodes, id - DIR_INO_FIRST);
-}
-
-/* A new container slot for node id (m->lock held). */
-static uint32_t slot_new(hpc_mount *m, uint64_t id, const char *path)
-{
-    if (m->slots->len + 1 >= MAX_SLOTS)
-        return 0;
-    slot *s = g_new0(slot, 1);
-    s->node = (uint32_t)id;
-    s->path = g_strdup(path);
-    g_mutex_init(&s->open_lock);
-    g_ptr_array_add(m->slots, s);
-    return m->slots->len;
-}
-
-/* What rel is now: find or make its node, probe it again if it changed.
- * *ino and *st (the directory layer's attributes) are filled. */
-static int node_at(hpc_mount *m, const char *rel, hpc_stat *st)
-{
-    char *path = abs_path(m, rel);
-    struct stat sb;
-    int rc = lstat(path, &sb) == 0 ? HPC_OK : HPC_E_NOENT;
-    if (rc != HPC_OK)
-        goto out;
-    node_kind kind = S_ISDIR(sb.st_mode) ? NODE_DIR : S_ISREG(sb.st_mode) ? NODE_FILE
-                   : S_ISLNK(sb.st_mode) ? NODE_LINK : NODE_FILE;
-    if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
-        rc = HPC_E_NOENT;          /* FIFOs, devices, sockets are not shown */
-        goto out;
-    }
-    g_mutex_lock(&m->lock);
-    gpointer idp = g_hash_table_lookup(m->node_of, rel);
-    uint64_t id = GPOINTER_TO_SIZE(idp);
-    dnode *d = id ? node_get(m, id) : NULL;
-    gboolean fresh = d && d->mtime == (int64_t)sb.st_mtime && d->size == (uint64_t)sb.st_size &&
-                     (d->kind == kind || (d->kind == NODE_CONTAINER && kind != NODE_LINK));
-    g_mutex_unlock(&m->lock);
-    if (!fresh) {
-        const hpc_format *f = (kind == NODE_LINK || m->opts.noexpand || !*rel) ? NULL
-                              : probe(path, kind == NODE_DIR);
-        g_mutex_lock(&m->lock);
-        if (!d) {
-            d = g_new0(dnode, 1);
-            d->rel = g_strdup(rel);
-            g_ptr_array_add(m->nodes, d);
-            id = DIR_INO_FIRST + m->nodes->len - 1;
-            g_hash_table_insert(m->node_of, d->rel, GSIZE_TO_POINTER(id));
-        }
-        d->mtime = sb.st_mtime;
-        d->size = (uint64_t)sb.st_size;
-        d->kind = f ? NODE_CONTAINER : kind;
-        if (f && !d->slot)
-            d->slot = slot_new(m, id, path);
-        if (f && !d->slot)
-            d->kind = kind;        /* out of slots: shown as it is */
-        g_mutex_unlock(&m->lock);
-    }
-    memset(st, 0, sizeof *st);
-    st->mtime = sb.st_mtime;
-    if (d->kind == NODE_CONTAINER) {
-        st->ino = ((hpc_ino)d->slot << SLOT_SHIFT) | HPC_INO_ROOT;
-        st->mode = HPC_MODE_DIR;
-        st->nlink = 2;
-    } else {
-        st->ino = *rel ? id : HPC_INO_ROOT;
-        st->mode = d->kind == NODE_DIR ? HPC_MODE_DIR : d->kind == NODE_LINK ? HPC_MODE_LINK
-                                                                             : HPC_MODE_FILE;
-        st->nlink = d->kind == NODE_DIR ? 2 : 1;
-        st->size = d->kind == NODE_DIR ? 0 : (uint64_t)sb.st_size;
-    }
-out:
-    g_free(path);
-    return rc;
-}
-
-/* The relative path of the layer's node ino (a new string), or NULL. */
-static char *node_rel(hpc_mount *m, hpc_ino ino)
-{
-    if (ino == HPC_INO_ROOT)
-        return g_strdup("");
-    g_mutex_lock(&m->lock);
-    dnode *d = node_get(m, ino);
-    char *rel = d ? g_strdup(d->rel) : NULL;
-    g_mutex_unlock(&m->lock);
-    return rel;
-}
-
 /* ---- container slots ---------------------------------------------------- */
-
-static slot *slot_get(hpc_mount *m, uint32_t s)
-{
-    return s >= 1 && s <= m->slots->len ? g_ptr_array_index(m->slots, s - 1) : NULL;
-}
-
-/* Close open containers beyond max_open that nobody uses (m->lock held);
- * returns them for closing outside the lock. */
-static GSList *evict(hpc_mount *m)
-{
-    GSList *out = NULL;
-    GList *l = m->open.tail;
-    while (l && m->open.length > m->max_open) {
-        GList *prev = l->prev;
-        slot *s = l->data;
-        if (s->refs == 0) {
-            out = g_slist_prepend(out, s->c);
-            s->c = NULL;
-            g_queue_delete_link(&m->open, l);
-            s->lru = NULL;
-        }
-        l = prev;
-    }
-    return out;
-}
-
-static void close_all(GSList *list)
-{
-    g_slist_free_full(list, (GDestroyNotify)hpc_container_close);
-}
-
-/* Is the file of a slot whose open failed still the file that failed?
- * Then it is not opened again: a damaged file would cost a helper's whole
- * CPU limit on every lookup of a walk (s->open_lock held). */
-static gboolean failed_unchanged(const slot *s)
-{
-    struct stat sb;
-    return s->error && stat(s->path, &sb) == 0 && sb.st_dev == s->failed.st_dev &&
-           sb.st_ino == s->failed.st_ino && sb.st_size == s->failed.st_size &&
-           sb.st_mtim.tv_sec == s->failed.st_mtim.tv_sec &&
-           sb.st_mtim.tv_nsec == s->failed.st_mtim.tv_nsec &&
-           sb.st_ctim.tv_sec == s->failed.st_ctim.tv_sec &&
-           sb.st_ctim.tv_nsec == s->failed.st_ctim.tv_nsec;
-}
-
-/* Open slot s's container if it is closed (s->open_lock held). */
-static void slot_open(hpc_mount *m, slot *s)
-{
-    hpc_container *c = NULL;
-    GError *err = NULL;
-    struct stat before;
-    if (failed_unchanged(s))
-        return;
-    if (stat(s->path, &before) != 0)
-        memset(&before, 0, sizeof before);
-    if (hpc_container_open(s->path, &m->opts, &c, &err) != HPC_OK) {
-        g_mutex_lock(&m->lock);
-        gboolean first = !s->error;
-        g_free(s->error);
-        s->error = g_strdup(err ? err->message : "cannot be opened");
-        s->failed = before;
-        g_mutex_unlock(&m->lock);
-        if (first)
-            hpc_log("%s", err ? err->message : s->path);
-        g_clear_error(&err);
-        return;
-    }
-    g_mutex_lock(&m->lock);
-    g_clear_pointer(&s->error, g_free);
-    s->c = c;
-    g_queue_push_head(&m->open, s);
-    s->lru = m->open.head;
-    g_mutex_unlock(&m->lock);
-}
-
-/* Take slot number sn for a call: open it if needed.  *c is NULL when it
- * failed to open (then s->error says why).  Pair with slot_release. */
-static int slot_acquire(hpc_mount *m, uint32_t sn, slot **out, hpc_container **c)
-{
-    GSList *stale = NULL;
-    g_mutex_lock(&m->lock);
-    slot *s = slot_get(m, sn);
-    if (!s) {
-        g_mutex_unlock(&m->lock);
-        return HPC_E_NOENT;
-    }
-    if (s->stale && s->refs == 0 && s->c) {
-        stale = g_slist_prepend(stale, s->c);
-        g_queue_delete_link(&m->open, s->lru);
-        s->lru = NULL;
-        s->c = NULL;
-        s->stale = 0;
-    }
-    s->refs++;
-    if (s->lru && s->lru != m->open.head) {
-        g_queue_unlink(&m->open, s->lru);
-        g_queue_push_head_link(&m->open, s->lru);
-    }
-    gboolean need = !s->c;
-    g_mutex_unlock(&m->lock);
-    close_all(stale);
-    if (need) {
-        g_mutex_lock(&s->open_lock);
-        if (!s->c)
-            slot_open(m, s);
-        g_mutex_unlock(&s->open_lock);
-    }
-    *out = s;
-    *c = s->c;
-    return HPC_OK;
-}
-
-static int slot_release(hpc_mount *m, slot *s, int rc)
-{
-    g_mutex_lock(&m->lock);
-    s->refs--;
-    if (rc == HPC_E_CHANGED)
-        s->stale = 1;
-    GSList *closing = evict(m);
-    g_mutex_unlock(&m->lock);
-    close_all(closing);
-    return rc;
-}
 
 /* ---- open / close ------------------------------------------------------- */
 
@@ -457,8 +44,8 @@ static gboolean is_one_container(const char *source, const hpc_options *opts)
         return TRUE;
     if (opts->rundir)
         return FALSE;
-    const hpc_format *f = probe_any(source, NULL, 0);
-    return f && !holds_other_format(source, f);
+    const hpc_format *f = hpc_rundir_probe_any(source, NULL, 0);
+    return f && !hpc_rundir_holds_other_format(source, f);
 }
 
 int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
@@ -562,7 +149,7 @@ static GString *dir_info(hpc_mount *m)
     g_string_append(o, "path\tstate\tformat_or_reason\n");
     for (guint i = 0; i < m->slots->len; i++) {
         slot *s = g_ptr_array_index(m->slots, i);
-        dnode *d = node_get(m, s->node);
+        dnode *d = hpc_rundir_node_get(m, s->node);
         g_string_append_printf(o, "%s\t%s\t%s\n", d ? d->rel : "?",
                                s->c ? "open" : s->error ? "failed" : "closed",
                                s->c ? hpc_container_format_name(s->c) : s->error ? s->error : "-");
@@ -614,10 +201,10 @@ static int enter(hpc_mount *m, hpc_ino ino, route *r)
         r->c = m->single;
         return HPC_OK;
     }
-    int rc = decode(m, ino, &r->sn, &r->inner);
+    int rc = hpc_rundir_decode(m, ino, &r->sn, &r->inner);
     if (rc != HPC_OK || r->sn == 0)
         return rc;
-    return slot_acquire(m, r->sn, &r->s, &r->c);
+    return hpc_rundir_slot_acquire(m, r->sn, &r->s, &r->c);
 }
 
 /* The id is a node of the run directory itself. */
@@ -628,7 +215,7 @@ static gboolean in_dir(const route *r)
 
 static int leave(hpc_mount *m, const route *r, int rc)
 {
-    return r->s ? slot_release(m, r->s, rc) : rc;
+    return r->s ? hpc_rundir_slot_release(m, r->s, rc) : rc;
 }
 
 /* Translate a container's attributes to mount ids (in place). */
@@ -636,7 +223,7 @@ static void outward(hpc_mount *m, uint32_t sn, hpc_stat *st)
 {
     if (st->ino == HPC_INO_INFO)
         st->partial = 1;     /* its text changes: the kernel must ask again */
-    st->ino = encode(m, sn, st->ino);
+    st->ino = hpc_rundir_encode(m, sn, st->ino);
 }
 
 typedef struct fwd_dir {
@@ -682,11 +269,11 @@ static int dir_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *
         text_stat(m, HPC_INO_INFO, dir_info(m), st);
         return HPC_OK;
     }
-    char *rel = node_rel(m, parent);
+    char *rel = hpc_rundir_node_rel(m, parent);
     if (!rel)
         return HPC_E_NOENT;
     char *child = *rel ? g_build_filename(rel, name, NULL) : g_strdup(name);
-    int rc = strchr(name, '/') ? HPC_E_NOENT : node_at(m, child, st);
+    int rc = strchr(name, '/') ? HPC_E_NOENT : hpc_rundir_node_at(m, child, st);
     g_free(child);
     g_free(rel);
     return rc;
@@ -699,8 +286,8 @@ static int dir_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st)
         text_stat(m, HPC_INO_INFO, dir_info(m), st);
         return HPC_OK;
     }
-    char *rel = node_rel(m, ino);
-    int rc = rel ? node_at(m, rel, st) : HPC_E_NOENT;
+    char *rel = hpc_rundir_node_rel(m, ino);
+    int rc = rel ? hpc_rundir_node_at(m, rel, st) : HPC_E_NOENT;
     g_free(rel);
     return rc;
 }
@@ -746,8 +333,8 @@ static int cmp_names(gconstpointer a, gconstpointer b)
 static int dir_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx)
 {
     hpc_stat self, st;
-    char *rel = node_rel(m, dir);
-    int rc = rel ? node_at(m, rel, &self) : HPC_E_NOENT;
+    char *rel = hpc_rundir_node_rel(m, dir);
+    int rc = rel ? hpc_rundir_node_at(m, rel, &self) : HPC_E_NOENT;
     if (rc != HPC_OK || !S_ISDIR(self.mode) || self.ino != dir) {
         g_free(rel);
         return rc != HPC_OK ? rc : HPC_E_NOTDIR;
@@ -762,7 +349,7 @@ static int dir_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn
         if (fn(ctx, ".info", &st, k))
             goto out;
     }
-    char *path = abs_path(m, rel);
+    char *path = hpc_rundir_abs_path(m, rel);
     GDir *d = g_dir_open(path, 0, NULL);
     g_free(path);
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
@@ -778,7 +365,7 @@ static int dir_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn
             continue;
         const char *n = g_ptr_array_index(names, i);
         char *child = *rel ? g_build_filename(rel, n, NULL) : g_strdup(n);
-        int found = node_at(m, child, &st) == HPC_OK;
+        int found = hpc_rundir_node_at(m, child, &st) == HPC_OK;
         g_free(child);
         if (found && fn(ctx, n, &st, k + 1))
             break;
@@ -832,7 +419,7 @@ int hpc_mount_readlink(hpc_mount *m, hpc_ino ino, char **target)
     if (rc != HPC_OK)
         return rc;
     if (in_dir(&r)) {
-        char *rel = node_rel(m, ino), *path = rel ? abs_path(m, rel) : NULL;
+        char *rel = hpc_rundir_node_rel(m, ino), *path = rel ? hpc_rundir_abs_path(m, rel) : NULL;
         *target = path ? g_file_read_link(path, NULL) : NULL;
         g_free(rel);
         g_free(path);
@@ -848,7 +435,7 @@ int hpc_mount_readlink(hpc_mount *m, hpc_ino ino, char **target)
 static int plain_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t off,
                       size_t *nread)
 {
-    char *rel = node_rel(m, ino), *path = rel ? abs_path(m, rel) : NULL;
+    char *rel = hpc_rundir_node_rel(m, ino), *path = rel ? hpc_rundir_abs_path(m, rel) : NULL;
     int rc = HPC_E_NOENT, fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -918,20 +505,20 @@ void hpc_mount_unmap(hpc_mount *m, hpc_ino ino)
 {
     uint32_t sn;
     hpc_ino inner;
-    if (m->single || decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
+    if (m->single || hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
         return;
     g_mutex_lock(&m->lock);
-    slot *s = slot_get(m, sn);
+    slot *s = hpc_rundir_slot_get(m, sn);
     g_mutex_unlock(&m->lock);
     if (s)
-        slot_release(m, s, HPC_OK);
+        hpc_rundir_slot_release(m, s, HPC_OK);
 }
 
 /* The open container of slot sn, held by a map (no acquire), or NULL. */
 static hpc_container *held_container(hpc_mount *m, uint32_t sn, slot **out)
 {
     g_mutex_lock(&m->lock);
-    slot *s = slot_get(m, sn);
+    slot *s = hpc_rundir_slot_get(m, sn);
     hpc_container *c = s ? s->c : NULL;
     g_mutex_unlock(&m->lock);
     *out = s;
@@ -945,7 +532,7 @@ int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext
     slot *s;
     if (m->single)
         return hpc_container_extents_unchanged(m->single, ext, n);
-    if (decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
+    if (hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
         return HPC_OK;
     hpc_container *c = held_container(m, sn, &s);
     int rc = c ? hpc_container_extents_unchanged(c, ext, n) : HPC_OK;
@@ -1039,11 +626,11 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
         return;
     }
     /* a run directory: files and containers may change, .info texts do */
-    if (decode(m, ino, &sn, &inner) != HPC_OK)
+    if (hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK)
         return;
     meta->direct_io = inner == HPC_INO_INFO;
     g_mutex_lock(&m->lock);
-    slot *s = sn ? slot_get(m, sn) : NULL;
+    slot *s = sn ? hpc_rundir_slot_get(m, sn) : NULL;
     if (s && s->c) {
         hpc_container_owner(s->c, &meta->uid, &meta->gid);
     }
