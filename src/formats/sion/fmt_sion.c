@@ -7,14 +7,11 @@
  * so that files of 10^6 tasks mount in a fraction of a second.
  *
  * See docs/formats/sion.md for the on-disk facts; all fields are checked
- * against the real file sizes before anything is allocated or read.
+ * against the real file sizes before anything is allocated or read.  The
+ * metadata of one physical file (META1, META2, salvage) is sion_meta.c;
+ * this file is the set, the tree, the data and .info (sion_int.h).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1           /* SEEK_DATA, SEEK_HOLE (salvage) */
-#endif
-#include "hpc_bytes.h"
-#include "hpc_format.h"
-#include "hpc_tree.h"
+#include "sion_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,353 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sion_layout.h"        /* META1 sizes and key-value modes, shared with the writer */
-
-#define KEY_INO_BASE (UINT64_C(1) << 62)
-#define MAX_FILES 65536         /* SIONlib sets use far fewer */
-
-typedef struct sion_task {
-    uint64_t start;             /* startptr in its file */
-    uint64_t length;            /* logical length */
-    int64_t globalrank;
-    uint32_t file, local;
-    uint32_t blockcount;
-    uint8_t how;                /* salvage: how the length was inferred (HOW_*) */
-} sion_task;
-
-typedef struct sion_file {
-    hpc_source *src;
-    int big;                    /* metadata is big-endian */
-    int32_t version, patchlevel, fileformat, fsblksize, ntasks, nfiles, filenumber;
-    int32_t maxchunks;
-    int64_t flag1, flag2, sov;
-    uint64_t end_of_header, start_of_data, globalskip;
-    uint32_t first_task;        /* index of its local task 0 in file order */
-    sion_task *tasks;           /* its tasks while opening */
-    int64_t *blocksizes;        /* [maxchunks][ntasks], <= 0 already set to 0 */
-    int salvaged;               /* no META2 (killed writer): blocks inferred */
-} sion_file;
-
-
-typedef struct sion_key {
-    int64_t key;
-    uint64_t length;
-    uint32_t task;
-    uint32_t first_seg, nseg;
-} sion_key;
-
-typedef struct sion_seg {
-    uint64_t off, len;          /* in the task's stream */
-} sion_seg;
-
-typedef struct sion {
-    sion_file *files;
-    uint32_t nfiles;
-    sion_task *tasks;           /* in global task order */
-    uint32_t ntasks;
-    uint32_t *by_rank;          /* task indices sorted by globalrank; NULL if rank == index */
-    int by_index;               /* global ranks repeat: name tasks task-<index> */
-    int kvmode;
-    uint32_t *first_key;        /* key-value mode: task i's keys are [first_key[i], first_key[i+1]) */
-    sion_key *keys;
-    uint32_t nkeys;
-    sion_seg *segs;
-    uint32_t nsegs;
-    int salvaged;               /* some file had no META2 */
-    int map_inferred;           /* multi-file set without mapping: file order */
-} sion;
-
-/* ---- byte order ------------------------------------------------------- */
-
-/* SIONlib's metadata integers are signed, in the writer's byte order */
-static int32_t rd32(const unsigned char *p, int big)
-{
-    return (int32_t)hpc_load_uint(p, 4, big);
-}
-
-static int64_t rd64(const unsigned char *p, int big)
-{
-    return (int64_t)hpc_load_uint(p, 8, big);
-}
-
 static int sion_probe(const char *path, const unsigned char *head, size_t len)
 {
     (void)path;
     return (head && len >= 4 && memcmp(head, "sion", 4) == 0) ? 100 : 0;
 }
 
-/* ---- META1 and META2 of one physical file ----------------------------- */
-
-static uint64_t roundup_u64(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
-
-/* The fixed part of META1: byte order, format, block size, task count;
- * *ranks_at gets where the per-task arrays start. */
-static int parse_meta1_head(sion_file *f, uint64_t *ranks_at, GError **err)
-{
-    const char *path = f->src->path;
-    unsigned char h[SION_META1_FIXED];
-    int rc = hpc_source_pread_field(f->src, h, sizeof h, 0, "META1", err);
-    if (rc != HPC_OK)
-        return rc;
-    if (memcmp(h, "sion", 4) != 0)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "magic", 0, "not a SIONlib file");
-    /* bytes 0 and 3 of the word at 4 hold the writer's byte order */
-    f->big = h[SION_OFF_ENDIAN] != 0 && h[SION_OFF_ENDIAN + 3] != 0;
-    int32_t ff = rd32(h + SION_OFF_FILEFORMAT, f->big);
-    if (ff < 1 || ff > 9) {          /* safety net: take the order that makes sense */
-        int32_t other = rd32(h + SION_OFF_FILEFORMAT, !f->big);
-        if (other >= 1 && other <= 9) {
-            f->big = !f->big;
-            ff = other;
-        }
-    }
-    f->version = rd32(h + SION_OFF_VERSION, f->big);
-    f->patchlevel = rd32(h + SION_OFF_PATCHLEVEL, f->big);
-    f->fileformat = ff;
-    if (ff < 2 || ff > 5)
-        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "fileformat", SION_OFF_FILEFORMAT,
-                        "SIONlib file format %d is not supported (2 to 5 are)", ff);
-    f->fsblksize = rd32(h + SION_OFF_FSBLKSIZE, f->big);
-    f->ntasks = rd32(h + SION_OFF_NTASKS, f->big);
-    f->nfiles = rd32(h + SION_OFF_NFILES, f->big);
-    uint64_t ranks_off;
-    if (ff >= 3) {
-        f->filenumber = rd32(h + SION_OFF_FILENUMBER, f->big);
-        f->flag1 = rd64(h + SION_OFF_FLAG1, f->big);
-        f->flag2 = rd64(h + SION_OFF_FLAG2, f->big);
-        ranks_off = SION_META1_FIXED;
-    } else {
-        f->filenumber = 0;
-        f->flag1 = f->flag2 = 0;
-        ranks_off = SION_META1_FIXED_V2;
-    }
-    if (f->fsblksize < 1)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "fsblksize", SION_OFF_FSBLKSIZE,
-                        "%d is not a valid block size", f->fsblksize);
-    if (f->nfiles < 1 || f->nfiles > MAX_FILES)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "nfiles", SION_OFF_NFILES, "%d files", f->nfiles);
-    uint64_t n = f->ntasks > 0 ? (uint64_t)f->ntasks : 0;
-    f->end_of_header = ranks_off + 16 * n + 12;
-    if (f->ntasks < 1 || 16 * n > f->src->size || f->end_of_header > f->src->size)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "ntasks", SION_OFF_NTASKS,
-                        "%d tasks cannot fit in a file of %" PRIu64 " bytes",
-                        f->ntasks, f->src->size);
-    f->start_of_data = roundup_u64(f->end_of_header, (uint64_t)f->fsblksize);
-    *ranks_at = ranks_off;
-    return HPC_OK;
-}
-
-/* The per-task arrays of META1 (global ranks and chunk sizes) and its
- * tail: fills f->tasks with each task's first chunk. */
-static int parse_meta1_tasks(sion_file *f, uint64_t ranks_off, GError **err)
-{
-    const char *path = f->src->path;
-    uint64_t n = (uint64_t)f->ntasks;
-    int32_t ff = f->fileformat;
-    unsigned char *arr = g_malloc(16 * n + 12);
-    f->tasks = g_new0(sion_task, n);
-    int rc = hpc_source_pread_field(f->src, arr, 16 * n + 12, ranks_off, "globalrank", err);
-    if (rc != HPC_OK)
-        goto out;
-    f->maxchunks = rd32(arr + 16 * n, f->big);
-    f->sov = rd64(arr + 16 * n + 4, f->big);
-    /* a killed writer's file ends where its data end: chunks may lie beyond */
-    int killed = f->maxchunks == 0 && f->sov == 0;
-    uint64_t ptr = f->start_of_data;
-    for (uint64_t i = 0; i < n; i++) {
-        int64_t cs = rd64(arr + 8 * n + 8 * i, f->big);
-        if (cs < 0) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
-                          "task %" PRIu64 " has negative chunk size %" PRId64, i, cs);
-            goto out;
-        }
-        uint64_t lsize = ff >= 4 ? (uint64_t)cs : roundup_u64((uint64_t)cs, (uint64_t)f->fsblksize);
-        if (lsize > f->src->size && !killed) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
-                          "chunk size %" PRId64 " of task %" PRIu64 " exceeds the file size",
-                          cs, i);
-            goto out;
-        }
-        f->tasks[i].globalrank = rd64(arr + 8 * i, f->big);
-        f->tasks[i].start = ptr;
-        if (!hpc_add_u64(ptr, lsize, &ptr) || (ptr > f->src->size && !killed)) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, path, "chunksize", ranks_off + 8 * n + 8 * i,
-                          "the chunks of tasks 0..%" PRIu64 " end beyond the end of the file", i);
-            goto out;
-        }
-    }
-    f->globalskip = ptr - f->start_of_data;
-out:
-    g_free(arr);
-    return rc;
-}
-
-/* Parse META1; fills f and f->tasks (globalrank, start). */
-static int parse_meta1(sion_file *f, GError **err)
-{
-    uint64_t ranks_off;
-    int rc = parse_meta1_head(f, &ranks_off, err);
-    return rc == HPC_OK ? parse_meta1_tasks(f, ranks_off, err) : rc;
-}
-
-/* ---- salvage: files of writers killed before the close ---------------- */
-
-enum { HOW_EMPTY, HOW_FULL, HOW_HOLE, HOW_ZEROS, HOW_EOF };
-static const char *const how_name[] = { "empty", "full", "hole", "zeros", "eof" };
-#define SALVAGE_MAX_BLOCKS (UINT64_C(1) << 24)   /* task x block entries */
-
-/* End of the written data in [b0, b1) of the source: the end of the last
- * data extent (SEEK_DATA/SEEK_HOLE; all of it where holes are not
- * reported), then back over zero bytes, which is what unwritten parts of
- * allocated file system blocks hold.  *trimmed tells whether zeros were cut. */
-static int data_end(const hpc_source *src, uint64_t b0, uint64_t b1, uint64_t *end, int *trimmed)
-{
-    uint64_t pos = b0, e = b0;
-    while (pos < b1) {
-        off_t d = lseek(src->fd, (off_t)pos, SEEK_DATA);
-        if (d < 0 && errno == ENXIO)
-            break;                      /* only holes from pos on */
-        if (d < 0) {                    /* no SEEK_DATA here: all is data */
-            e = b1;
-            break;
-        }
-        if ((uint64_t)d >= b1)
-            break;
-        off_t h = lseek(src->fd, d, SEEK_HOLE);
-        e = (h < 0 || (uint64_t)h > b1) ? b1 : (uint64_t)h;
-        pos = e;
-    }
-    unsigned char buf[65536];
-    *trimmed = 0;
-    while (e > b0) {
-        uint64_t take = MIN(e - b0, sizeof buf);
-        int rc = hpc_source_pread(src, buf, (size_t)take, e - take);
-        if (rc != HPC_OK)
-            return rc;
-        uint64_t k = take;
-        while (k > 0 && buf[k - 1] == 0)
-            k--;
-        if (k < take)
-            *trimmed = 1;
-        e -= take - k;
-        if (k > 0)
-            break;
-    }
-    *end = e;
-    return HPC_OK;
-}
-
-/* No META2: each task's blocks lie where META1 says; serve each block up to
- * where its data end, and a task's blocks up to its last non-empty one. */
-static int salvage_meta2(sion_file *f, GError **err)
-{
-    sion_task *t = f->tasks;
-    const char *path = f->src->path;
-    uint64_t n = (uint64_t)f->ntasks, size = f->src->size, maxchunks = 1;
-    if (f->globalskip > 0 && size > f->start_of_data)
-        maxchunks = (size - f->start_of_data + f->globalskip - 1) / f->globalskip;
-    if (maxchunks > INT32_MAX || maxchunks > SALVAGE_MAX_BLOCKS / n)
-        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "ntasks", SION_OFF_NTASKS,
-                        "%" PRIu64 " tasks with up to %" PRIu64 " blocks each are too many "
-                        "to salvage", n, maxchunks);
-    f->salvaged = 1;
-    f->maxchunks = (int32_t)maxchunks;
-    f->blocksizes = g_new0(int64_t, n * maxchunks);
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t next = i + 1 < n ? t[i + 1].start : f->start_of_data + f->globalskip;
-        uint64_t lsize = next - t[i].start, last = 0;
-        int any = 0, how = HOW_EMPTY;
-        t[i].length = 0;
-        for (uint64_t j = 0; lsize > 0 && j < maxchunks; j++) {
-            uint64_t b0, end;
-            if (!hpc_mul_u64(j, f->globalskip, &b0) || !hpc_add_u64(b0, t[i].start, &b0) || b0 >= size)
-                break;
-            uint64_t b1 = lsize > size - b0 ? size : b0 + lsize;
-            int trimmed, rc = data_end(f->src, b0, b1, &end, &trimmed);
-            if (rc != HPC_OK)
-                return hpc_fail(err, rc, path, "data", b0, "cannot read task %" PRIu64
-                                " block %" PRIu64, i, j);
-            if (end > b0) {
-                f->blocksizes[j * n + i] = (int64_t)(end - b0);
-                any = 1;
-                last = j;
-                how = end - b0 == lsize ? HOW_FULL : trimmed ? HOW_ZEROS
-                      : end == size ? HOW_EOF : HOW_HOLE;
-            }
-        }
-        t[i].blockcount = any ? (uint32_t)last + 1 : 1;
-        t[i].how = (uint8_t)how;
-        for (uint64_t j = 0; j < t[i].blockcount; j++)
-            t[i].length += (uint64_t)f->blocksizes[j * n + i];
-    }
-    return HPC_OK;
-}
-
-/* Parse META2 of a file whose META1 (and task starts) are known. */
-static int parse_meta2(sion_file *f, int salvage, GError **err)
-{
-    sion_task *t = f->tasks;
-    const char *path = f->src->path;
-    uint64_t n = (uint64_t)f->ntasks, size = f->src->size, data_end;
-    uint64_t sov = (uint64_t)f->sov;
-    if (f->maxchunks == 0 && f->sov == 0 && salvage)
-        return salvage_meta2(f, err);
-    if (f->maxchunks == 0 && f->sov == 0)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "start_of_varheader", f->end_of_header - 8,
-                        "0 with maxchunks 0: the writer was killed before closing the file "
-                        "(no META2); mount with -o salvage to serve what was written");
-    if (f->maxchunks < 1 || !hpc_mul_u64((uint64_t)f->maxchunks, f->globalskip, &data_end) ||
-        !hpc_add_u64(data_end, f->start_of_data, &data_end) || data_end > size)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "maxchunks", f->end_of_header - 12,
-                        "%d blocks of %" PRIu64 " bytes cannot fit in a file of %" PRIu64 " bytes",
-                        f->maxchunks, f->globalskip, size);
-    if (f->sov < 0 || sov < data_end || sov > size || (size - sov) / 8 < n ||
-        (size - sov - 8 * n) / 8 / n < (uint64_t)f->maxchunks)
-        return hpc_fail(err, HPC_E_CORRUPT, path, "start_of_varheader", f->end_of_header - 8,
-                        "META2 at %" PRId64 " (%" PRIu64 " + %" PRIu64 " bytes) does not lie "
-                        "between the data end %" PRIu64 " and the file end %" PRIu64,
-                        f->sov, 8 * n, 8 * n * (uint64_t)f->maxchunks, data_end, size);
-    uint64_t nbs = n * (uint64_t)f->maxchunks;
-    unsigned char *m = g_malloc(8 * (n + nbs));
-    int rc = hpc_source_pread_field(f->src, m, 8 * (n + nbs), sov, "META2", err);
-    if (rc != HPC_OK)
-        goto out;
-    f->blocksizes = g_new(int64_t, nbs);
-    for (uint64_t i = 0; i < n && rc == HPC_OK; i++) {
-        int64_t bc = rd64(m + 8 * i, f->big);
-        if (bc < 0 || bc > f->maxchunks) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, path, "blockcount", sov + 8 * i,
-                          "task %" PRIu64 " has %" PRId64 " blocks, maxchunks is %d",
-                          i, bc, f->maxchunks);
-            break;
-        }
-        t[i].blockcount = (uint32_t)bc;
-        t[i].length = 0;
-        uint64_t next = i + 1 < n ? t[i + 1].start : f->start_of_data + f->globalskip;
-        uint64_t lsize = next - t[i].start;
-        for (uint64_t j = 0; j < (uint64_t)f->maxchunks; j++) {
-            uint64_t at = sov + 8 * n + 8 * (j * n + i);
-            int64_t bs = rd64(m + 8 * n + 8 * (j * n + i), f->big);
-            if (bs < 0 || j >= (uint64_t)bc)
-                bs = 0;    /* unused entries: 0 today, -1 in old files */
-            if ((uint64_t)bs > lsize) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, path, "blocksize", at,
-                              "block %" PRIu64 " of task %" PRIu64 " holds %" PRId64
-                              " bytes but its chunk is %" PRIu64 " bytes: blocks overlap",
-                              j, i, bs, lsize);
-                break;
-            }
-            f->blocksizes[j * n + i] = bs;
-            t[i].length += (uint64_t)bs;
-        }
-    }
-out:
-    g_free(m);
-    return rc;
-}
 
 /* ---- the set ---------------------------------------------------------- */
 
@@ -611,7 +267,7 @@ static int open_files(hpc_container *c, sion *s, GError **err)
         if (k > 0) {
             char *member = g_strdup_printf("%s.%06u", c->path, k);
             f->src = hpc_container_add_source(c, member, err);
-            rc = f->src ? parse_meta1(f, err) : HPC_E_IO;
+            rc = f->src ? sion_parse_meta1(f, err) : HPC_E_IO;
             if (rc == HPC_OK && (f->filenumber != (int32_t)k || f->nfiles != first->nfiles))
                 rc = hpc_fail(err, HPC_E_CORRUPT, member, "filenumber", SION_OFF_FILENUMBER,
                               "file %d of %d, expected file %u of %d",
@@ -619,7 +275,7 @@ static int open_files(hpc_container *c, sion *s, GError **err)
             g_free(member);
         }
         if (rc == HPC_OK)
-            rc = parse_meta2(f, c->opts.salvage, err);
+            rc = sion_parse_meta2(f, c->opts.salvage, err);
         for (uint32_t i = 0; rc == HPC_OK && i < (uint32_t)f->ntasks; i++) {
             f->tasks[i].file = k;
             f->tasks[i].local = i;
@@ -670,7 +326,7 @@ static int sion_open(hpc_container *c, GError **err)
         rc = HPC_E_IO;
         goto out;
     }
-    rc = parse_meta1(&first, err);
+    rc = sion_parse_meta1(&first, err);
     if (rc != HPC_OK)
         goto out;
     /* A member other than file 0 shows only its own tasks. */
@@ -956,7 +612,7 @@ static int sion_info(hpc_container *c, GString *o)
                                t->blockcount, s->kvmode ? s->first_key[i + 1] - s->first_key[i] : 0);
         if (s->salvaged)    /* files that were closed have exact lengths */
             g_string_append_printf(o, "\t%s", s->files[t->file].salvaged
-                                   ? how_name[t->how] : "meta2");
+                                   ? sion_how_name[t->how] : "meta2");
         g_string_append_c(o, '\n');
     }
     return HPC_OK;
