@@ -13,7 +13,7 @@ RUNS=${RUNS:-3}
 WORK=${WORK:-$(mktemp -d /var/tmp/hpcbench.XXXXXX)}
 f=$WORK/cache.sion; M=$WORK/m; mkdir -p "$M"
 trap 'fusermount3 -u "$M" 2>/dev/null || true' EXIT
-[ -s "$f" ] || /usr/bin/python3 "$top/tests/sion_gen.py" "$f" --ntasks 4 --length $((256 << 20)) \
+[ -s "$f" ] || /usr/bin/python3 "$top/tests/gen/sion_gen.py" "$f" --ntasks 4 --length $((256 << 20)) \
     --chunksize $((16 << 20)) --fsblksize 4096 > /dev/null
 p=$M/rank-000001; bytes=$((256 << 20))
 cat "$f" > /dev/null

@@ -1,7 +1,7 @@
 #!/bin/sh
 # dhdf_bench.sh BUILDDIR [WORKDIR] - short benchmark of the distributed HDF
 # reader: a 64 MiB float32 array (4096x4096) in 16 pieces over 8 AHFs,
-# written by tests/dhdf_gen; measures hpcdump cat (no FUSE), a sequential
+# written by tests/gen/dhdf_gen; measures hpcdump cat (no FUSE), a sequential
 # read through the mount (cold: fresh mount; warm: again, served from the
 # kernel page cache / block cache) and 2000 random 4 KiB reads; references:
 # libhdf4 alone reading every piece whole (bench/dhdf_ref.c) and dd of a
@@ -11,7 +11,7 @@ set -eu
 B=$(cd "$1" && pwd); W=${2:-/tmp/dhdf_bench}
 PY=/usr/bin/python3
 rm -rf "$W"; mkdir -p "$W/m"
-"$B/tests/dhdf_gen" "$W/set" big >/dev/null
+"$B/tests/gen/dhdf_gen" "$W/set" big >/dev/null
 t() { /usr/bin/time -f "%e" "$@" 2>&1 >/dev/null | tail -1; }
 mb=64
 here=$(cd "$(dirname "$0")" && pwd)

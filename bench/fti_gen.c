@@ -322,7 +322,7 @@ static int generate(gen *g)
     return rc;
 }
 
-/* The generator as a call, for tests/check_fti.c (built with
+/* The generator as a call, for tests/unit/check_fti.c (built with
  * -DFTI_GEN_NO_MAIN): variables of bytes + 8 * rank bytes, parity for
  * every group.  0 on success. */
 int fti_gen_run(const char *dir, unsigned ranks, unsigned nvars, uint64_t bytes,

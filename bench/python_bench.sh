@@ -19,4 +19,4 @@ here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
 B=$(cd "${1:-$top}" && pwd)
 WORK=${WORK:-/var/tmp/hpc-python-bench}
 export PYTHONPATH="$B/python" HPCMOUNT_HELPER="$B/helper/hpcmount-helper"
-exec /usr/bin/python3 "$here/python_bench.py" "$WORK" "$B/fuse/hpcmount" "$top/tests/sion_gen.py"
+exec /usr/bin/python3 "$here/python_bench.py" "$WORK" "$B/fuse/hpcmount" "$top/tests/gen/sion_gen.py"

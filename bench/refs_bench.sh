@@ -2,7 +2,7 @@
 # refs_bench.sh - Dask over hpcmount references, side by side in one run
 # (bench/refs_bench.py):
 #   HDF5: a 64 MiB float64 gzip dataset, and one with shuffle too
-#         (tests/refs_h5gen.py big), each
+#         (tests/gen/refs_h5gen.py big), each
 #         its sum with Dask over the references vs da.from_array(h5py
 #         dataset) vs da.from_array(numpy.memmap of the mounted file);
 #   GSD:  NFRAMES (default 2000) frames of NPARTICLES (default 10000)
@@ -18,7 +18,7 @@ OUT=${OUT:-${TMPDIR:-/tmp}/refs-bench}
 PY=/usr/bin/python3
 mkdir -p "$OUT/mnt"
 trap 'fusermount3 -u "$OUT/mnt" 2>/dev/null || true' EXIT
-[ -f "$OUT/big.h5" ] || $PY "$top/tests/refs_h5gen.py" "$OUT/big.h5" big
+[ -f "$OUT/big.h5" ] || $PY "$top/tests/gen/refs_h5gen.py" "$OUT/big.h5" big
 [ -f "$OUT/traj.gsd" ] || $PY - "$OUT/traj.gsd" "$NF" "$NP" <<'PYEOF'
 import sys, numpy, gsd.fl
 path, nf, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

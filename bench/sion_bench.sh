@@ -31,7 +31,7 @@ trap cleanup EXIT
 
 echo "# generating $TASKS tasks x $TASK_MB MiB (32 MiB chunks, fsblksize 64 KiB) in $WORK"
 f=$WORK/run.sion
-[ -s "$f" ] || $PY "$top/tests/sion_gen.py" "$f" --ntasks "$TASKS" --length $((TASK_MB << 20)) \
+[ -s "$f" ] || $PY "$top/tests/gen/sion_gen.py" "$f" --ntasks "$TASKS" --length $((TASK_MB << 20)) \
     --chunksize $((32 << 20)) --fsblksize 65536 > /dev/null
 rank=$(printf rank-%06d $((TASKS > 3 ? 3 : TASKS - 1)))   # the fourth, or the last
 [ -s "$WORK/img.sqfs" ] || {
@@ -108,7 +108,7 @@ row "(c') the same, hpcmount -o spin_us=50 IOPS" "${A[spin.c]}" "" "${A[sqfs.c]}
 
 # (d) 10^6 tasks
 big=$WORK/million.sion
-[ -s "$big" ] || $PY "$top/tests/sion_gen.py" "$big" --ntasks 1000000 --length 100 \
+[ -s "$big" ] || $PY "$top/tests/gen/sion_gen.py" "$big" --ntasks 1000000 --length 100 \
     --chunksize 4096 --fsblksize 4096 --nodata > /dev/null
 t0=$(date +%s.%N); "$HPCMOUNT" "$big" "$M3"; t1=$(date +%s.%N)
 pid=$(pgrep -n -f "hpcmount $big")
@@ -119,7 +119,7 @@ t4=$(date +%s.%N); cat "$M3/rank-999999" "$M3/rank-000000" > /dev/null; t5=$(dat
 echo
 row "(d) 10^6 tasks: mount time s" "$(echo "$t1 - $t0" | bc -l | cut -c1-5)" "" "" "" "" ""
 fusermount3 -u "$M3"
-$PY "$top/tests/sion_gen.py" "$WORK/tiny.sion" --lengths 100 > /dev/null
+$PY "$top/tests/gen/sion_gen.py" "$WORK/tiny.sion" --lengths 100 > /dev/null
 "$HPCMOUNT" "$WORK/tiny.sion" "$M3"
 base=$(awk '/VmRSS/{print $2}' /proc/"$(pgrep -n -f "hpcmount $WORK/tiny.sion")"/status)
 fusermount3 -u "$M3"

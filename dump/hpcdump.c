@@ -616,7 +616,8 @@ int main(int argc, char *argv[])
         { "long", 'l', 0, G_OPTION_ARG_NONE, &lng, "ls: long listing, as ls -l", NULL },
         { "recursive", 'R', 0, G_OPTION_ARG_NONE, &rec, "ls, xattr: descend into directories", NULL },
         { "inline", 0, 0, G_OPTION_ARG_INT64, &inline_max,
-          "refs: chunks of at most BYTES inline (default 500)", "BYTES" },
+          "refs: chunks of at most BYTES inline (default "
+          G_STRINGIFY(HPCMOUNT_REFS_INLINE_DEFAULT) ")", "BYTES" },
         { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and the formats built in", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };

@@ -253,65 +253,61 @@ static int check_overlap(const dhdf_array *a, GError **err)
     return HPC_OK;
 }
 
-int hpc_dhdf_write(hpc_dhdf_file *f, const char *name, int32_t nt, int rank,
-                   const int32_t *dims, const int32_t *origin, const int32_t *size,
-                   const void *data, GError **err)
+/* Check this rank's arguments and fill a's description and mine. */
+static int check_piece(const char *name, int32_t nt, int rank, const int32_t *dims,
+                       const int32_t *origin, const int32_t *size, const void *data,
+                       dhdf_array *a, dhdf_piece *mine, GError **err)
 {
-    GError *local = NULL;
-    int rc = check_name(name, &local);
-    dhdf_array a = { .d.nt = nt, .d.rank = rank };
-    dhdf_piece mine = { 0 };
-    if (rc == HPC_OK && !valid_nt(nt))
-        rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: %d is not an HDF4 number type the "
-                  "convention allows", name, nt);
-    if (rc == HPC_OK && (rank < 1 || rank > MAXRANK))
-        rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: rank %d (1 to %d)", name, rank, MAXRANK);
-    if (rc == HPC_OK) {
-        g_strlcpy(a.d.name, name, sizeof a.d.name);
-        int64_t n = 1;
-        mine.has = 1;
-        for (int d = 0; d < rank; d++) {
-            a.d.dims[d] = dims[d];
-            mine.size[d] = size ? size[d] : 0;
-            mine.origin[d] = origin ? origin[d] : 0;
-            n *= mine.size[d];
-            if (dims[d] < 1)
-                rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: dimension %d has size %d", name, d,
-                          dims[d]);
-        }
-        mine.has = n > 0;
-        for (int d = 0; d < rank && mine.has && rc == HPC_OK; d++)
-            if (mine.size[d] < 0 || mine.origin[d] < 0 ||
-                (int64_t)mine.origin[d] + mine.size[d] > dims[d])
-                rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: piece at %d, %d elements, lies "
-                          "outside dimension %d of %d", name, mine.origin[d], mine.size[d], d,
-                          dims[d]);
-        if (rc == HPC_OK && mine.has && !data)
-            rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: no data", name);
-    }
-    /* the whole array's description must be the same everywhere */
-    dhdf_desc root = a.d;
-    MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, f->comm);
-    if (rc == HPC_OK && memcmp(&root, &a.d, sizeof root) != 0)
-        rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: name, type or dimensions differ from rank 0's "
-                  "(%s)", name, root.name);
-    rc = hpcw_agree(f->comm, rc, &local, err);
+    int rc = check_name(name, err);
     if (rc != HPC_OK)
         return rc;
+    if (!valid_nt(nt))
+        return hpcw_fail(err, HPC_E_INVAL, "array %s: %d is not an HDF4 number type the "
+                         "convention allows", name, nt);
+    if (rank < 1 || rank > MAXRANK)
+        return hpcw_fail(err, HPC_E_INVAL, "array %s: rank %d (1 to %d)", name, rank, MAXRANK);
+    g_strlcpy(a->d.name, name, sizeof a->d.name);
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++) {
+        a->d.dims[d] = dims[d];
+        mine->size[d] = size ? size[d] : 0;
+        mine->origin[d] = origin ? origin[d] : 0;
+        n *= mine->size[d];
+        if (dims[d] < 1 && rc == HPC_OK)
+            rc = hpcw_fail(err, HPC_E_INVAL, "array %s: dimension %d has size %d", name, d,
+                           dims[d]);
+    }
+    mine->has = n > 0;
+    for (int d = 0; d < rank && mine->has && rc == HPC_OK; d++)
+        if (mine->size[d] < 0 || mine->origin[d] < 0 ||
+            (int64_t)mine->origin[d] + mine->size[d] > dims[d])
+            rc = hpcw_fail(err, HPC_E_INVAL, "array %s: piece at %d, %d elements, lies "
+                           "outside dimension %d of %d", name, mine->origin[d], mine->size[d], d,
+                           dims[d]);
+    if (rc == HPC_OK && mine->has && !data)
+        rc = hpcw_fail(err, HPC_E_INVAL, "array %s: no data", name);
+    return rc;
+}
 
-    /* rank 0 gathers the pieces and checks them before anything is written */
-    mine.fileid = f->fileid;
+/* Rank 0 gathers the pieces and checks them before anything is written;
+ * *k gets this rank's piece number among those with data. */
+static int gather_pieces(hpc_dhdf_file *f, dhdf_array *a, dhdf_piece *mine, int *k,
+                         GError **err)
+{
+    GError *local = NULL;
+    int rc = HPC_OK, has = mine->has;
+    mine->fileid = f->fileid;
     dhdf_piece *all = f->rank == 0 ? g_new(dhdf_piece, f->size) : NULL;
-    MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, f->comm);
-    int k = 0, has = mine.has;
-    MPI_Exscan(&has, &k, 1, MPI_INT, MPI_SUM, f->comm);
+    MPI_Gather(mine, sizeof *mine, MPI_BYTE, all, sizeof *mine, MPI_BYTE, 0, f->comm);
+    *k = 0;
+    MPI_Exscan(&has, k, 1, MPI_INT, MPI_SUM, f->comm);
     if (f->rank == 0) {
-        k = 0;
+        *k = 0;
         for (int r = 0; r < f->size; r++)
             if (all[r].has)
-                all[a.npieces++] = all[r];
-        a.pieces = all;
-        rc = check_overlap(&a, &local);
+                all[a->npieces++] = all[r];
+        a->pieces = all;
+        rc = check_overlap(a, &local);
     }
     rc = hpcw_agree(f->comm, rc, &local, err);
     if (rc != HPC_OK) {
@@ -319,24 +315,54 @@ int hpc_dhdf_write(hpc_dhdf_file *f, const char *name, int32_t nt, int rank,
         return rc;
     }
     if (f->rank == 0)
-        g_array_append_val(f->arrays, a);
+        g_array_append_val(f->arrays, *a);
+    return HPC_OK;
+}
 
+/* Write this rank's piece as SDS chunk into its AHF. */
+static int write_piece(hpc_dhdf_file *f, const char *chunk, int32_t nt, int rank,
+                       const dhdf_piece *mine, const void *data, GError **err)
+{
+    int rc = HPC_OK;
+    int32 sd = SDstart(f->ahf, DFACC_WRITE), start[MAXRANK] = { 0 }, edges[MAXRANK];
+    for (int d = 0; d < rank; d++)
+        edges[d] = mine->size[d];
+    int32 s = sd == FAIL ? FAIL : SDcreate(sd, chunk, nt, rank, edges);
+    if (s == FAIL || SDwritedata(s, start, NULL, edges, (void *)data) == FAIL)
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot write piece %s", f->ahf, chunk);
+    if (s != FAIL)
+        SDendaccess(s);
+    if (sd != FAIL && SDend(sd) == FAIL && rc == HPC_OK)
+        rc = hpcw_fail(err, HPC_E_IO, "%s: cannot close after piece %s", f->ahf, chunk);
+    return rc;
+}
+
+int hpc_dhdf_write(hpc_dhdf_file *f, const char *name, int32_t nt, int rank,
+                   const int32_t *dims, const int32_t *origin, const int32_t *size,
+                   const void *data, GError **err)
+{
+    GError *local = NULL;
+    dhdf_array a = { .d.nt = nt, .d.rank = rank };
+    dhdf_piece mine = { 0 };
+    int rc = check_piece(name, nt, rank, dims, origin, size, data, &a, &mine, &local);
+    /* the whole array's description must be the same everywhere */
+    dhdf_desc root = a.d;
+    MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, f->comm);
+    if (rc == HPC_OK && memcmp(&root, &a.d, sizeof root) != 0)
+        rc = hpcw_fail(&local, HPC_E_INVAL, "array %s: name, type or dimensions differ from rank 0's "
+                  "(%s)", name, root.name);
+    rc = hpcw_agree(f->comm, rc, &local, err);
+    int k;
+    if (rc == HPC_OK)
+        rc = gather_pieces(f, &a, &mine, &k, err);
+    if (rc != HPC_OK)
+        return rc;
     /* the ranks of an AHF write their pieces in turn */
     char chunk[NAMEMAX + 32];
     g_snprintf(chunk, sizeof chunk, "%s_chunk%d", name, k);
     for (int turn = 0; turn < f->gsize; turn++) {
-        if (turn == f->grank && mine.has && rc == HPC_OK) {
-            int32 sd = SDstart(f->ahf, DFACC_WRITE), start[MAXRANK] = { 0 }, edges[MAXRANK];
-            for (int d = 0; d < rank; d++)
-                edges[d] = mine.size[d];
-            int32 s = sd == FAIL ? FAIL : SDcreate(sd, chunk, nt, rank, edges);
-            if (s == FAIL || SDwritedata(s, start, NULL, edges, (void *)data) == FAIL)
-                rc = hpcw_fail(&local, HPC_E_IO, "%s: cannot write piece %s", f->ahf, chunk);
-            if (s != FAIL)
-                SDendaccess(s);
-            if (sd != FAIL && SDend(sd) == FAIL && rc == HPC_OK)
-                rc = hpcw_fail(&local, HPC_E_IO, "%s: cannot close after piece %s", f->ahf, chunk);
-        }
+        if (turn == f->grank && mine.has && rc == HPC_OK)
+            rc = write_piece(f, chunk, nt, rank, &mine, data, &local);
         MPI_Barrier(f->gcomm);
     }
     return hpcw_agree(f->comm, rc, &local, err);

@@ -40,7 +40,8 @@
 #include <stdint.h>
 
 /*
- * Return codes (the values of the same names in hpcmount's core library);
+ * Return codes (the values of hpcmount.h's HPCMOUNT_E_* of the same names,
+ * checked when the library is built);
  * messages come as GError in the domain HPC_WRITE_ERROR.
  */
 enum {

@@ -3,6 +3,16 @@
 #include "config.h"
 #include "hpc_write.h"
 #include "hpc_write_mpi.h"
+#include "hpcmount.h"
+
+/* hpc_write.h stays self-contained for MPI programs, so it spells its codes
+ * out; hpcmount.h holds the one definition, and a drift fails the build. */
+G_STATIC_ASSERT((int)HPC_OK == (int)HPCMOUNT_OK);
+G_STATIC_ASSERT((int)HPC_E_IO == (int)HPCMOUNT_E_IO);
+G_STATIC_ASSERT((int)HPC_E_CORRUPT == (int)HPCMOUNT_E_CORRUPT);
+G_STATIC_ASSERT((int)HPC_E_NOMEM == (int)HPCMOUNT_E_NOMEM);
+G_STATIC_ASSERT((int)HPC_E_INVAL == (int)HPCMOUNT_E_INVAL);
+G_STATIC_ASSERT((int)HPC_E_UNSUPPORTED == (int)HPCMOUNT_E_UNSUPPORTED);
 
 #include <errno.h>
 #include <limits.h>

@@ -62,6 +62,8 @@ typedef struct opts {
     char *format, *bytes, *chunk, *wsize, *abort_at, *dtype, *particles;
     int nfiles, fsblksize, records, kv_keys, kv_records, sync, quiet, ranks_per_file, cols;
     int frames, append;
+    /* the values of the per-rank lists for this rank */
+    uint64_t nbytes, nchunk, nwsize, abort_after, nparticles;
 } opts;
 
 #ifdef HAVE_HDF4
@@ -456,37 +458,186 @@ static int run_gsd(const opts *o, const char *out, MPI_Comm comm, int rank, int 
     return status;
 }
 
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    pattern_init();
-    MPI_Comm comm = MPI_COMM_WORLD;
-    int rank, size, status = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+/* The formats this build writes, as --version and the usage error say. */
+#ifdef HAVE_HDF4
+#define FORMATS_BUILT " dhdf"
+#define FORMATS_LEFT_OUT ""
+#else
+#define FORMATS_BUILT ""
+#define FORMATS_LEFT_OUT " (not built: dhdf)"
+#endif
 
-    opts o = { .nfiles = 1, .fsblksize = -1, .ranks_per_file = 1, .cols = 256, .frames = 1 };
+static gboolean format_known(const char *f)
+{
+    return strcmp(f, "sion") == 0 || strcmp(f, "posix") == 0 || strcmp(f, "gsd") == 0 ||
+           (*FORMATS_BUILT && strcmp(f, "dhdf") == 0);
+}
+
+/* Check the parsed options on this rank: 0, or 2 with *why set. */
+static int check_args(opts *o, int argc, int rank, int size, GString *why)
+{
+    GError *e = NULL;
+    if (argc != 2 || !o->format || (strcmp(o->format, "gsd") == 0 ? !o->particles : !o->bytes)) {
+        arg_fail(why, rank, "usage: hpcwrite --format sion|dhdf|posix --bytes-per-rank SIZE [options] OUT, "
+                 "or hpcwrite --format gsd --particles N --frames F [options] OUT", NULL);
+    } else if (!format_known(o->format)) {
+        char *m = g_strdup_printf("unknown --format '%s' (sion, gsd, posix%s)", o->format,
+                                  *FORMATS_BUILT ? ", dhdf" : "");
+        arg_fail(why, rank, m, NULL);
+        g_free(m);
+    } else if ((o->bytes && list_value("bytes-per-rank", o->bytes, rank, size, &o->nbytes, &e) != 0) ||
+               (o->particles && list_value("particles", o->particles, rank, size, &o->nparticles, &e) != 0) ||
+               (o->chunk && list_value("chunk", o->chunk, rank, size, &o->nchunk, &e) != 0) ||
+               (o->wsize && list_value("write-size", o->wsize, rank, size, &o->nwsize, &e) != 0)) {
+        arg_fail(why, rank, "bad arguments", e);
+        g_clear_error(&e);
+    } else if (o->nwsize == 0 || (o->kv_keys > 0) != (o->kv_records > 0) || o->kv_keys < 0 ||
+               o->kv_keys > 15 || o->kv_records < 0) {
+        arg_fail(why, rank, "--write-size must be > 0; --kv-keys 1..15 and --kv-records go together", NULL);
+    } else if (o->abort_at && strcmp(o->abort_at, "open") != 0 && strcmp(o->abort_at, "close") != 0 &&
+               parse_size(o->abort_at, &o->abort_after) != 0) {
+        arg_fail(why, rank, "--abort-at takes open, close or a size", NULL);
+    } else {
+        return 0;
+    }
+    return 2;
+}
+
+/* Arguments may be bad on some ranks only (per-rank lists): all stop, and
+ * the lowest failing rank says why. */
+static int agree_args(MPI_Comm comm, int rank, int size, int status, const GString *why)
+{
+    int any = 0;
+    MPI_Allreduce(&status, &any, 1, MPI_INT, MPI_MAX, comm);
+    int first = status ? rank : size, lowest = size;
+    MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm);
+    if (status && rank == lowest)
+        fprintf(stderr, "%s\n", why->str);
+    return status ? status : any;
+}
+
+/* Every rank creates OUT.%06d; a failure anywhere fails all. */
+static int posix_open(const char *out, MPI_Comm comm, int rank, int *fd, GError **e)
+{
+    char *p = g_strdup_printf("%s.%06d", out, rank);
+    *fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (*fd < 0)
+        g_set_error(e, HPC_WRITE_ERROR, HPC_E_IO, "%s: %s", p, g_strerror(errno));
+    g_free(p);
+    int bad = *fd < 0, anybad = 0;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+    if (anybad && !bad)
+        g_set_error(e, HPC_WRITE_ERROR, HPC_E_IO, "another rank could not create its file");
+    return anybad ? HPC_E_IO : HPC_OK;
+}
+
+/* --abort-at SIZE: every rank wrote SIZE bytes; rank 0 aborts the job. */
+static void abort_after_bytes(const opts *o, MPI_Comm comm, int rank)
+{
+    if (o->abort_after == UINT64_MAX)
+        return;
+    MPI_Barrier(comm);
+    if (rank == 0) {
+        fprintf(stderr, "hpcwrite: aborting after %" PRIu64 " bytes per rank as asked\n",
+                o->abort_after);
+        MPI_Abort(comm, 3);
+    }
+    MPI_Barrier(comm);
+}
+
+/* --format sion or posix: one stream (or key-value records) per rank. */
+static int run_stream(const opts *o, const char *out, MPI_Comm comm, int rank, int size)
+{
+    int posix = strcmp(o->format, "posix") == 0, status = 0, fd = -1, rc;
+    uint64_t chunk = o->chunk ? o->nchunk : o->nbytes;
+    hpc_sion_file *sf = NULL;
+    GError *e = NULL;
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime(), t1, t2, t3;
+    if (posix) {
+        rc = posix_open(out, comm, rank, &fd, &e);
+    } else {
+        hpc_sion_params sp = { (int64_t)chunk, o->fsblksize, o->nfiles, o->kv_keys > 0, o->sync };
+        rc = hpc_sion_open(out, comm, &sp, &sf, &e);
+    }
+    if (rc != HPC_OK) {
+        die(rank, "open failed", e);
+        g_clear_error(&e);
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    t1 = MPI_Wtime();
+    maybe_abort("open", o->abort_at, comm, rank);
+    if (o->kv_keys > 0)
+        rc = write_records(sf, rank, o->kv_keys, o->kv_records, &e);
+    else
+        rc = write_stream(sf, fd, rank, o->nbytes, o->nwsize, chunk, o->records, o->abort_after, &e);
+    if (rc != HPC_OK) {
+        die(rank, "write failed", e);
+        g_clear_error(&e);
+        status = 1;
+    }
+    abort_after_bytes(o, comm, rank);
+    maybe_abort("close", o->abort_at, comm, rank);
+    t2 = MPI_Wtime();
+    if (posix) {
+        if ((o->sync && fsync(fd) != 0) || close(fd) != 0) {
+            die(rank, "close failed", NULL);
+            status = 1;
+        }
+    } else if (hpc_sion_close(sf, &e) != HPC_OK) {
+        die(rank, "close failed", e);
+        g_clear_error(&e);
+        status = 1;
+    }
+    MPI_Barrier(comm);
+    t3 = MPI_Wtime();
+    uint64_t total = 0, mine = posix || o->kv_keys == 0 ? o->nbytes : 0;
+    MPI_Reduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
+    if (rank == 0 && !o->quiet && status == 0 && o->kv_keys == 0)
+        printf("hpcwrite: %s ranks %d files %d bytes %" PRIu64 " open %.6f write %.6f close %.6f "
+               "total %.6f s bandwidth %.2f MiB/s\n",
+               o->format, size, posix ? size : o->nfiles, total, t1 - t0, t2 - t1, t3 - t2, t3 - t0,
+               t3 > t0 ? (double)total / (t3 - t0) / 1048576.0 : 0.0);
+    return status;
+}
+
+static void opts_clear(opts *o)
+{
+    g_free(o->format);
+    g_free(o->bytes);
+    g_free(o->chunk);
+    g_free(o->wsize);
+    g_free(o->abort_at);
+    g_free(o->dtype);
+    g_free(o->particles);
+}
+
+/* Parse the command line into o: 0, 2 (bad; *why says why), or -1 when
+ * --help or --version was answered. */
+static int parse_args(opts *o, int *argc, char ***argv, int rank, int size, GString *why)
+{
     gboolean help = FALSE, version = FALSE;
-    GString *why = g_string_new(NULL);
     GOptionEntry entries[] = {
-        { "format", 0, 0, G_OPTION_ARG_STRING, &o.format, "sion, gsd, dhdf, or posix (one file OUT.%06d per rank)", "F" },
-        { "particles", 0, 0, G_OPTION_ARG_STRING, &o.particles, "gsd: particles per rank: one number or one per rank", "N[,...]" },
-        { "frames", 0, 0, G_OPTION_ARG_INT, &o.frames, "gsd: frames to write (default 1)", "F" },
-        { "append", 0, 0, G_OPTION_ARG_NONE, &o.append, "gsd: append the frames to an existing file", NULL },
-        { "ranks-per-file", 0, 0, G_OPTION_ARG_INT, &o.ranks_per_file, "dhdf: ranks sharing an associated file (default 1)", "G" },
-        { "dtype", 0, 0, G_OPTION_ARG_STRING, &o.dtype, "dhdf: f8 (default), f4, i4, i2, u1", "T" },
-        { "cols", 0, 0, G_OPTION_ARG_INT, &o.cols, "dhdf: elements per row (default 256)", "C" },
-        { "bytes-per-rank", 0, 0, G_OPTION_ARG_STRING, &o.bytes, "stream length: one size or one per rank", "SIZE[,...]" },
-        { "chunk", 0, 0, G_OPTION_ARG_STRING, &o.chunk, "chunk size asked for (default: the stream length)", "SIZE[,...]" },
-        { "nfiles", 0, 0, G_OPTION_ARG_INT, &o.nfiles, "physical files (default 1)", "K" },
-        { "fsblksize", 0, 0, G_OPTION_ARG_INT, &o.fsblksize, "alignment (default: the file system's)", "B" },
-        { "write-size", 0, 0, G_OPTION_ARG_STRING, &o.wsize, "bytes per write call (default 1M)", "SIZE[,...]" },
-        { "records", 0, 0, G_OPTION_ARG_NONE, &o.records, "keep each write that fits in a chunk in one block", NULL },
-        { "kv-keys", 0, 0, G_OPTION_ARG_INT, &o.kv_keys, "key-value mode with keys 1..K", "K" },
-        { "kv-records", 0, 0, G_OPTION_ARG_INT, &o.kv_records, "key-value records per rank", "R" },
-        { "sync", 0, 0, G_OPTION_ARG_NONE, &o.sync, "fsync before closing", NULL },
-        { "abort-at", 0, 0, G_OPTION_ARG_STRING, &o.abort_at, "MPI_Abort at open, close, or after SIZE bytes per rank (tests)", "WHEN" },
-        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no bandwidth report", NULL },
+        { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "sion, gsd, dhdf, or posix (one file OUT.%06d per rank)", "F" },
+        { "particles", 0, 0, G_OPTION_ARG_STRING, &o->particles, "gsd: particles per rank: one number or one per rank", "N[,...]" },
+        { "frames", 0, 0, G_OPTION_ARG_INT, &o->frames, "gsd: frames to write (default 1)", "F" },
+        { "append", 0, 0, G_OPTION_ARG_NONE, &o->append, "gsd: append the frames to an existing file", NULL },
+        { "ranks-per-file", 0, 0, G_OPTION_ARG_INT, &o->ranks_per_file, "dhdf: ranks sharing an associated file (default 1)", "G" },
+        { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "dhdf: f8 (default), f4, i4, i2, u1", "T" },
+        { "cols", 0, 0, G_OPTION_ARG_INT, &o->cols, "dhdf: elements per row (default 256)", "C" },
+        { "bytes-per-rank", 0, 0, G_OPTION_ARG_STRING, &o->bytes, "stream length: one size or one per rank", "SIZE[,...]" },
+        { "chunk", 0, 0, G_OPTION_ARG_STRING, &o->chunk, "chunk size asked for (default: the stream length)", "SIZE[,...]" },
+        { "nfiles", 0, 0, G_OPTION_ARG_INT, &o->nfiles, "physical files (default 1)", "K" },
+        { "fsblksize", 0, 0, G_OPTION_ARG_INT, &o->fsblksize, "alignment (default: the file system's)", "B" },
+        { "write-size", 0, 0, G_OPTION_ARG_STRING, &o->wsize, "bytes per write call (default 1M)", "SIZE[,...]" },
+        { "records", 0, 0, G_OPTION_ARG_NONE, &o->records, "keep each write that fits in a chunk in one block", NULL },
+        { "kv-keys", 0, 0, G_OPTION_ARG_INT, &o->kv_keys, "key-value mode with keys 1..K", "K" },
+        { "kv-records", 0, 0, G_OPTION_ARG_INT, &o->kv_records, "key-value records per rank", "R" },
+        { "sync", 0, 0, G_OPTION_ARG_NONE, &o->sync, "fsync before closing", NULL },
+        { "abort-at", 0, 0, G_OPTION_ARG_STRING, &o->abort_at, "MPI_Abort at open, close, or after SIZE bytes per rank (tests)", "WHEN" },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "no bandwidth report", NULL },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "this help", NULL },
         { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "the version and the formats built in", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -498,166 +649,56 @@ int main(int argc, char **argv)
     g_option_context_set_description(ctx, "Exit status: 0 written, 1 an open, write or close failed, "
                                            "2 bad command line (as hpcmount and hpcdump).");
     GError *e = NULL;
-    uint64_t bytes = 0, chunk = 0, wsize = 1024 * 1024, abort_after = UINT64_MAX, particles = 0;
-    int posix = 0;
-    if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
+    int status = 0;
+    if (!g_option_context_parse(ctx, argc, argv, &e)) {
         arg_fail(why, rank, "bad arguments", e);
+        g_clear_error(&e);
         status = 2;
-    } else if (help || version) {
-        if (rank == 0 && help) {
-            char *h = g_option_context_get_help(ctx, TRUE, NULL);
-            fputs(h, stdout);
-            g_free(h);
-        } else if (rank == 0) {
-            printf("hpcwrite %s\nformats: sion gsd posix%s\n", PACKAGE_VERSION,
-#ifdef HAVE_HDF4
-                   " dhdf"
-#else
-                   " (not built: dhdf)"
-#endif
-                   );
-        }
-        goto out;
-    } else if (argc != 2 || !o.format || (strcmp(o.format, "gsd") == 0 ? !o.particles : !o.bytes)) {
-        arg_fail(why, rank, "usage: hpcwrite --format sion|dhdf|posix --bytes-per-rank SIZE [options] OUT, "
-                 "or hpcwrite --format gsd --particles N --frames F [options] OUT", NULL);
-        status = 2;
-    } else if (strcmp(o.format, "sion") != 0 && strcmp(o.format, "posix") != 0 &&
-               strcmp(o.format, "gsd") != 0
-#ifdef HAVE_HDF4
-               && strcmp(o.format, "dhdf") != 0
-#endif
-               ) {
-        char *m = g_strdup_printf("unknown --format '%s' (sion, gsd, posix%s)", o.format,
-#ifdef HAVE_HDF4
-                                  ", dhdf"
-#else
-                                  ""
-#endif
-                                  );
-        arg_fail(why, rank, m, NULL);
-        g_free(m);
-        status = 2;
-    } else if ((o.bytes && list_value("bytes-per-rank", o.bytes, rank, size, &bytes, &e) != 0) ||
-               (o.particles && list_value("particles", o.particles, rank, size, &particles, &e) != 0) ||
-               (o.chunk && list_value("chunk", o.chunk, rank, size, &chunk, &e) != 0) ||
-               (o.wsize && list_value("write-size", o.wsize, rank, size, &wsize, &e) != 0)) {
-        arg_fail(why, rank, "bad arguments", e);
-        status = 2;
-    } else if (wsize == 0 || (o.kv_keys > 0) != (o.kv_records > 0) || o.kv_keys < 0 ||
-               o.kv_keys > 15 || o.kv_records < 0) {
-        arg_fail(why, rank, "--write-size must be > 0; --kv-keys 1..15 and --kv-records go together", NULL);
-        status = 2;
-    } else if (o.abort_at && strcmp(o.abort_at, "open") != 0 && strcmp(o.abort_at, "close") != 0 &&
-               parse_size(o.abort_at, &abort_after) != 0) {
-        arg_fail(why, rank, "--abort-at takes open, close or a size", NULL);
-        status = 2;
+    } else if (help && rank == 0) {
+        char *h = g_option_context_get_help(ctx, TRUE, NULL);
+        fputs(h, stdout);
+        g_free(h);
+    } else if (version && rank == 0) {
+        printf("hpcwrite %s\nformats: sion gsd posix%s%s\n", PACKAGE_VERSION, FORMATS_BUILT,
+               FORMATS_LEFT_OUT);
     }
-    /* arguments may be bad on some ranks only (per-rank lists): stop all */
-    int any = 0;
-    MPI_Allreduce(&status, &any, 1, MPI_INT, MPI_MAX, comm);
-    int first = status ? rank : size, lowest = size;
-    MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm);
-    if (status && rank == lowest)
-        fprintf(stderr, "%s\n", why->str);
-    if (any && !status)
-        status = any;
+    if (status == 0)
+        status = help || version ? -1 : check_args(o, *argc, rank, size, why);
+    g_option_context_free(ctx);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    pattern_init();
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    opts o = { .nfiles = 1, .fsblksize = -1, .ranks_per_file = 1, .cols = 256, .frames = 1,
+               .nwsize = 1024 * 1024, .abort_after = UINT64_MAX };
+    GString *why = g_string_new(NULL);
+    int status = parse_args(&o, &argc, &argv, rank, size, why);
+    if (status >= 0)
+        status = agree_args(comm, rank, size, status, why);
     if (status != 0)
         goto out;
-    if (strcmp(o.format, "gsd") == 0) {
-        status = run_gsd(&o, argv[1], comm, rank, size, particles, abort_after);
-        goto out;
-    }
+    if (strcmp(o.format, "gsd") == 0)
+        status = run_gsd(&o, argv[1], comm, rank, size, o.nparticles, o.abort_after);
 #ifdef HAVE_HDF4
-    if (strcmp(o.format, "dhdf") == 0) {
-        status = run_dhdf(&o, argv[1], comm, rank, size, bytes);
-        goto out;
-    }
+    else if (strcmp(o.format, "dhdf") == 0)
+        status = run_dhdf(&o, argv[1], comm, rank, size, o.nbytes);
 #endif
-    posix = strcmp(o.format, "posix") == 0;
-    if (!o.chunk)
-        chunk = bytes;
-    const char *out = argv[1];
-
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime(), t1, t2, t3;
-    hpc_sion_file *sf = NULL;
-    int fd = -1, rc;
-    if (posix) {
-        char *p = g_strdup_printf("%s.%06d", out, rank);
-        fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fd < 0)
-            g_set_error(&e, HPC_WRITE_ERROR, HPC_E_IO, "%s: %s", p, g_strerror(errno));
-        g_free(p);
-        int bad = fd < 0, anybad = 0;
-        MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
-        if (anybad && !bad)
-            g_set_error(&e, HPC_WRITE_ERROR, HPC_E_IO, "another rank could not create its file");
-        rc = anybad ? HPC_E_IO : HPC_OK;
-    } else {
-        hpc_sion_params sp = { (int64_t)chunk, o.fsblksize, o.nfiles, o.kv_keys > 0, o.sync };
-        rc = hpc_sion_open(out, comm, &sp, &sf, &e);
-    }
-    if (rc != HPC_OK) {
-        die(rank, "open failed", e);
-        if (fd >= 0)
-            close(fd);
-        status = 1;
-        goto out;
-    }
-    t1 = MPI_Wtime();
-    maybe_abort("open", o.abort_at, comm, rank);
-    if (o.kv_keys > 0)
-        rc = write_records(sf, rank, o.kv_keys, o.kv_records, &e);
     else
-        rc = write_stream(sf, fd, rank, bytes, wsize, chunk, o.records, abort_after, &e);
-    if (rc != HPC_OK) {
-        die(rank, "write failed", e);
-        g_clear_error(&e);
-        status = 1;
-    }
-    if (abort_after != UINT64_MAX) {
-        MPI_Barrier(comm);
-        if (rank == 0) {
-            fprintf(stderr, "hpcwrite: aborting after %" PRIu64 " bytes per rank as asked\n",
-                    abort_after);
-            MPI_Abort(comm, 3);
-        }
-        MPI_Barrier(comm);
-    }
-    maybe_abort("close", o.abort_at, comm, rank);
-    t2 = MPI_Wtime();
-    if (posix) {
-        if ((o.sync && fsync(fd) != 0) || close(fd) != 0) {
-            die(rank, "close failed", NULL);
-            status = 1;
-        }
-    } else if (hpc_sion_close(sf, &e) != HPC_OK) {
-        die(rank, "close failed", e);
-        status = 1;
-    }
-    MPI_Barrier(comm);
-    t3 = MPI_Wtime();
-    uint64_t total = 0, mine = posix || o.kv_keys == 0 ? bytes : 0;
-    MPI_Reduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
-    if (rank == 0 && !o.quiet && status == 0 && o.kv_keys == 0)
-        printf("hpcwrite: %s ranks %d files %d bytes %" PRIu64 " open %.6f write %.6f close %.6f "
-               "total %.6f s bandwidth %.2f MiB/s\n",
-               o.format, size, posix ? size : o.nfiles, total, t1 - t0, t2 - t1, t3 - t2, t3 - t0,
-               t3 > t0 ? (double)total / (t3 - t0) / 1048576.0 : 0.0);
+        status = run_stream(&o, argv[1], comm, rank, size);
 out:
-    g_clear_error(&e);
     g_string_free(why, TRUE);
-    g_option_context_free(ctx);
-    g_free(o.format);
-    g_free(o.bytes);
-    g_free(o.chunk);
-    g_free(o.wsize);
-    g_free(o.abort_at);
-    g_free(o.dtype);
-    g_free(o.particles);
+    opts_clear(&o);
     /* a failed rank must not leave the others in a collective: all agree */
     int worst = 0;
+    if (status < 0)
+        status = 0;
     MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm);
     MPI_Finalize();
     return status ? status : (worst ? 1 : 0);

@@ -20,6 +20,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "hpc_bytes.h"
 #include "sion_layout.h"
 
 struct hpc_sion_file {
@@ -111,26 +112,17 @@ static int write_meta1(hpc_sion_file *f, const char *prefix, const int64_t *rank
 
 /* ---- open -------------------------------------------------------------- */
 
-int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
-                  hpc_sion_file **out, GError **err)
+/* 1. Parameters: checked on every rank, the shared ones compared. */
+static int open_params(hpc_sion_file *f, const char *path, const hpc_sion_params *p,
+                       GError **err)
 {
     GError *local = NULL;
-    hpc_sion_file *f = g_new0(hpc_sion_file, 1);
-    int64_t *ranks = NULL, *chunks = NULL;
     int rc = HPC_OK;
-    f->fd = -1;
-    f->lcomm = MPI_COMM_NULL;
-    f->comm = comm;
-    *out = NULL;
-    MPI_Comm_rank(comm, &f->rank);
-    MPI_Comm_size(comm, &f->size);
-
-    /* 1. parameters: checked on every rank, shared ones compared */
     int32_t nfiles = p->nfiles == 0 ? 1 : p->nfiles;
     int mine[3] = { nfiles, p->fsblksize <= 0 ? -1 : p->fsblksize, p->keyvalue != 0 };
     int lo[3], hi[3];
-    MPI_Allreduce(mine, lo, 3, MPI_INT, MPI_MIN, comm);
-    MPI_Allreduce(mine, hi, 3, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(mine, lo, 3, MPI_INT, MPI_MIN, f->comm);
+    MPI_Allreduce(mine, hi, 3, MPI_INT, MPI_MAX, f->comm);
     if (!path || !*path)
         rc = hpcw_fail(&local, HPC_E_INVAL, "no file name");
     else if (p->chunksize < 0)
@@ -141,14 +133,19 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
     else if (memcmp(lo, hi, sizeof lo) != 0)
         rc = hpcw_fail(&local, HPC_E_INVAL, "nfiles, fsblksize or keyvalue differ between ranks "
                   "(nfiles %d..%d, fsblksize %d..%d)", lo[0], hi[0], lo[1], hi[1]);
-    rc = hpcw_agree(comm, rc, &local, err);
-    if (rc != HPC_OK)
-        goto out;
     f->nfiles = nfiles;
     f->keyvalue = p->keyvalue != 0;
     f->sync = p->sync;
+    return hpcw_agree(f->comm, rc, &local, err);
+}
 
-    /* 2. the block size: rank 0 asks the file system */
+/* 2. The block size (rank 0 asks the file system) and the chunk size
+ * rounded up to it. */
+static int open_blocksize(hpc_sion_file *f, const char *path, const hpc_sion_params *p,
+                          GError **err)
+{
+    GError *local = NULL;
+    int rc = HPC_OK;
     int32_t bs = p->fsblksize;
     if (bs <= 0 && f->rank == 0) {
         bs = fs_blksize(path);
@@ -156,51 +153,59 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
             rc = hpcw_fail(&local, HPC_E_IO, "%s: cannot find the file system block size: %s",
                       path, g_strerror(errno));
     }
-    MPI_Bcast(&bs, 1, MPI_INT32_T, 0, comm);
+    MPI_Bcast(&bs, 1, MPI_INT32_T, 0, f->comm);
     f->fsblksize = bs;
     if (rc == HPC_OK && bs > 0) {
-        if (__builtin_add_overflow(p->chunksize, (int64_t)bs - 1, &f->chunksize))
+        uint64_t up;    /* chunksize >= 0 was checked in step 1 */
+        if (!hpc_add_u64((uint64_t)p->chunksize, (uint64_t)bs - 1, &up) || up > INT64_MAX)
             rc = hpcw_fail(&local, HPC_E_INVAL, "chunk size %" PRId64 " is too large", p->chunksize);
         else
-            f->chunksize = f->chunksize / bs * bs;
+            f->chunksize = (int64_t)(up / (uint64_t)bs * (uint64_t)bs);
     }
-    rc = hpcw_agree(comm, rc, &local, err);     /* bs <= 0 only when rank 0 failed */
-    if (rc != HPC_OK)
-        goto out;
+    return hpcw_agree(f->comm, rc, &local, err);     /* bs <= 0 only when rank 0 failed */
+}
 
-    /* 3. files: size/nfiles ranks each in rank order, the rest in the last */
+/* 3. Files: size/nfiles ranks each in rank order, the rest in the last;
+ * 4. positions: chunks of the lower local ranks come first. */
+static int open_layout(hpc_sion_file *f, const char *path, GError **err)
+{
+    GError *local = NULL;
+    int rc = HPC_OK;
     int per = f->size / f->nfiles;
+    uint64_t bs = (uint64_t)f->fsblksize;
     f->filenumber = f->rank >= f->nfiles * per ? f->nfiles - 1 : f->rank / per;
     f->lrank = f->rank - f->filenumber * per;
-    MPI_Comm_split(comm, f->filenumber, f->rank, &f->lcomm);
+    MPI_Comm_split(f->comm, f->filenumber, f->rank, &f->lcomm);
     MPI_Comm_size(f->lcomm, &f->lsize);
     f->path = f->filenumber == 0 ? g_strdup(path)
                                  : g_strdup_printf("%s.%06d", path, f->filenumber);
-
-    /* 4. positions: chunks of the lower local ranks come first */
     uint64_t n = (uint64_t)f->lsize, before = 0, cs = (uint64_t)f->chunksize;
     MPI_Exscan(&cs, &before, 1, MPI_UINT64_T, MPI_SUM, f->lcomm);
     if (f->lrank == 0)
         before = 0;             /* Exscan leaves rank 0's result undefined */
     MPI_Allreduce(&cs, &f->globalskip, 1, MPI_UINT64_T, MPI_SUM, f->lcomm);
     f->end_of_header = SION_META1_FIXED + 16 * n + SION_META1_TAIL;
-    f->start_of_data = (f->end_of_header + (uint64_t)bs - 1) / (uint64_t)bs * (uint64_t)bs;
+    f->start_of_data = (f->end_of_header + bs - 1) / bs * bs;
     f->start = f->start_of_data + before;
     if (f->globalskip > (uint64_t)INT64_MAX / 4)
         rc = hpcw_fail(&local, HPC_E_INVAL, "the chunks of file %d add up to %" PRIu64 " bytes",
                   f->filenumber, f->globalskip);
-    rc = hpcw_agree(comm, rc, &local, err);
-    if (rc != HPC_OK)
-        goto out;
-    int64_t gr = f->rank;
+    return hpcw_agree(f->comm, rc, &local, err);
+}
+
+/* 5. Local rank 0 creates its file with META1 (the global ranks and chunk
+ * sizes of its local ranks); the others open it once it exists. */
+static int open_files(hpc_sion_file *f, const char *path, GError **err)
+{
+    GError *local = NULL;
+    int rc = HPC_OK;
+    int64_t gr = f->rank, *ranks = NULL, *chunks = NULL;
     if (f->lrank == 0) {
-        ranks = g_new(int64_t, n);
-        chunks = g_new(int64_t, n);
+        ranks = g_new(int64_t, (size_t)f->lsize);
+        chunks = g_new(int64_t, (size_t)f->lsize);
     }
     MPI_Gather(&gr, 1, MPI_INT64_T, ranks, 1, MPI_INT64_T, 0, f->lcomm);
     MPI_Gather(&f->chunksize, 1, MPI_INT64_T, chunks, 1, MPI_INT64_T, 0, f->lcomm);
-
-    /* 5. local rank 0 creates its file; the others open it once it exists */
     if (f->lrank == 0) {
         f->fd = open(f->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (f->fd < 0)
@@ -208,26 +213,44 @@ int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
         else
             rc = write_meta1(f, path, ranks, chunks, &local);
     }
-    rc = hpcw_agree(comm, rc, &local, err);
+    g_free(ranks);
+    g_free(chunks);
+    rc = hpcw_agree(f->comm, rc, &local, err);
     if (rc != HPC_OK)
-        goto out;
+        return rc;
     if (f->lrank != 0) {
         f->fd = open(f->path, O_WRONLY | O_CLOEXEC);
         if (f->fd < 0)
             rc = hpcw_fail(&local, HPC_E_IO, "cannot open %s: %s", f->path, g_strerror(errno));
     }
-    rc = hpcw_agree(comm, rc, &local, err);
-    if (rc != HPC_OK)
-        goto out;
+    return hpcw_agree(f->comm, rc, &local, err);
+}
+
+int hpc_sion_open(const char *path, MPI_Comm comm, const hpc_sion_params *p,
+                  hpc_sion_file **out, GError **err)
+{
+    hpc_sion_file *f = g_new0(hpc_sion_file, 1);
+    f->fd = -1;
+    f->lcomm = MPI_COMM_NULL;
+    f->comm = comm;
+    *out = NULL;
+    MPI_Comm_rank(comm, &f->rank);
+    MPI_Comm_size(comm, &f->size);
+    int rc = open_params(f, path, p, err);
+    if (rc == HPC_OK)
+        rc = open_blocksize(f, path, p, err);
+    if (rc == HPC_OK)
+        rc = open_layout(f, path, err);
+    if (rc == HPC_OK)
+        rc = open_files(f, path, err);
+    if (rc != HPC_OK) {
+        file_free(f);
+        return rc;
+    }
     f->blocks = g_array_new(FALSE, TRUE, sizeof(int64_t));
     g_array_set_size(f->blocks, 1);
     *out = f;
-    f = NULL;
-out:
-    g_free(ranks);
-    g_free(chunks);
-    file_free(f);
-    return rc;
+    return HPC_OK;
 }
 
 /* ---- writing ----------------------------------------------------------- */

@@ -7,7 +7,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tests/deps.sh"
 cd "$top"
-# the real files of tests/conformance.sh and tests/hdf5_cve.sh: CI clones
+# the real files of tests/mount/conformance.sh and tests/mount/hdf5_cve.sh: CI clones
 # the repository with shared/ beside it
 if [ -z "${HPC_CORPUS:-}" ] && [ -d "$top/../shared/corpus" ]; then
     HPC_CORPUS=$(cd "$top/../shared/corpus" && pwd); export HPC_CORPUS
@@ -22,8 +22,8 @@ for variant in plain sanitizers; do
     rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
     flags="--enable-werror"; [ "$variant" = sanitizers ] && flags="$flags --enable-sanitizers"
     # the CVE reproducers in both builds; the corpus (mounted under load by
-    # tests/load_mount.sh, checked against the libraries by
-    # tests/conformance.sh) in the plain build only: under ASan the two
+    # tests/mount/load_mount.sh, checked against the libraries by
+    # tests/mount/conformance.sh) in the plain build only: under ASan the two
     # would not fit CI's 90 minutes next to the rest
     cve=${HPC_CVE_DIR:-}; corpus=${HPC_CORPUS:-}; load_corpus=$corpus
     [ "$variant" = sanitizers ] && corpus="" && load_corpus=""

@@ -3,7 +3,7 @@
 # libFuzzer, ASan and UBSan against the core library and every reader, then
 # fuzz it for SECONDS (default 30) from the seed corpus tests/fuzz/corpus/NAME
 # and the fixtures tests/fuzz/seeds.txt names.
-# Leaks inside third-party libraries are suppressed by tests/lsan.supp; any
+# Leaks inside third-party libraries are suppressed by tests/lib/lsan.supp; any
 # other leak, crash or undefined behaviour fails the run.
 # Exit 0 when no crash was found, 77 when clang/libFuzzer is missing.
 set -eu
@@ -39,7 +39,11 @@ if [ -f /usr/include/hdf/mfhdf.h ]; then
     cflags="$cflags -I/usr/include/hdf"; libs="$libs -lmfhdf -ldf"
     echo '#define HAVE_HDF4 1' >> "$out/config.h"
 fi
-for f in "$top"/src/*.c; do
+# every source folder of src/ (docs/design.md): its .c files, and -I for its
+# headers, which the sources name without their folder
+incs=""
+for d in $(find "$top/src" -type d | sort); do incs="$incs -I$d"; done
+for f in $(find "$top/src" -name '*.c' | sort); do
     case $(basename "$f" .c) in
     fmt_hdf5|hdf5_*) [ "$have_hdf5" = yes ] || continue;;
     fmt_dhdf|dhdf_*) [ "$have_hdf4" = yes ] || continue;;
@@ -52,7 +56,7 @@ for f in ${FUZZ_SOURCES:-}; do
 done
 # shellcheck disable=SC2086
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$out" -I"$top/src" $cflags ${FUZZ_CFLAGS:-} $(pkg-config --cflags glib-2.0) \
+    -I"$out" $incs $cflags ${FUZZ_CFLAGS:-} $(pkg-config --cflags glib-2.0) \
     "$here/fuzz_$name.c" $sources $extra -o "$out/fuzz_$name" \
     $(pkg-config --libs glib-2.0) $libs ${FUZZ_LIBS:-} -lpthread -lm 2> "$out/build.log"; then
     if grep -q "fsanitize=fuzzer" "$out/build.log" || grep -q "libclang_rt.fuzzer" "$out/build.log"; then
@@ -68,7 +72,7 @@ for g in $globs; do
     for f in "$top"/tests/data/$g; do [ -f "$f" ] && cp "$f" "$out/corpus/"; done
 done
 status=0
-LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+LSAN_OPTIONS="suppressions=$top/tests/lib/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
 "$out/fuzz_$name" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
     -error_exitcode=1 -artifact_prefix="$out/" -print_final_stats=1 "$out/corpus" > "$out/fuzz.log" 2>&1 || status=$?
 tail -n 25 "$out/fuzz.log"

@@ -1,0 +1,107 @@
+/* hm.h - what the files of the hpcmount daemon share: its settings from
+ * the command line, the zero-copy replies and leases (hm_zerocopy.c), the
+ * worker loop (hm_loop.c) and the command line, log and mountinfo
+ * (hm_cmdline.c).  hpcmount.c holds the FUSE operations and main.
+ */
+#ifndef HM_H
+#define HM_H
+
+#include <fuse_lowlevel.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "hpc_mount.h"
+#include "hpc_readahead.h"
+
+/* Reads at least this large skip the block cache when they map to source
+ * extents: the kernel's page cache (keep_cache) already holds their pages.
+ * -o zerocopy_min_kb=N changes it (0: never). */
+#define ZEROCOPY_MIN (128u << 10)
+#define READ_AHEAD_KB 1024       /* -o read_ahead_kb */
+extern uint64_t hm_zerocopy_min;
+
+#define ZC_PAGE ((size_t)sysconf(_SC_PAGESIZE))
+
+/* The sources' lease break notices (hpc_source.h): LEASE_SIG, or SIGIO when
+ * the kernel's queue of them overflowed.  Blocked in every thread (main
+ * blocks them first) and taken by this one. */
+#define LEASE_SIG (SIGRTMIN + 1)
+
+/* The largest READ the kernel sends (-o max_read=). */
+extern unsigned hm_max_read;
+
+/* Poll for the next request this many us before sleeping (-o spin_us). */
+extern unsigned hm_spin_us;
+
+/* The log (-o log=FILE), or syslog in the background, else stderr. */
+extern FILE *hm_log_file;
+extern int hm_log_syslog;
+
+/* The mount's read-ahead (-o read_ahead_kb), written once the kernel took
+ * the INIT reply (hpcmount.c). */
+struct hm_bdi_ra {
+    char path[128];      /* /sys/class/bdi/MAJ:MIN/read_ahead_kb, or "" */
+    unsigned kb;
+    gint done;
+};
+extern struct hm_bdi_ra hm_bdi_ra;
+
+typedef struct hm_args {
+    char *source;
+    hpc_options opts;
+    char *log;
+    unsigned read_ahead_kb;
+    unsigned max_read;
+    unsigned zerocopy_min_kb;
+    unsigned ra_min_kb, ra_max_kb, ra_threads;
+    unsigned spin_us;
+    GError *error;
+    int help, version;
+} hm_args;
+
+/** Reply an hpc_err as its errno. */
+void hm_reply_err(fuse_req_t req, int rc);
+
+/* ---- hm_zerocopy.c ------------------------------------------------------ */
+
+/** Answer a READ with the source extents it maps to, spliced; 0 when
+ *  answered, else the caller reads through the core. */
+int hm_read_zerocopy(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off);
+
+/** The signals of lease break notices (blocked in every thread). */
+void hm_lease_sigset(sigset_t *set);
+
+/** The thread that takes the lease break notices. */
+gpointer hm_lease_thread(gpointer unused);
+
+/* ---- hm_loop.c ---------------------------------------------------------- */
+
+/** Serve requests with up to max_threads workers until unmounted. */
+int hm_loop_run(struct fuse_session *se, unsigned max_threads);
+
+/* ---- hm_cmdline.c ------------------------------------------------------- */
+
+/** The fuse_opt list: the daemon's own options and the container's. */
+struct fuse_opt *hm_build_opt_spec(GPtrArray *names);
+
+/** fuse_opt_parse's callback: options into hm_args. */
+int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs);
+
+/** --help: hpcmount's options, then the FUSE options that apply. */
+void hm_usage(const char *prog);
+void hm_fuse_options_help(void);
+
+/** The core's log handler: the log file, syslog or stderr. */
+void hm_log_line(const char *line);
+
+/** Refuse a mount point that is not an empty directory we may use. */
+int hm_check_mountpoint(const char *mp);
+
+/** The largest READ a pipe of fs.pipe-max-size carries for a spliced reply. */
+unsigned hm_default_max_read(void);
+
+/** Find the mount's backing device to raise its read-ahead to kb. */
+void hm_find_read_ahead(const char *mountpoint, unsigned kb);
+
+#endif

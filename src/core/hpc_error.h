@@ -1,0 +1,53 @@
+/* hpc_error.h - error codes and mount-time error messages of the core library.
+ *
+ * Every core and format function returns 0 (HPC_OK) or a negative hpc_err.
+ * Functions that can fail because of the container's contents also take a
+ * GError ** and fill it with one line naming the file, the field and the
+ * byte offset, e.g. "run.sion: field ntasks at offset 24: 2147483647 tasks
+ * cannot fit in 24640 bytes".
+ */
+#ifndef HPC_ERROR_H
+#define HPC_ERROR_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "hpcmount.h"
+
+/* The values are the public ones of hpcmount.h, the one place they are
+ * written; the writers' installed header checks its copy against them. */
+typedef enum {
+    HPC_OK = HPCMOUNT_OK,
+    HPC_E_IO = HPCMOUNT_E_IO,                   /* a read of a source file failed */
+    HPC_E_CORRUPT = HPCMOUNT_E_CORRUPT,         /* the container's metadata are inconsistent */
+    HPC_E_NOMEM = HPCMOUNT_E_NOMEM,
+    HPC_E_NOENT = HPCMOUNT_E_NOENT,             /* no such node or name */
+    HPC_E_NOTDIR = HPCMOUNT_E_NOTDIR,
+    HPC_E_ISDIR = HPCMOUNT_E_ISDIR,
+    HPC_E_INVAL = HPCMOUNT_E_INVAL,             /* bad argument or option */
+    HPC_E_UNSUPPORTED = HPCMOUNT_E_UNSUPPORTED, /* a valid container this reader cannot serve */
+    HPC_E_NODATA = HPCMOUNT_E_NODATA,           /* no such extended attribute */
+    HPC_E_RANGE = HPCMOUNT_E_RANGE,             /* caller's buffer too small */
+    HPC_E_CHECKSUM = HPCMOUNT_E_CHECKSUM,       /* stored checksum does not match the data */
+    HPC_E_NOTSUP = HPCMOUNT_E_NOTSUP,           /* operation not implemented for this node */
+    HPC_E_CHANGED = HPCMOUNT_E_CHANGED,         /* a source file changed since it was opened */
+} hpc_err;
+
+#define HPC_ERROR (hpc_error_quark())
+GQuark hpc_error_quark(void);
+
+/** Translate an hpc_err into a positive errno value for FUSE replies. */
+int hpc_err_to_errno(int err);
+
+/** A short text for an hpc_err. */
+const char *hpc_strerror(int err);
+
+/**
+ * Set *err (if err is not NULL) to the one-line message
+ * "FILE: field FIELD at offset OFFSET: <formatted reason>" and return code.
+ * field may be NULL for whole-file problems (then "FILE: <reason>").
+ */
+int hpc_fail(GError **err, int code, const char *file, const char *field,
+             uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
+
+#endif

@@ -1,0 +1,98 @@
+/* hpc_options.h - the one table of container options (-o name=value).
+ *
+ * Every option hpcmount and hpcdump accept for the container is a row of
+ * hpc_option_defs: its name, the placeholder of its value (NULL for a
+ * flag), its help text, and how the value is checked and stored in
+ * hpc_options (below).  hpc_options_set() parses through the
+ * table, hpcmount builds its fuse_opt list and its --help from it, and
+ * hpcdump its --help; docs/hpcmount.1 lists the same rows.  Adding an
+ * option is adding a field to hpc_options and a row here.
+ */
+#ifndef HPC_OPTIONS_H
+#define HPC_OPTIONS_H
+
+#include <glib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The defaults of options left out, written once: the code uses them and
+ * the --help texts print them (sizes in MiB, so the texts can show them). */
+#define HPC_DEFAULT_CACHE_MB 64           /* -o cache_size */
+#define HPC_DEFAULT_CACHE_SIZE ((uint64_t)HPC_DEFAULT_CACHE_MB << 20)
+#define HPC_DEFAULT_H5_CACHE_MB 256       /* -o h5cache */
+#define HPC_DEFAULT_H5_HANDLES 256        /* -o h5handles */
+#define HPC_DEFAULT_HELPER_CPU 60         /* -o helper_cpu, seconds */
+#define HPC_DEFAULT_HELPER_WAIT 300       /* -o helper_wait, seconds */
+#define HPC_DEFAULT_HELPER_MEM_MB 768     /* -o helper_mem, plus the caches */
+#define HPC_DEFAULT_MAX_CONTAINERS 16     /* -o max_containers */
+
+/** Options shared by hpcmount and hpcdump (-o name=value); each field has
+ *  its row in hpc_option_defs, which parses and documents it. */
+typedef struct hpc_options {
+    uint64_t cache_size;   /* bytes of the block cache; 0: HPC_DEFAULT_CACHE_SIZE */
+    uint32_t blocksize;    /* cache block size; 0: from the container */
+    char *format;          /* force a format by name; NULL: detect */
+    char *rankname;        /* printf format for rank names; NULL: rank-%06d */
+    int nocheck;           /* serve data whose checksums fail */
+    int allowholes;        /* serve holes in distributed arrays as zeros */
+    int salvage;           /* serve files of killed writers */
+    int inproc;            /* run every reader in this process, no helper (hpc_remote.h) */
+    double helper_cpu;     /* CPU seconds of one helper request; 0: default */
+    double helper_wait;    /* wall seconds of a helper that neither computes nor answers; 0: default */
+    uint64_t helper_mem;   /* bytes a helper may hold; 0: from the cache options */
+    uint32_t h5_handles;   /* HDF5: open dataset handles at most; 0: HPC_DEFAULT_H5_HANDLES */
+    uint64_t h5_cache;     /* HDF5: bytes of their chunk caches; 0: HPC_DEFAULT_H5_CACHE_MB */
+    int npy;               /* show array files as NAME.npy (hpc_npyview.h) */
+    uint32_t max_containers; /* run directories: containers open at once; 0: HPC_DEFAULT_MAX_CONTAINERS */
+    char *fticonfig;       /* FTI: the config.fti that gives the topology */
+    int rundir;            /* a directory is a run directory even if a reader claims it */
+    int noexpand;          /* run directories: recognised files shown as plain files */
+} hpc_options;
+
+typedef enum {
+    HPC_OPT_FLAG,      /* int field set to 1; no value */
+    HPC_OPT_SIZE,      /* "64M" style size into a uint32_t or uint64_t field */
+    HPC_OPT_COUNT,     /* a plain number into a uint32_t or uint64_t field */
+    HPC_OPT_STRING,    /* a non-empty string, owned by the options */
+    HPC_OPT_CUSTOM,    /* parse() checks and stores */
+} hpc_opt_kind;
+
+typedef struct hpc_option_def {
+    const char *name;
+    const char *value;         /* "SIZE", "N", ...; NULL for a flag */
+    const char *help;          /* one line; a '\n' starts a continuation */
+    hpc_opt_kind kind;
+    size_t offset, width;      /* the field in hpc_options */
+    uint64_t min, max;         /* SIZE and COUNT; max 0: this machine's memory */
+    /** CUSTOM, or an extra check after the kind's own: HPC_OK or an
+     *  hpc_err with *err set. */
+    int (*parse)(hpc_options *o, const char *v, GError **err);
+} hpc_option_def;
+
+/** The rows, ended by one whose name is NULL. */
+extern const hpc_option_def hpc_option_defs[];
+
+/** Fill opts with defaults. */
+void hpc_options_init(hpc_options *opts);
+
+/** Free strings held by opts. */
+void hpc_options_clear(hpc_options *opts);
+
+/**
+ * Apply one option "name=value" or "name" (a row of hpc_option_defs).
+ * Sizes take K, M, G suffixes.  HPC_E_NOENT for a name that is not an
+ * hpcmount option, HPC_E_INVAL with *err set for a bad value.
+ */
+int hpc_options_set(hpc_options *opts, const char *arg, GError **err);
+
+/** *dst = *src with copies of the strings (hpc_options_clear frees them). */
+void hpc_options_copy(hpc_options *dst, const hpc_options *src);
+
+/** The options as "name=value" strings (NULL-terminated, g_strfreev it),
+ *  which hpc_options_set takes back: what a helper process gets. */
+char **hpc_options_to_strv(const hpc_options *opts);
+
+/** Append "    -o name=VALUE   help" lines for every row to out. */
+void hpc_options_help(GString *out);
+
+#endif

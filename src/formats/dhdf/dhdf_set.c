@@ -1,0 +1,562 @@
+/* dhdf_set.c - the open of a distributed HDF set: the main file's
+ * File_Info and chunk tables, the arrays and their pieces, the check of
+ * the whole set (set ids, file ids, bounds, overlaps, holes, the pieces'
+ * types and sizes, each AHF against its record) and the static tree.
+ * Every call here runs with dhdf_hdf_lock held.
+ */
+#include "config.h"
+#include "dhdf_int.h"
+#include "hpc_bytes.h"
+#include "hpc_sandbox.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define MAX_WATCHED_FILES 256    /* sets up to this many files: all watched for changes */
+
+/* How piece p (SDS p->sds_index of file sd) is stored: its fill value
+ * (_FillValue, else HDF4's default), and whether it is one compressed stream (a
+ * compressed SDS that is not chunked: every partial SDreaddata decodes it
+ * from its start, so such pieces are decoded whole once and kept, see
+ * piece_whole).  hdf_lock held. */
+static void piece_storage(int32 sd, dhdf_piece *p, int32 nt, uint32_t esize, unsigned rank,
+                          const uint64_t *size)
+{
+    p->sds = FAIL;
+    p->nbytes = esize;
+    for (unsigned d = 0; d < rank; d++)
+        p->nbytes *= size[d];
+    dhdf_default_fill(nt, p->fill);
+    int32 id = SDselect(sd, p->sds_index);
+    if (id == FAIL)
+        return;
+    comp_coder_t ct = COMP_CODE_NONE;
+    comp_info ci;
+    HDF_CHUNK_DEF cd;
+    int32 flags = 0;
+    unsigned char fv[16];
+    if (SDgetcompinfo(id, &ct, &ci) == FAIL)
+        ct = COMP_CODE_NONE;
+    if (SDgetchunkinfo(id, &cd, &flags) == FAIL)
+        flags = 0;
+    p->stream = ct != COMP_CODE_NONE && !(flags & HDF_CHUNK);
+    if (SDgetfillvalue(id, fv) != FAIL)
+        memcpy(p->fill, fv, esize);
+    SDendaccess(id);
+}
+
+/* Open associated file k and check that it is there and an HDF4 file.
+ * A source of the container is watched for changes by the core (reads
+ * fail once it changed); that costs a descriptor per file, so only sets of
+ * at most MAX_WATCHED_FILES are watched. */
+static int ahf_source(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *listed,
+                      GError **err)
+{
+    dhdf_file *f = &d->files[k];
+    hpc_source tmp = { .fd = -1 }, *src = &tmp;
+    GError *e = NULL;
+    int watched = d->nfiles <= MAX_WATCHED_FILES;
+    if (watched)
+        src = hpc_container_add_source(c, f->path, &e);
+    else if (hpc_source_open(f->path, &tmp, &e) != HPC_OK)
+        src = NULL;
+    if (!src) {
+        int rc = hpc_fail(err, HPC_E_CORRUPT, c->path, "File_Info.FileName", listed->off,
+                          "associated file %" PRId32 " '%s' is missing: %s", f->id, f->name,
+                          e->message);
+        g_error_free(e);
+        return rc;
+    }
+    f->size = src->size;
+    unsigned char head[4] = { 0 };
+    int isdf = src->size >= 4 && hpc_source_pread(src, head, 4, 0) == HPC_OK &&
+               memcmp(head, "\x0e\x03\x13\x01", 4) == 0;
+    if (!watched)
+        hpc_source_close(&tmp);
+    if (!isdf)
+        return hpc_fail(err, HPC_E_CORRUPT, f->path, "magic", 0,
+                        "associated file %" PRId32 " of %s is not an HDF4 file", f->id, c->path);
+    return HPC_OK;
+}
+
+/* The associated file's set attributes and File_Info name this set and
+ * this file. */
+static int ahf_identity(int32 sd, const dhdf *d, const dhdf_file *f, const char *mhf,
+                        GError **err)
+{
+    char *setid = NULL;
+    int32_t fid;
+    uint64_t aoff[2];
+    GArray *fi = NULL;
+    int rc = dhdf_read_set_attrs(sd, f->path, f->size, &setid, &fid, aoff, err);
+    if (rc != HPC_OK)
+        goto out;
+    if (!setid || strcmp(setid, d->setid) != 0) {
+        rc = hpc_fail(err, HPC_E_CORRUPT, f->path, DHDF_ATTR_SETID, aoff[0],
+                      "'%s' does not match the main file's '%s': the file belongs to another set",
+                      setid ? setid : "(none)", d->setid);
+        goto out;
+    }
+    if (fid != f->id) {
+        rc = hpc_fail(err, HPC_E_CORRUPT, f->path, DHDF_ATTR_FILEID, aoff[1],
+                      "%" PRId32 ", but %s lists the file as %" PRId32, fid, mhf, f->id);
+        goto out;
+    }
+    if ((rc = dhdf_read_vdatas(f->path, f->size, &fi, NULL, err)) != HPC_OK)
+        goto out;
+    int has0 = 0, hasme = 0;
+    for (guint i = 0; i < fi->len; i++) {
+        has0 |= g_array_index(fi, finfo_rec, i).id == 0;
+        hasme |= g_array_index(fi, finfo_rec, i).id == f->id;
+    }
+    if (!has0 || !hasme)
+        rc = hpc_fail(err, HPC_E_CORRUPT, f->path, VD_FILEINFO, 0,
+                      "lacks the record of the main file (id 0) or of itself (id %" PRId32 ")",
+                      f->id);
+out:
+    dhdf_finfo_free(fi);
+    g_free(setid);
+    return rc;
+}
+
+/* The SDS of sds named name, or NULL. */
+static const sds_info *sds_named(const GArray *sds, const char *name)
+{
+    for (guint j = 0; j < sds->len; j++)
+        if (strcmp(g_array_index(sds, sds_info, j).name, name) == 0)
+            return &g_array_index(sds, sds_info, j);
+    return NULL;
+}
+
+/* The one-line error for a piece whose SDS has another type or shape than
+ * the chunk table says; the offset is that of the SDS's data. */
+static int piece_mismatch(int32 sd, const dhdf_array *a, size_t pi, const sds_info *s,
+                          const char *path, const char *mhf, GError **err)
+{
+    char *want = dhdf_shape_text(a->rank, a->boxes[pi].size);
+    GString *have = g_string_new(NULL);
+    for (int32 dd = 0; dd < s->rank && dd < H4_MAX_VAR_DIMS; dd++)
+        g_string_append_printf(have, "%s%d", dd ? "," : "", (int)s->dims[dd]);
+    int32 off = 0, len = 0, id = SDselect(sd, s->index);
+    if (id != FAIL) {
+        if (SDgetdatainfo(id, NULL, 0, 1, &off, &len) < 1 || off < 0)
+            off = 0;
+        SDendaccess(id);
+    }
+    int rc = hpc_fail(err, HPC_E_CORRUPT, path, a->pieces[pi].name, (uint64_t)off,
+                      "piece of '%s' has type %d shape %s, the chunk table of %s says "
+                      "type %d shape %s", a->name, (int)(s->nt & DFNT_MASK), have->str,
+                      mhf, (int)a->nt, want);
+    g_string_free(have, TRUE);
+    g_free(want);
+    return rc;
+}
+
+/* Resolve piece pi of array a, stored in associated file f: its SDS, type
+ * and shape, storage and attributes. */
+static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_array *a,
+                         size_t pi, const dhdf_file *f, GError **err)
+{
+    dhdf_piece *p = &a->pieces[pi];
+    const sds_info *s = sds_named(sds, p->name);
+    if (!s) {
+        char *fn = g_strdup_printf("%s[%zu].ChunkName", a->name, pi);
+        int rc = hpc_fail(err, HPC_E_CORRUPT, c->path, fn, p->rec_off,
+                          "piece '%s' is not an SDS of associated file %" PRId32 " %s",
+                          p->name, f->id, f->path);
+        g_free(fn);
+        return rc;
+    }
+    int same = (s->nt & DFNT_MASK) == (a->nt & DFNT_MASK) && s->rank == (int32)a->rank;
+    for (unsigned dd = 0; same && dd < a->rank; dd++)
+        same = (uint64_t)s->dims[dd] == a->boxes[pi].size[dd];
+    if (!same)
+        return piece_mismatch(sd, a, pi, s, f->path, c->path, err);
+    p->sds_index = s->index;
+    piece_storage(sd, p, a->nt, a->esize, a->rank, a->boxes[pi].size);
+    if (!p->ino || s->nattrs <= 0)
+        return HPC_OK;
+    int32 id = SDselect(sd, s->index);
+    if (id != FAIL) {
+        dhdf_attrs_to_xattrs(c->tree, p->ino, id, s->nattrs, f->size);
+        SDendaccess(id);
+    }
+    return HPC_OK;
+}
+
+/* Check associated file k (listed in the MHF's File_Info) and resolve its
+ * pieces.  hdf_lock held. */
+static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *listed,
+                     GError **err)
+{
+    dhdf_file *f = &d->files[k];
+    int rc = ahf_source(c, d, k, listed, err);
+    if (rc != HPC_OK)
+        return rc;
+    hpc_sandbox_note(f->path);
+    int32 sd = SDstart(f->path, DFACC_READ);
+    if (sd == FAIL)
+        return hpc_fail(err, HPC_E_CORRUPT, f->path, NULL, 0, "not a readable HDF4 file");
+    GArray *sds = NULL;
+    rc = ahf_identity(sd, d, f, c->path, err);
+    if (rc == HPC_OK)
+        rc = dhdf_list_sds(sd, f->path, &sds, err);
+    for (uint32_t ai = 0; ai < d->narrays && rc == HPC_OK; ai++) {
+        dhdf_array *a = &d->arrays[ai];
+        for (size_t pi = 0; pi < a->npieces && rc == HPC_OK; pi++)
+            if (a->pieces[pi].file == k)
+                rc = piece_resolve(c, sd, sds, a, pi, f, err);
+    }
+    if (sds)
+        g_array_free(sds, TRUE);
+    SDend(sd);
+    return rc;
+}
+
+/* Resolve FileName against the MHF's directory. */
+static char *resolve(const char *mhf, const char *name)
+{
+    if (g_path_is_absolute(name))
+        return g_strdup(name);
+    char *dir = g_path_get_dirname(mhf);
+    char *p = g_build_filename(dir, name, NULL);
+    g_free(dir);
+    return p;
+}
+
+/* The pieces of a lie inside it, do not overlap, and (unless -o
+ * allowholes) cover it. */
+static int check_cover(hpc_container *c, dhdf_array *a, const vtable *t, GError **err)
+{
+    const char *mhf = c->path;
+    int rc;
+    size_t x = 0, y = 0;
+    switch (hpc_dhdf_check_pieces(a->rank, a->dims, a->boxes, a->npieces, &a->holes, &x, &y)) {
+    case HPC_DHDF_OUTSIDE: {
+        char *fn = g_strdup_printf("%s[%zu].DimSizes", a->name, x);
+        rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, dhdf_vt_off(t, (int32)x, 2),
+                      "piece %zu '%s' exceeds the array", x, a->pieces[x].name);
+        g_free(fn);
+        return rc;
+    }
+    case HPC_DHDF_OVERLAP: {
+        char *o1 = dhdf_shape_text(a->rank, a->boxes[x].origin), *o2 = dhdf_shape_text(a->rank, a->boxes[y].origin);
+        char *fn = g_strdup_printf("%s[%zu].Origins", a->name, y);
+        rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, dhdf_vt_off(t, (int32)y, 3),
+                      "pieces %zu '%s' (origin %s) and %zu '%s' (origin %s) overlap",
+                      x, a->pieces[x].name, o1, y, a->pieces[y].name, o2);
+        g_free(fn);
+        g_free(o1);
+        g_free(o2);
+        return rc;
+    }
+    case HPC_DHDF_FINE:
+        break;
+    }
+    if (a->holes && !c->opts.allowholes)
+        return hpc_fail(err, HPC_E_CORRUPT, mhf, a->name, t->data_off,
+                        "the %zu pieces leave %" PRIu64 " of %" PRIu64 " elements uncovered "
+                        "(holes); mount with -o allowholes to read them as zeros",
+                        a->npieces, a->holes, a->nbytes / a->esize);
+    return HPC_OK;
+}
+
+/* Decode the chunk table of distributed array a and check its pieces. */
+static int load_pieces(hpc_container *c, dhdf *d, dhdf_array *a, ctable *ct, GError **err)
+{
+    const char *mhf = c->path;
+    vtable *t = &ct->t;
+    a->layout = (hpc_dhdf_layout){ t->order[1], t->order[2], t->order[3] };
+    a->npieces = (size_t)t->nrec;
+    a->boxes = g_new0(hpc_dhdf_box, a->npieces ? a->npieces : 1);
+    a->pieces = g_new0(dhdf_piece, a->npieces ? a->npieces : 1);
+    GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+    int rc = HPC_OK;
+    for (size_t i = 0; i < a->npieces; i++) {
+        char name[HPC_DHDF_MAX_NAME + 1], why[512];
+        const char *field = NULL;
+        int32_t fid;
+        rc = hpc_dhdf_decode_record(t->buf + i * t->recsize, &a->layout, a->rank, a->dims, &fid,
+                                    name, &a->boxes[i], &field, why, sizeof why);
+        unsigned fno = 3;
+        for (unsigned k = 0; k < 3; k++)
+            if (strcmp(field ? field : "", dhdf_chunk_fields[k]) == 0)
+                fno = k;
+        if (rc != HPC_OK) {
+            char *fn = g_strdup_printf("%s[%zu].%s", a->name, i, field);
+            rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, dhdf_vt_off(t, (int32)i, fno), "%s", why);
+            g_free(fn);
+            break;
+        }
+        a->pieces[i].name = g_strdup(name);
+        a->pieces[i].sds = FAIL;
+        a->pieces[i].rec_off = dhdf_vt_off(t, (int32)i, 1);
+        a->pieces[i].file = UINT32_MAX;
+        for (uint32_t k = 1; k < d->nfiles; k++)
+            if (d->files[k].id == fid)
+                a->pieces[i].file = k;
+        if (a->pieces[i].file == UINT32_MAX) {
+            char *fn = g_strdup_printf("%s[%zu].DHDF_FileId", a->name, i);
+            rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, dhdf_vt_off(t, (int32)i, 0),
+                          "piece '%s' is in file %" PRId32 ", which File_Info does not list",
+                          name, fid);
+            g_free(fn);
+            break;
+        }
+        if (!g_hash_table_add(names, a->pieces[i].name)) {
+            char *fn = g_strdup_printf("%s[%zu].ChunkName", a->name, i);
+            rc = hpc_fail(err, HPC_E_CORRUPT, mhf, fn, dhdf_vt_off(t, (int32)i, 1),
+                          "piece name '%s' is used twice", name);
+            g_free(fn);
+            break;
+        }
+    }
+    g_hash_table_destroy(names);
+    if (rc != HPC_OK)
+        return rc;
+    return check_cover(c, a, t, err);
+}
+
+/* The directory NAME.pieces of distributed array ai: one file a piece,
+ * with its shape, origin and file as attributes. */
+static int tree_add_pieces(hpc_container *c, dhdf *d, uint32_t ai, GError **err)
+{
+    dhdf_array *a = &d->arrays[ai];
+    char *dir = g_strdup_printf("%s" DHDF_PIECES_SUFFIX, a->name);
+    hpc_ino dino, ino;
+    int rc = hpc_tree_add(c->tree, HPC_INO_ROOT, dir, HPC_MODE_DIR, 0, 0, &dino);
+    if (rc != HPC_OK)
+        rc = hpc_fail(err, HPC_E_CORRUPT, c->path, a->name, 0,
+                      "'%s' clashes with another entry", dir);
+    g_free(dir);
+    if (rc != HPC_OK)
+        return rc;
+    a->piece_space = g_new0(uint64_t, a->npieces ? a->npieces : 1);
+    for (size_t pi = 0; pi < a->npieces; pi++) {
+        dhdf_piece *p = &a->pieces[pi];
+        uint64_t nb = a->esize;
+        for (unsigned dd = 0; dd < a->rank; dd++)
+            nb *= a->boxes[pi].size[dd];
+        a->piece_space[pi] = hpc_cache_space_new();
+        rc = hpc_tree_add(c->tree, dino, p->name, HPC_MODE_FILE, nb,
+                          ((uint64_t)ai << 32) | (uint64_t)(pi + 1), &ino);
+        if (rc != HPC_OK)
+            return hpc_fail(err, rc, c->path, a->name, 0, "cannot add piece '%s'", p->name);
+        dhdf_array_xattrs(c->tree, ino, a->rank, a->boxes[pi].size, a->nt);
+        char *o = dhdf_shape_text(a->rank, a->boxes[pi].origin);
+        hpc_tree_add_xattr(c->tree, ino, "user.origin", o, strlen(o));
+        g_free(o);
+        const dhdf_file *f = &d->files[p->file];
+        hpc_tree_add_xattr(c->tree, ino, "user.file", f->name, strlen(f->name));
+        p->ino = ino;        /* its attributes come with the check of its AHF */
+    }
+    return HPC_OK;
+}
+
+/* The SDS's own attributes (for pieces: those of the MHF's SDS). */
+static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, const char *name,
+                           uint64_t fsize)
+{
+    int32 idx = SDnametoindex(mhf_sd, name);
+    int32 id = idx == FAIL ? FAIL : SDselect(mhf_sd, idx);
+    if (id == FAIL)
+        return;
+    char nm[H4_MAX_NC_NAME + 1];
+    int32 rk, dm[H4_MAX_VAR_DIMS], nt, na;
+    if (SDgetinfo(id, nm, &rk, dm, &nt, &na) != FAIL)
+        dhdf_attrs_to_xattrs(t, ino, id, na, fsize);
+    SDendaccess(id);
+}
+
+/* Build the tree.  hdf_lock held (attributes are read again). */
+static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
+{
+    hpc_tree *t = hpc_tree_new();
+    int32 nds, ngattr;
+    c->tree = t;
+    if (SDfileinfo(mhf_sd, &nds, &ngattr) != FAIL)
+        dhdf_attrs_to_xattrs(t, HPC_INO_ROOT, mhf_sd, ngattr, d->files[0].size);
+    for (uint32_t ai = 0; ai < d->narrays; ai++) {
+        dhdf_array *a = &d->arrays[ai];
+        hpc_ino ino;
+        a->space = hpc_cache_space_new();
+        if (hpc_tree_add(t, HPC_INO_ROOT, a->name, HPC_MODE_FILE, a->nbytes,
+                         (uint64_t)ai << 32, &ino) != HPC_OK) {
+            if (a->distributed)
+                return hpc_fail(err, HPC_E_CORRUPT, c->path, a->name, 0,
+                                "the array's name clashes with another entry");
+            g_ptr_array_add(d->warnings, g_strdup_printf("SDS '%s' not shown: its name "
+                                                         "clashes with another entry", a->name));
+            continue;
+        }
+        dhdf_array_xattrs(t, ino, a->rank, a->dims, a->nt);
+        tree_sds_attrs(t, ino, mhf_sd, a->name, d->files[0].size);
+        int rc = a->distributed ? tree_add_pieces(c, d, ai, err) : HPC_OK;
+        if (rc != HPC_OK)
+            return rc;
+    }
+    return HPC_OK;
+}
+
+/* Arrays of the MHF (or of a plain HDF4 file): every SDS; distributed
+ * when a chunk table of its name exists. */
+static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables, GError **err)
+{
+    GArray *sds;
+    int rc = dhdf_list_sds(sd, c->path, &sds, err);
+    if (rc != HPC_OK)
+        return rc;
+    d->arrays = g_new0(dhdf_array, sds->len + 1);
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; i < sds->len && rc == HPC_OK; i++) {
+        sds_info *s = &g_array_index(sds, sds_info, i);
+        if (s->coord)
+            continue;
+        ctable *ct = NULL;
+        for (guint j = 0; tables && j < tables->len && !ct; j++) {
+            ctable *x = g_ptr_array_index(tables, j);
+            if (strcmp(x->t.name, s->name) == 0)
+                ct = x;
+        }
+        if (g_hash_table_contains(seen, s->name) || !hpc_dhdf_name_ok(s->name) ||
+            strcmp(s->name, ".info") == 0) {
+            if (ct)
+                rc = hpc_fail(err, HPC_E_CORRUPT, c->path, s->name, 0,
+                              "distributed array name is empty, invalid or used twice");
+            else
+                g_ptr_array_add(d->warnings, g_strdup_printf("SDS %d '%s' not shown: "
+                                                             "invalid or repeated name",
+                                                             (int)s->index, s->name));
+            continue;
+        }
+        dhdf_array *a = &d->arrays[d->narrays];
+        GError *e = NULL;
+        rc = dhdf_sds_shape(c->path, s->name, s->rank, s->dims, s->nt, ct == NULL, &a->rank,
+                       a->dims, &a->esize, &a->nbytes, &e);
+        if (rc != HPC_OK) {
+            if (ct) {
+                g_propagate_error(err, e);
+                break;
+            }
+            /* a plain SDS we cannot serve (its type, a negative size):
+             * skip it, say so */
+            g_ptr_array_add(d->warnings, g_strdup_printf("SDS '%s' not shown: %s", s->name,
+                                                         e->message));
+            g_clear_error(&e);
+            rc = HPC_OK;
+            continue;
+        }
+        a->name = g_strdup(s->name);
+        a->nt = s->nt & DFNT_MASK;
+        d->narrays++;
+        g_hash_table_add(seen, a->name);
+        if (ct) {
+            ct->used = 1;
+            a->distributed = 1;
+            rc = load_pieces(c, d, a, ct, err);
+        } else {
+            a->npieces = 1;
+            a->boxes = g_new0(hpc_dhdf_box, 1);
+            a->pieces = g_new0(dhdf_piece, 1);
+            memcpy(a->boxes[0].size, a->dims, sizeof a->dims);
+            a->pieces[0] = (dhdf_piece){ .file = 0, .sds_index = s->index,
+                                         .name = g_strdup(s->name) };
+            piece_storage(sd, &a->pieces[0], a->nt, a->esize, a->rank, a->dims);
+        }
+    }
+    for (guint j = 0; rc == HPC_OK && tables && j < tables->len; j++) {
+        ctable *x = g_ptr_array_index(tables, j);
+        if (!x->used)
+            rc = hpc_fail(err, HPC_E_CORRUPT, c->path, x->t.name, x->t.data_off,
+                          "chunk table '%s' has no SDS of that name in the main file", x->t.name);
+    }
+    g_hash_table_destroy(seen);
+    g_array_free(sds, TRUE);
+    return rc;
+}
+
+/* The file table: the main file first, then the associated files in
+ * File_Info's order (a plain file or an AHF mounted alone: itself). */
+static int set_files(hpc_container *c, dhdf *d, const GArray *finfo, uint64_t size,
+                     GError **err)
+{
+    d->nfiles = 1;
+    if (finfo) {
+        int has0 = 0;
+        for (guint i = 0; i < finfo->len; i++)
+            has0 |= g_array_index(finfo, finfo_rec, i).id == 0;
+        if (!has0)
+            return hpc_fail(err, HPC_E_CORRUPT, c->path, VD_FILEINFO, 0,
+                            "no record of the main file itself (DHDF_FileId 0)");
+        d->nfiles = finfo->len;
+    }
+    d->files = g_new0(dhdf_file, d->nfiles);
+    d->files[0] = (dhdf_file){ .id = d->fileid < 0 ? 0 : d->fileid, .path = g_strdup(c->path),
+                               .size = size, .sd = FAIL };
+    for (uint32_t i = 0, k = 1; finfo && i < finfo->len; i++) {
+        const finfo_rec *r = &g_array_index(finfo, finfo_rec, i);
+        dhdf_file *f = r->id == 0 ? &d->files[0] : &d->files[k++];
+        f->id = r->id;
+        f->name = g_strdup(r->name);
+        f->host = g_strdup(r->host);
+        if (r->id != 0) {
+            f->path = resolve(c->path, r->name);
+            f->sd = FAIL;
+        }
+    }
+    if (!d->files[0].name)
+        d->files[0].name = g_path_get_basename(c->path);
+    return HPC_OK;
+}
+
+/* Check every associated file against its File_Info record. */
+static int check_ahfs(hpc_container *c, dhdf *d, const GArray *finfo, GError **err)
+{
+    int rc = HPC_OK;
+    for (uint32_t k = 1; rc == HPC_OK && k < d->nfiles; k++) {
+        const finfo_rec *listed = NULL;
+        for (guint i = 0; i < finfo->len; i++)
+            if (g_array_index(finfo, finfo_rec, i).id == d->files[k].id)
+                listed = &g_array_index(finfo, finfo_rec, i);
+        rc = check_ahf(c, d, k, listed, err);
+    }
+    return rc;
+}
+
+/* Open the file as HDF4 and read the set's description.  hdf_lock held. */
+int dhdf_open_set(hpc_container *c, dhdf *d, const hpc_source *src, GError **err)
+{
+    GPtrArray *tables = g_ptr_array_new_with_free_func(dhdf_ctable_free);
+    GArray *finfo = NULL;
+    uint32 maj, min, rel;
+    char ver[128] = "";   /* LIBVSTR_LEN (80) + 1 is enough */
+    Hgetlibversion(&maj, &min, &rel, ver);
+    d->libversion = g_strdup_printf("%u.%u.%u", maj, min, rel);
+    hpc_sandbox_note(c->path);
+    int32 sd = SDstart(c->path, DFACC_READ);
+    if (sd == FAIL) {
+        g_ptr_array_free(tables, TRUE);
+        return hpc_fail(err, HPC_E_CORRUPT, c->path, NULL, 0, "not a readable HDF4 SD file");
+    }
+    uint64_t aoff[2];
+    int rc = dhdf_read_set_attrs(sd, c->path, src->size, &d->setid, &d->fileid, aoff, err);
+    if (rc != HPC_OK)
+        goto out;
+    d->role = !d->setid ? ROLE_PLAIN : d->fileid == 0 ? ROLE_MAIN : ROLE_ASSOC;
+    /* decoded compressed pieces may take as much memory as the block cache */
+    d->whole_max = c->opts.cache_size;
+    if (d->role == ROLE_MAIN && (rc = dhdf_read_vdatas(c->path, src->size, &finfo, tables, err)) != HPC_OK)
+        goto out;
+    rc = set_files(c, d, finfo, src->size, err);
+    if (rc == HPC_OK)
+        rc = collect_arrays(c, d, sd, d->role == ROLE_MAIN ? tables : NULL, err);
+    if (rc == HPC_OK)
+        rc = build_tree(c, d, sd, err);
+    if (rc == HPC_OK)
+        rc = check_ahfs(c, d, finfo, err);
+out:
+    SDend(sd);
+    dhdf_finfo_free(finfo);
+    g_ptr_array_free(tables, TRUE);
+    return rc;
+}

@@ -1,0 +1,638 @@
+/* hpc_mount.c - one container, or a run directory of containers.
+ *
+ * The directory layer keeps three tables under one lock: its own nodes
+ * (a path relative to the run directory each, with what was found there),
+ * the container slots (a node that a reader claims, its open container or
+ * the reason it failed, and a use count), and the translation of container
+ * node ids too large for 40 bits.  Directories are read from disk on every
+ * listing, so files that appear or vanish show at once; what a file is
+ * (plain, or a container of which format) is probed again when its size or
+ * mtime changed.  Nothing is opened at mount: a container opens on its
+ * first access and closes when it is the least recently used of more than
+ * max_containers open ones and nobody uses it.  A container that reports
+ * its source changed is closed and opened again on its next use; one that
+ * failed to open is tried again only once its file changed.
+ *
+ * This file routes the calls; hpc_rundir.c keeps the tables
+ * (hpc_mount_int.h).
+ */
+#include "hpc_mount_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* ---- ids ---------------------------------------------------------------- */
+
+/* ---- the layer's own nodes ---------------------------------------------- */
+
+/* ---- container slots ---------------------------------------------------- */
+
+/* ---- open / close ------------------------------------------------------- */
+
+/* SOURCE is one container: a file, a forced format, or a directory a
+ * reader claims whole (an FTI tree at any of its levels) that holds no file
+ * of another format (then it is a run directory around them). */
+static gboolean is_one_container(const char *source, const hpc_options *opts)
+{
+    struct stat st;
+    if (opts->format || stat(source, &st) != 0 || !S_ISDIR(st.st_mode))
+        return TRUE;
+    if (opts->rundir)
+        return FALSE;
+    const hpc_format *f = hpc_rundir_probe_any(source, NULL, 0);
+    return f && !hpc_rundir_holds_other_format(source, f);
+}
+
+int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
+                   GError **err)
+{
+    hpc_mount *m = g_new0(hpc_mount, 1);
+    struct stat st;
+    int rc;
+    /* absolute: the daemon runs from "/", and .info names it the same way
+     * whichever front end opened it */
+    char *source = g_canonicalize_filename(given, NULL);
+    hpc_options_copy(&m->opts, opts);
+    if (is_one_container(source, &m->opts)) {
+        rc = hpc_container_open(source, &m->opts, &m->single, err);
+        if (rc != HPC_OK)
+            goto fail;
+        g_free(source);
+        *out = m;
+        return HPC_OK;
+    }
+    if (stat(source, &st) != 0 || access(source, R_OK | X_OK) != 0) {
+        rc = hpc_fail(err, HPC_E_NOENT, source, NULL, 0, "cannot read the directory: %s",
+                      g_strerror(errno));
+        goto fail;
+    }
+    m->root = source;
+    source = NULL;
+    m->mtime = st.st_mtime;
+    m->uid = st.st_uid;
+    m->gid = st.st_gid;
+    m->max_open = opts->max_containers ? opts->max_containers : HPC_DEFAULT_MAX_CONTAINERS;
+    /* cache_size is the whole mount's: each open container gets its share */
+    m->opts.cache_size = MAX(opts->cache_size / m->max_open, MIN_CONTAINER_CACHE);
+    g_mutex_init(&m->lock);
+    m->nodes = g_ptr_array_new();
+    m->node_of = g_hash_table_new(g_str_hash, g_str_equal);
+    m->slots = g_ptr_array_new();
+    g_queue_init(&m->open);
+    m->big = g_array_new(FALSE, FALSE, sizeof(big_id));
+    m->big_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    *out = m;
+    return HPC_OK;
+fail:
+    hpc_options_clear(&m->opts);
+    g_free(source);
+    g_free(m);
+    return rc;
+}
+
+void hpc_mount_close(hpc_mount *m)
+{
+    if (!m)
+        return;
+    hpc_container_close(m->single);
+    if (m->root) {
+        for (guint i = 0; i < m->slots->len; i++) {
+            slot *s = g_ptr_array_index(m->slots, i);
+            hpc_container_close(s->c);
+            g_mutex_clear(&s->open_lock);
+            g_free(s->path);
+            g_free(s->error);
+            g_free(s);
+        }
+        for (guint i = 0; i < m->nodes->len; i++) {
+            dnode *d = g_ptr_array_index(m->nodes, i);
+            g_free(d->rel);
+            g_free(d);
+        }
+        g_ptr_array_free(m->slots, TRUE);
+        g_ptr_array_free(m->nodes, TRUE);
+        g_hash_table_destroy(m->node_of);
+        g_queue_clear(&m->open);
+        g_array_free(m->big, TRUE);
+        g_hash_table_destroy(m->big_of);
+        g_mutex_clear(&m->lock);
+    }
+    hpc_options_clear(&m->opts);
+    g_free(m->root);
+    g_free(m);
+}
+
+gboolean hpc_mount_is_directory(const hpc_mount *m)
+{
+    return m->root != NULL;
+}
+
+const char *hpc_mount_source(const hpc_mount *m)
+{
+    return m->root ? m->root : m->single->path;
+}
+
+/* ---- the directory layer's .info ---------------------------------------- */
+
+static GString *dir_info(hpc_mount *m)
+{
+    GString *o = g_string_new(NULL);
+    g_mutex_lock(&m->lock);
+    g_string_append_printf(o, "format: directory\nsource: %s\ncontainers_seen: %u\n"
+                           "containers_open: %u\nmax_containers: %u\n\n",
+                           m->root, m->slots->len, m->open.length, m->max_open);
+    g_string_append(o, "path\tstate\tformat_or_reason\n");
+    for (guint i = 0; i < m->slots->len; i++) {
+        slot *s = g_ptr_array_index(m->slots, i);
+        dnode *d = hpc_rundir_node_get(m, s->node);
+        g_string_append_printf(o, "%s\t%s\t%s\n", d ? d->rel : "?",
+                               s->c ? "open" : s->error ? "failed" : "closed",
+                               s->c ? hpc_container_format_name(s->c) : s->error ? s->error : "-");
+    }
+    g_mutex_unlock(&m->lock);
+    return o;
+}
+
+/* .info of a container that failed to open: the reason, one line. */
+static GString *failed_info(hpc_mount *m, slot *s)
+{
+    GString *o = g_string_new(NULL);
+    g_mutex_lock(&m->lock);
+    g_string_append_printf(o, "format: unknown\nsource: %s\nerror: %s\n", s->path,
+                           s->error ? s->error : "cannot be opened");
+    g_mutex_unlock(&m->lock);
+    return o;
+}
+
+static void text_stat(hpc_mount *m, hpc_ino ino, GString *text, hpc_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->ino = ino;
+    st->mode = HPC_MODE_FILE;
+    st->nlink = 1;
+    st->size = text->len;
+    st->mtime = m->mtime;
+    g_string_free(text, TRUE);
+}
+
+/* ---- calls into a container's slot -------------------------------------- */
+
+/* Where a call on a mount id goes.  Three cases: SOURCE is one container
+ * (c set, sn 0, no slot); the id is the run directory's own node (c NULL,
+ * sn 0); or it lies in container slot sn (s taken, c NULL when the
+ * container failed to open).  Every call that enters leaves. */
+typedef struct route {
+    hpc_container *c;
+    hpc_ino inner;               /* the id inside c */
+    uint32_t sn;
+    slot *s;
+} route;
+
+static int enter(hpc_mount *m, hpc_ino ino, route *r)
+{
+    memset(r, 0, sizeof *r);
+    r->inner = ino;
+    if (m->single) {
+        r->c = m->single;
+        return HPC_OK;
+    }
+    int rc = hpc_rundir_decode(m, ino, &r->sn, &r->inner);
+    if (rc != HPC_OK || r->sn == 0)
+        return rc;
+    return hpc_rundir_slot_acquire(m, r->sn, &r->s, &r->c);
+}
+
+/* The id is a node of the run directory itself. */
+static gboolean in_dir(const route *r)
+{
+    return !r->c && !r->s;
+}
+
+static int leave(hpc_mount *m, const route *r, int rc)
+{
+    return r->s ? hpc_rundir_slot_release(m, r->s, rc) : rc;
+}
+
+/* Translate a container's attributes to mount ids (in place). */
+static void outward(hpc_mount *m, uint32_t sn, hpc_stat *st)
+{
+    if (st->ino == HPC_INO_INFO)
+        st->partial = 1;     /* its text changes: the kernel must ask again */
+    st->ino = hpc_rundir_encode(m, sn, st->ino);
+}
+
+typedef struct fwd_dir {
+    hpc_mount *m;
+    uint32_t slot;
+    hpc_dirent_fn fn;
+    void *ctx;
+} fwd_dir;
+
+static int fwd_dirent(void *p, const char *name, const hpc_stat *st, uint64_t next)
+{
+    fwd_dir *f = p;
+    hpc_stat s = *st;
+    outward(f->m, f->slot, &s);
+    return f->fn(f->ctx, name, &s, next);
+}
+
+/* A container slot's failed state: its root is an empty directory with
+ * .info, the reason. */
+static int failed_call(hpc_mount *m, slot *s, uint32_t sn, hpc_ino inner, hpc_stat *st)
+{
+    if (inner == HPC_INO_ROOT) {
+        memset(st, 0, sizeof *st);
+        st->ino = ((hpc_ino)sn << SLOT_SHIFT) | HPC_INO_ROOT;
+        st->mode = HPC_MODE_DIR;
+        st->nlink = 2;
+        st->mtime = m->mtime;
+        return HPC_OK;
+    }
+    if (inner == HPC_INO_INFO) {
+        text_stat(m, ((hpc_ino)sn << SLOT_SHIFT) | HPC_INO_INFO, failed_info(m, s), st);
+        return HPC_OK;
+    }
+    return HPC_E_NOENT;
+}
+
+/* ---- tree --------------------------------------------------------------- */
+
+/* Look name up in a directory of the run directory. */
+static int dir_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    if (parent == HPC_INO_ROOT && strcmp(name, ".info") == 0) {
+        text_stat(m, HPC_INO_INFO, dir_info(m), st);
+        return HPC_OK;
+    }
+    char *rel = hpc_rundir_node_rel(m, parent);
+    if (!rel)
+        return HPC_E_NOENT;
+    char *child = *rel ? g_build_filename(rel, name, NULL) : g_strdup(name);
+    int rc = strchr(name, '/') ? HPC_E_NOENT : hpc_rundir_node_at(m, child, st);
+    g_free(child);
+    g_free(rel);
+    return rc;
+}
+
+/* Attributes of a node of the run directory. */
+static int dir_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st)
+{
+    if (ino == HPC_INO_INFO) {
+        text_stat(m, HPC_INO_INFO, dir_info(m), st);
+        return HPC_OK;
+    }
+    char *rel = hpc_rundir_node_rel(m, ino);
+    int rc = rel ? hpc_rundir_node_at(m, rel, st) : HPC_E_NOENT;
+    g_free(rel);
+    return rc;
+}
+
+int hpc_mount_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    route r;
+    int rc = enter(m, parent, &r);
+    if (rc != HPC_OK)
+        return rc;
+    if (in_dir(&r))
+        return dir_lookup(m, parent, name, st);
+    if (!r.c)
+        rc = r.inner == HPC_INO_ROOT && strcmp(name, ".info") == 0
+                 ? failed_call(m, r.s, r.sn, HPC_INO_INFO, st) : HPC_E_NOENT;
+    else if ((rc = hpc_container_lookup(r.c, r.inner, name, st)) == HPC_OK && r.sn)
+        outward(m, r.sn, st);
+    return leave(m, &r, rc);
+}
+
+int hpc_mount_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st)
+{
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc != HPC_OK)
+        return rc;
+    if (in_dir(&r))
+        return dir_getattr(m, ino, st);
+    if (!r.c)
+        rc = failed_call(m, r.s, r.sn, r.inner, st);
+    else if ((rc = hpc_container_getattr(r.c, r.inner, st)) == HPC_OK && r.sn)
+        outward(m, r.sn, st);
+    return leave(m, &r, rc);
+}
+
+static int cmp_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* List a directory of the run directory: ".", "..", (root) ".info", then
+ * its entries sorted by name; cookie k resumes after the k-th. */
+static int dir_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx)
+{
+    hpc_stat self, st;
+    char *rel = hpc_rundir_node_rel(m, dir);
+    int rc = rel ? hpc_rundir_node_at(m, rel, &self) : HPC_E_NOENT;
+    if (rc != HPC_OK || !S_ISDIR(self.mode) || self.ino != dir) {
+        g_free(rel);
+        return rc != HPC_OK ? rc : HPC_E_NOTDIR;
+    }
+    uint64_t k = 0;
+    if (cookie <= k++ && fn(ctx, ".", &self, k))
+        goto out;
+    if (cookie <= k++ && fn(ctx, "..", &self, k))
+        goto out;
+    if (dir == HPC_INO_ROOT && cookie <= k++) {
+        text_stat(m, HPC_INO_INFO, dir_info(m), &st);
+        if (fn(ctx, ".info", &st, k))
+            goto out;
+    }
+    char *path = hpc_rundir_abs_path(m, rel);
+    GDir *d = g_dir_open(path, 0, NULL);
+    g_free(path);
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    const char *name;
+    while (d && (name = g_dir_read_name(d)))
+        if (!(dir == HPC_INO_ROOT && strcmp(name, ".info") == 0))
+            g_ptr_array_add(names, g_strdup(name));
+    if (d)
+        g_dir_close(d);
+    g_ptr_array_sort(names, cmp_names);
+    for (guint i = 0; i < names->len; i++, k++) {
+        if (cookie > k)
+            continue;
+        const char *n = g_ptr_array_index(names, i);
+        char *child = *rel ? g_build_filename(rel, n, NULL) : g_strdup(n);
+        int found = hpc_rundir_node_at(m, child, &st) == HPC_OK;
+        g_free(child);
+        if (found && fn(ctx, n, &st, k + 1))
+            break;
+    }
+    g_ptr_array_free(names, TRUE);
+out:
+    g_free(rel);
+    return HPC_OK;
+}
+
+/* A container that failed to open lists as an empty root with .info. */
+static void failed_readdir(hpc_mount *m, const route *r, uint64_t cookie, hpc_dirent_fn fn,
+                           void *ctx)
+{
+    hpc_stat root, info;
+    failed_call(m, r->s, r->sn, HPC_INO_ROOT, &root);
+    failed_call(m, r->s, r->sn, HPC_INO_INFO, &info);
+    if (cookie < 1 && fn(ctx, ".", &root, 1))
+        return;
+    if (cookie < 2 && fn(ctx, "..", &root, 2))
+        return;
+    if (cookie < 3)
+        fn(ctx, ".info", &info, 3);
+}
+
+int hpc_mount_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx)
+{
+    route r;
+    int rc = enter(m, dir, &r);
+    if (rc != HPC_OK)
+        return rc;
+    if (in_dir(&r))
+        return dir_readdir(m, dir, cookie, fn, ctx);
+    if (r.c && !r.sn) {
+        rc = hpc_container_readdir(r.c, r.inner, cookie, fn, ctx);
+    } else if (r.c) {
+        fwd_dir f = { m, r.sn, fn, ctx };
+        rc = hpc_container_readdir(r.c, r.inner, cookie, fwd_dirent, &f);
+    } else if (r.inner != HPC_INO_ROOT) {
+        rc = HPC_E_NOENT;
+    } else {
+        failed_readdir(m, &r, cookie, fn, ctx);
+    }
+    return leave(m, &r, rc);
+}
+
+int hpc_mount_readlink(hpc_mount *m, hpc_ino ino, char **target)
+{
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc != HPC_OK)
+        return rc;
+    if (in_dir(&r)) {
+        char *rel = hpc_rundir_node_rel(m, ino), *path = rel ? hpc_rundir_abs_path(m, rel) : NULL;
+        *target = path ? g_file_read_link(path, NULL) : NULL;
+        g_free(rel);
+        g_free(path);
+        return *target ? HPC_OK : HPC_E_INVAL;
+    }
+    rc = r.c ? hpc_container_readlink(r.c, r.inner, target) : HPC_E_INVAL;
+    return leave(m, &r, rc);
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+/* A plain file of the run directory: pread of the real file. */
+static int plain_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t off,
+                      size_t *nread)
+{
+    char *rel = hpc_rundir_node_rel(m, ino), *path = rel ? hpc_rundir_abs_path(m, rel) : NULL;
+    int rc = HPC_E_NOENT, fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        size_t done = 0;
+        rc = HPC_OK;
+        while (done < len) {
+            ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                rc = HPC_E_IO;
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+        }
+        *nread = rc == HPC_OK ? done : 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    g_free(rel);
+    g_free(path);
+    return rc;
+}
+
+static int text_read(GString *text, void *buf, size_t len, uint64_t off, size_t *nread)
+{
+    *nread = off < text->len ? MIN(len, text->len - off) : 0;
+    memcpy(buf, text->str + (off < text->len ? off : 0), *nread);
+    g_string_free(text, TRUE);
+    return HPC_OK;
+}
+
+int hpc_mount_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t off,
+                   size_t *nread)
+{
+    *nread = 0;
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc != HPC_OK)
+        return rc;
+    if (in_dir(&r))
+        return ino == HPC_INO_INFO ? text_read(dir_info(m), buf, len, off, nread)
+                                   : plain_read(m, ino, buf, len, off, nread);
+    if (r.c)
+        rc = hpc_container_read(r.c, r.inner, buf, len, off, nread);
+    else
+        rc = r.inner == HPC_INO_INFO ? text_read(failed_info(m, r.s), buf, len, off, nread)
+                                     : HPC_E_NOENT;
+    return leave(m, &r, rc);
+}
+
+int hpc_mount_map(hpc_mount *m, hpc_ino ino, uint64_t off, uint64_t len,
+                  hpc_extent *ext, unsigned max, unsigned *n)
+{
+    *n = 0;
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc != HPC_OK)
+        return rc;
+    rc = r.c ? hpc_container_map(r.c, r.inner, off, len, ext, max, n) : HPC_E_NOTSUP;
+    if (rc != HPC_OK)
+        leave(m, &r, rc);   /* on success a slot stays taken until unmap */
+    return rc;
+}
+
+void hpc_mount_unmap(hpc_mount *m, hpc_ino ino)
+{
+    uint32_t sn;
+    hpc_ino inner;
+    if (m->single || hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
+        return;
+    g_mutex_lock(&m->lock);
+    slot *s = hpc_rundir_slot_get(m, sn);
+    g_mutex_unlock(&m->lock);
+    if (s)
+        hpc_rundir_slot_release(m, s, HPC_OK);
+}
+
+/* The open container of slot sn, held by a map (no acquire), or NULL. */
+static hpc_container *held_container(hpc_mount *m, uint32_t sn, slot **out)
+{
+    g_mutex_lock(&m->lock);
+    slot *s = hpc_rundir_slot_get(m, sn);
+    hpc_container *c = s ? s->c : NULL;
+    g_mutex_unlock(&m->lock);
+    *out = s;
+    return c;
+}
+
+int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext, unsigned n)
+{
+    uint32_t sn;
+    hpc_ino inner;
+    slot *s;
+    if (m->single)
+        return hpc_container_extents_unchanged(m->single, ext, n);
+    if (hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
+        return HPC_OK;
+    hpc_container *c = held_container(m, sn, &s);
+    int rc = c ? hpc_container_extents_unchanged(c, ext, n) : HPC_OK;
+    if (rc == HPC_E_CHANGED) {
+        g_mutex_lock(&m->lock);
+        s->stale = 1;
+        g_mutex_unlock(&m->lock);
+    }
+    return rc;
+}
+
+int hpc_mount_sources_unchanged(hpc_mount *m, hpc_ino ino)
+{
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc != HPC_OK)
+        return r.sn ? rc : HPC_OK;   /* an unknown id has no sources */
+    return leave(m, &r, r.c ? hpc_container_sources_unchanged(r.c) : HPC_OK);
+}
+
+void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize)
+{
+    *bytes = 0;
+    *bsize = 65536;
+    if (m->single) {
+        *bytes = hpc_container_source_bytes(m->single);
+        *bsize = hpc_container_block_size(m->single);
+        return;
+    }
+    struct statvfs sv;
+    if (statvfs(m->root, &sv) == 0)
+        *bytes = (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
+}
+
+/* ---- extended attributes, paths, kernel hints --------------------------- */
+
+int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value, size_t *len)
+{
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc == HPC_OK)
+        rc = r.c ? hpc_container_getxattr(r.c, r.inner, name, value, len) : HPC_E_NODATA;
+    return leave(m, &r, rc);
+}
+
+int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out)
+{
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc == HPC_OK)
+        rc = r.c ? hpc_container_chunks(r.c, r.inner, out) : HPC_E_NOTSUP;
+    return leave(m, &r, rc);
+}
+
+int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out)
+{
+    route r;
+    int rc = enter(m, ino, &r);
+    if (rc == HPC_OK)
+        rc = r.c ? hpc_container_listxattr(r.c, r.inner, out) : HPC_OK;
+    return leave(m, &r, rc);
+}
+
+static int lookup_in(void *m, hpc_ino parent, const char *name, hpc_stat *st)
+{
+    return hpc_mount_lookup(m, parent, name, st);
+}
+
+int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st)
+{
+    int rc = hpc_mount_getattr(m, HPC_INO_ROOT, st);
+    return rc == HPC_OK ? hpc_path_walk(path, lookup_in, m, st) : rc;
+}
+
+void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
+{
+    hpc_container *c = m->single;
+    uint32_t sn;
+    hpc_ino inner = 0;
+    memset(meta, 0, sizeof *meta);
+    meta->timeout = DIR_TIMEOUT;
+    meta->uid = m->uid;
+    meta->gid = m->gid;
+    meta->blksize = 65536;
+    if (c) {
+        meta->timeout = hpc_container_is_live(c) ? DIR_TIMEOUT : SINGLE_STATIC_TIMEOUT;
+        meta->direct_io = ino == HPC_INO_INFO;  /* regenerated when things change */
+        meta->keep_cache = !meta->direct_io;   /* the bytes never change */
+        hpc_container_owner(c, &meta->uid, &meta->gid);
+        meta->blksize = hpc_container_block_size(c);
+        return;
+    }
+    /* a run directory: files and containers may change, .info texts do */
+    if (hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK)
+        return;
+    meta->direct_io = inner == HPC_INO_INFO;
+    g_mutex_lock(&m->lock);
+    slot *s = sn ? hpc_rundir_slot_get(m, sn) : NULL;
+    if (s && s->c) {
+        hpc_container_owner(s->c, &meta->uid, &meta->gid);
+    }
+    g_mutex_unlock(&m->lock);
+}

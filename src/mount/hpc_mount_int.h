@@ -1,0 +1,107 @@
+/* hpc_mount_int.h - what the two files of the mount layer share: the
+ * mount's state, the run directory's own nodes and the container slots.
+ * hpc_rundir.c keeps the nodes (probing what a file is), the slots (open
+ * on first use, least recently used closed) and the ids; hpc_mount.c is
+ * the front ends' calls (hpc_mount.h), routed to one container, a node of
+ * the run directory, or a slot.
+ */
+#ifndef HPC_MOUNT_INT_H
+#define HPC_MOUNT_INT_H
+
+#include "hpc_format.h"
+#include "hpc_mount.h"
+
+#include <sys/stat.h>
+
+#define SLOT_SHIFT 40
+#define INNER_MASK ((UINT64_C(1) << SLOT_SHIFT) - 1)
+#define MAX_SLOTS (UINT64_C(1) << 22)
+#define BIG_BIT (UINT64_C(1) << 63)
+#define DIR_INO_FIRST 16         /* the layer's own ids; 1 root, 2 .info */
+#define DIR_TIMEOUT 1.0          /* run directories change while mounted */
+#define SINGLE_STATIC_TIMEOUT 86400.0
+#define PROBE_HEAD 4096
+#define MIN_CONTAINER_CACHE (1u << 20)
+
+typedef enum { NODE_DIR, NODE_FILE, NODE_LINK, NODE_CONTAINER } node_kind;
+
+typedef struct dnode {
+    char *rel;                   /* "" for the root */
+    node_kind kind;
+    int64_t mtime;               /* of the probe */
+    uint64_t size;
+    uint32_t slot;               /* NODE_CONTAINER */
+} dnode;
+
+typedef struct slot {
+    uint32_t node;               /* its dnode */
+    char *path;                  /* absolute */
+    hpc_container *c;            /* NULL while closed */
+    char *error;                 /* why it cannot be opened */
+    struct stat failed;          /* the file as it was when the open failed */
+    int refs;                    /* calls using c now */
+    int stale;                   /* its source changed: reopen when unused */
+    GList *lru;                  /* in m->open while open */
+    GMutex open_lock;
+} slot;
+
+typedef struct big_id {
+    uint32_t slot;
+    hpc_ino inner;
+} big_id;
+
+struct hpc_mount {
+    hpc_container *single;       /* SOURCE is one container */
+    char *root;                  /* else the run directory */
+    hpc_options opts;            /* for every container opened */
+    unsigned max_open;
+    GMutex lock;
+    GPtrArray *nodes;            /* dnode *, index = id - DIR_INO_FIRST */
+    GHashTable *node_of;         /* rel -> id */
+    GPtrArray *slots;            /* slot *, index = slot number - 1 */
+    GQueue open;                 /* open slots, most recently used first */
+    GArray *big;                 /* big_id, index = ino & ~BIG_BIT */
+    GHashTable *big_of;          /* "slot:inner" -> index + 1 */
+    int64_t mtime;
+    uint32_t uid, gid;
+};
+
+/* The absolute path of rel (relative to the run directory). */
+char *hpc_rundir_abs_path(hpc_mount *m, const char *rel);
+
+/* Split ino into slot (0: the layer's own node) and inner id. */
+int hpc_rundir_decode(hpc_mount *m, hpc_ino ino, uint32_t *s, hpc_ino *inner);
+
+/* The mount id of inner in slot s (ids above 40 bits get a table entry). */
+hpc_ino hpc_rundir_encode(hpc_mount *m, uint32_t s, hpc_ino inner);
+
+/* Does dir hold (directly, among its first entries) a file that a reader
+ * other than f claims? */
+gboolean hpc_rundir_holds_other_format(const char *dir, const hpc_format *f);
+
+/* What rel is now: find or make its node, probe it again if it changed.
+ * *ino and *st (the directory layer's attributes) are filled. */
+int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st);
+
+/* The layer's node of id, or NULL; m->lock held. */
+dnode *hpc_rundir_node_get(hpc_mount *m, uint64_t id);
+
+/* The relative path of the layer's node ino (a new string), or NULL. */
+char *hpc_rundir_node_rel(hpc_mount *m, hpc_ino ino);
+
+/* The best reader's format for path (head: its first len bytes, NULL for
+ * a directory), or NULL. */
+const hpc_format *hpc_rundir_probe_any(const char *path, const unsigned char *head, size_t len);
+
+/* Take slot number sn for a call: open it if needed.  *c is NULL when it
+ * failed to open (then s->error says why).  Pair with hpc_rundir_slot_release. */
+int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, slot **out, hpc_container **c);
+
+/* Slot number s, or NULL; m->lock held. */
+slot *hpc_rundir_slot_get(hpc_mount *m, uint32_t s);
+
+/* End a call on slot s that returned rc (HPC_E_CHANGED marks the slot
+ * stale); closes what the LRU evicts.  Returns rc. */
+int hpc_rundir_slot_release(hpc_mount *m, slot *s, int rc);
+
+#endif

@@ -1,0 +1,147 @@
+/* hdf4_oracle.c - what libhdf4's SD interface reads from an HDF4 file, as
+ * the oracle of tests/mount/conformance.py (Debian has no pyhdf).
+ *
+ *   hdf4_oracle FILE
+ *
+ * prints one block per SDS that is not a coordinate variable, in index
+ * order:
+ *
+ *   sds <index> <name as hex> <shape, e.g. 3,4> <HDF4 number type> <bytes> <status>
+ *   <the bytes SDreaddata returns for the whole SDS, as hex>
+ *
+ * status "ok": SDreaddata succeeded, and read twice into buffers preset to
+ * 0x00 and 0xff it gave the same bytes (every byte came from the library);
+ * "filled": the two reads differ (the library succeeds but leaves elements
+ * of an SDS never written untouched): those elements are given as the fill
+ * value, SDgetfillvalue's, else HDF4's default for the type (FILL_*), as
+ * the corpus's README defines; "fail": SDreaddata (or SDselect/SDgetinfo)
+ * failed.  The bytes are in the
+ * host's order (little-endian on the machines the tests run on).
+ * Exit 0, or 1 with one line when SDstart refuses the file.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mfhdf.h>
+
+static void put_hex(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        printf("%02x", p[i]);
+    putchar('\n');
+}
+
+/* Read the whole SDS into a and b (preset 0x00 / 0xff); 0 or -1. */
+static int read_twice(int32 id, int32 *dims, unsigned char *a,
+                      unsigned char *b, size_t n)
+{
+    int32 start[H4_MAX_VAR_DIMS] = { 0 };
+
+    memset(a, 0, n);
+    memset(b, 0xff, n);
+    if (n == 0)
+        return 0;
+    if (SDreaddata(id, start, NULL, dims, a) == FAIL)
+        return -1;
+    if (SDreaddata(id, start, NULL, dims, b) == FAIL)
+        return -1;
+    return 0;
+}
+
+/* The fill value of SDS id of type nt: SDgetfillvalue, else FILL_*. */
+static void fill_value(int32 id, int32 nt, unsigned char *out)
+{
+    memset(out, 0, 16);
+    if (SDgetfillvalue(id, out) != FAIL)
+        return;
+    switch (nt & ~DFNT_LITEND) {
+    case DFNT_INT8: case DFNT_UINT8: { int8_t v = FILL_BYTE; memcpy(out, &v, 1); break; }
+    case DFNT_INT16: case DFNT_UINT16: { int16_t v = FILL_SHORT; memcpy(out, &v, 2); break; }
+    case DFNT_INT32: case DFNT_UINT32: { int32_t v = (int32_t)FILL_LONG; memcpy(out, &v, 4); break; }
+    case DFNT_FLOAT32: { float v = (float)FILL_FLOAT; memcpy(out, &v, 4); break; }
+    case DFNT_FLOAT64: { double v = FILL_DOUBLE; memcpy(out, &v, 8); break; }
+    default: break;                     /* char8, uchar8: FILL_CHAR, 0 */
+    }
+}
+
+/* Elements where reads a and b differ (not written by the library) become
+ * the fill value. */
+static void fill_unwritten(int32 id, int32 nt, unsigned char *a, const unsigned char *b, size_t n)
+{
+    size_t es = (size_t)DFKNTsize(nt);
+    unsigned char fv[16];
+
+    fill_value(id, nt, fv);
+    for (size_t i = 0; i + es <= n; i += es)
+        if (memcmp(a + i, b + i, es) != 0)
+            memcpy(a + i, fv, es);
+}
+
+static void dump_sds(int32 sd, int32 index)
+{
+    char name[H4_MAX_NC_NAME + 1] = "";
+    int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
+    int32 id = SDselect(sd, index);
+
+    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL) {
+        printf("sds %d - - 0 0 fail\n\n", (int)index);
+        if (id != FAIL)
+            SDendaccess(id);
+        return;
+    }
+    if (SDiscoordvar(id) > 0) {
+        SDendaccess(id);
+        return;
+    }
+    size_t n = (size_t)DFKNTsize(nt);
+    for (int32 i = 0; i < rank; i++)
+        n *= (size_t)dims[i];
+    unsigned char *a = malloc(n ? n : 1), *b = malloc(n ? n : 1);
+    if (a == NULL || b == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    const char *status = "ok";
+    if (read_twice(id, dims, a, b, n) < 0)
+        status = "fail";
+    else if (memcmp(a, b, n) != 0) {
+        status = "filled";
+        fill_unwritten(id, nt, a, b, n);
+    }
+    printf("sds %d ", (int)index);
+    if (name[0] == '\0')
+        putchar('-');
+    for (const char *c = name; *c; c++)
+        printf("%02x", (unsigned char)*c);
+    putchar(' ');
+    for (int32 i = 0; i < rank; i++)
+        printf("%s%ld", i ? "," : "", (long)dims[i]);
+    printf(" %ld %zu %s\n", (long)nt, n, status);
+    if (strcmp(status, "fail") != 0)
+        put_hex(a, n);
+    else
+        putchar('\n');
+    free(a);
+    free(b);
+    SDendaccess(id);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: hdf4_oracle FILE\n");
+        return 2;
+    }
+    int32 sd = SDstart(argv[1], DFACC_READ);
+    int32 nsds, ngattrs;
+    if (sd == FAIL || SDfileinfo(sd, &nsds, &ngattrs) == FAIL) {
+        fprintf(stderr, "%s: libhdf4 refuses the file (SDstart)\n", argv[1]);
+        return 1;
+    }
+    for (int32 i = 0; i < nsds; i++)
+        dump_sds(sd, i);
+    SDend(sd);
+    return 0;
+}

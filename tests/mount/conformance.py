@@ -1,0 +1,644 @@
+#!/usr/bin/python3
+"""conformance.py [-j N] [DIR] - hpcmount against the formats' own libraries
+over a directory of real files (DIR, else $HPC_CORPUS; exit 77 when absent).
+
+Every file is recognised by its magic bytes (HDF5, HDF4, GSD, SION), then,
+in a child process under `ulimit -v 4194304`, mounted with fuse/hpcmount
+(a real libfuse3 mount) and extracted with `hpcdump extract`, and both are
+compared with the library that is the oracle of its format:
+
+  hdf5  h5py, through tests/mount/hdf5_verify.py (bytes of every dataset,
+        user.shape/user.dtype, attributes, soft and hard links)
+  gsd   gsd.fl (mode 'rb'): every chunk of every frame byte for byte,
+        user.shape/user.dtype, the frame list; for HOOMD files the links to
+        frame 0's chunks against what gsd.hoomd gives
+  hdf4  libhdf4's SD interface through tests/gen/hdf4_oracle: every SDS that is
+        not a coordinate variable, SDreaddata's bytes, shape and type
+  sion  the siondump output SIONlib recorded beside the file
+        (<name>_stdout.log): tasks, global ranks, stream lengths
+
+A file the library refuses must be refused by hpcmount and hpcdump with one
+line and exit 1.  One line per file: "ok FILE", "FAIL FILE: reason" or
+"NOT-SERVED FILE: categories" (the file holds something hpcmount
+deliberately does not serve, docs/conformance.md; all else in it checked),
+then "N passed, N failed, N not served".  Exit 1 when any file FAILs.
+
+Environment: top_builddir (fuse/hpcmount, dump/hpcdump, tests/gen/hdf4_oracle),
+top_srcdir.  -v prints every failed check of a failing file.
+"""
+import errno
+import hashlib
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("top_srcdir", os.path.dirname(HERE))
+BUILD = os.environ.get("top_builddir", SRC)
+HPCMOUNT = os.path.join(BUILD, "fuse", "hpcmount")
+HPCDUMP = os.path.join(BUILD, "dump", "hpcdump")
+ORACLE4 = os.path.join(BUILD, "tests", "hdf4_oracle")
+MEM_LIMIT = 4194304 * 1024          # ulimit -v 4194304 (KiB)
+SANITIZED = b"libasan" in subprocess.run(["ldd", HPCMOUNT], capture_output=True).stdout
+FILE_TIMEOUT = 1800                 # a safety net against a hang, not a measure
+
+FORMATS = ("hdf5", "hdf4", "gsd", "sion")
+# the files are mounted with the default options: the helper process
+# judges libhdf5/libhdf4 by CPU time, never by how busy the machine is
+MOUNT_OPTS = []
+
+
+def sniff(path):
+    """The format of path by its magic bytes, or None."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            if head[:4] == b"\x0e\x03\x13\x01":
+                return "hdf4"
+            if head == b"\xdf\x65\xdf\x65\xdf\x65\xdf\x65":
+                return "gsd"
+            if head[:4] == b"sion":
+                return "sion"
+            off = 0
+            size = os.fstat(fh.fileno()).st_size
+            while off + 8 <= size:      # HDF5: 0, 512, 1024, 2048, ...
+                fh.seek(off)
+                if fh.read(8) == b"\x89HDF\r\n\x1a\n":
+                    return "hdf5"
+                off = 512 if off == 0 else off * 2
+    except OSError:
+        return None
+    return None
+
+
+def corpus_files(top):
+    """(format, path) of every recognised file below top, sorted; the
+    folders hdf5/ hdf4/ gsd/ sion/ only when top has them (the corpus's
+    other folders, e.g. hdf5-cve, are tested elsewhere)."""
+    roots = [os.path.join(top, d) for d in FORMATS if os.path.isdir(os.path.join(top, d))]
+    out = []
+    for root in roots or [top]:
+        for d, _, names in os.walk(root):
+            for n in names:
+                p = os.path.join(d, n)
+                fmt = sniff(p)
+                if fmt is not None:
+                    out.append((fmt, p))
+    return sorted(out, key=lambda x: (FORMATS.index(x[0]), x[1]))
+
+
+# ---------------------------------------------------------------- a file
+
+
+class Result:
+    def __init__(self):
+        self.fails = []
+        self.notserved = []         # (path, category)
+        self.checks = 0
+
+    def check(self, ok, desc):
+        self.checks += 1
+        if not ok:
+            self.fails.append(desc)
+
+
+def sha(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+def one_line_refusal(cmd, res, what):
+    """cmd must exit 1 with exactly one line on stderr and nothing served."""
+    os.makedirs(cmd[-1], exist_ok=True) if what == "hpcmount" else None
+    r = subprocess.run(cmd, capture_output=True, timeout=FILE_TIMEOUT)
+    lines = r.stderr.decode(errors="replace").splitlines()
+    res.check(r.returncode == 1 and len(lines) == 1,
+              "%s of a file the library refuses: exit %d, %d stderr lines (want 1, 1)"
+              % (what, r.returncode, len(lines)))
+
+
+class Mount:
+    """A real mount of src in a fresh directory; unmounted on exit, after
+    which the daemon's exit is awaited (sanitizer reports land in tmp)."""
+
+    def __init__(self, src, tmp, args=()):
+        self.src, self.tmp, self.args = src, tmp, list(args)
+        self.mnt = os.path.join(tmp, "mnt")
+        os.makedirs(self.mnt, exist_ok=True)
+        self.mounted = False
+
+    def mount(self):
+        os.makedirs(self.mnt, exist_ok=True)
+        r = subprocess.run([HPCMOUNT] + MOUNT_OPTS + self.args + [self.src, self.mnt],
+                           capture_output=True, timeout=FILE_TIMEOUT)
+        self.mounted = r.returncode == 0
+        return r
+
+    def umount(self):
+        if not self.mounted:
+            return
+        subprocess.run(["fusermount3", "-u", self.mnt], capture_output=True)
+        self.mounted = False
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            r = subprocess.run(["pgrep", "-f", "hpcmount.* %s$" % self.mnt], capture_output=True)
+            if r.returncode != 0:
+                break
+            time.sleep(0.1)
+
+
+def hpcmount_refuses(path, tmp, res):
+    """Does hpcmount refuse path?  If it does, with one line and exit 1?"""
+    mnt = os.path.join(tmp, "mnt")
+    os.makedirs(mnt, exist_ok=True)
+    r = subprocess.run([HPCMOUNT] + MOUNT_OPTS + [path, mnt], capture_output=True, timeout=FILE_TIMEOUT)
+    if r.returncode == 0:
+        subprocess.run(["fusermount3", "-u", mnt], capture_output=True)
+        return False
+    lines = r.stderr.decode(errors="replace").splitlines()
+    res.check(r.returncode == 1 and len(lines) == 1,
+              "hpcmount refused it with exit %d and %d lines (want 1, 1)" % (r.returncode, len(lines)))
+    return True
+
+
+def mount_unless_refused(path, tmp, res, lib, refused):
+    """The library refused the file: hpcmount and hpcdump must refuse it
+    too (None).  Else mount it: the Mount, or None (a failed check)."""
+    if refused:
+        one_line_refusal([HPCMOUNT] + MOUNT_OPTS + [path, os.path.join(tmp, "mnt")], res, "hpcmount")
+        one_line_refusal([HPCDUMP] + MOUNT_OPTS + ["info", path], res, "hpcdump info")
+        return None
+    m = Mount(path, tmp)
+    r = m.mount()
+    if r.returncode != 0:
+        res.check(False, "%s reads it, hpcmount refused: %s" % (lib, r.stderr.decode(errors="replace").strip()[:300]))
+        return None
+    return m
+
+
+def extract(src, tmp, res, may_fail=False):
+    """hpcdump extract src into tmp/x; the directory or None.  may_fail:
+    the library itself fails on some object, so may hpcdump (the files
+    extracted are still compared)."""
+    out = os.path.join(tmp, "x")
+    r = subprocess.run([HPCDUMP] + MOUNT_OPTS + ["extract", src, out], capture_output=True, timeout=FILE_TIMEOUT)
+    if r.returncode != 0 and may_fail:
+        return out
+    if r.returncode != 0:
+        res.check(False, "hpcdump extract: exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace").strip()[:300]))
+        return None
+    return out
+
+
+def read_file(path):
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def compare_array(res, mnt, xdir, rel, exp, shape, dtype):
+    """The bytes of rel in the mount and in hpcdump's extract, its
+    user.shape and user.dtype (parsed by numpy)."""
+    import numpy as np
+    full = os.path.join(mnt, rel)
+    try:
+        got = read_file(full)
+    except OSError as e:
+        res.check(False, "%s: read: %s" % (rel, e))
+        return
+    res.check(got == exp, "%s: %d bytes through the mount differ from the library's %d (sha %s vs %s)"
+              % (rel, len(got), len(exp), sha(got)[:12], sha(exp)[:12]))
+    if xdir is not None:
+        xp = os.path.join(xdir, rel)
+        xb = read_file(xp) if os.path.isfile(xp) else None
+        res.check(xb == exp, "%s: hpcdump extract %s" % (rel, "differs" if xb is not None else "lacks it"))
+    try:
+        xs = os.getxattr(full, "user.shape").decode()
+        xd = os.getxattr(full, "user.dtype").decode()
+    except OSError as e:
+        res.check(False, "%s: xattr: %s" % (rel, e))
+        return
+    res.check(xs == ",".join(str(n) for n in shape), "%s: user.shape %r, want %r" % (rel, xs, shape))
+    try:
+        same = np.dtype(xd) == np.dtype(dtype)
+    except TypeError:
+        same = False
+    res.check(same, "%s: user.dtype %r, want %r" % (rel, xd, np.dtype(dtype).str))
+
+
+def tree_files(mnt, sub=""):
+    """Relative paths of the regular files and of the symlinks below mnt/sub."""
+    files, links = set(), {}
+    for d, dirs, names in os.walk(os.path.join(mnt, sub)):
+        for n in dirs + names:
+            p = os.path.join(d, n)
+            rel = os.path.relpath(p, mnt)
+            if os.path.islink(p):
+                links[rel] = os.readlink(p)
+            elif os.path.isfile(p):
+                files.add(rel)
+    return files, links
+
+
+# ---------------------------------------------------------------- HDF5
+
+
+EXTRACT_MAX = 1 << 30
+
+
+def hdf5_bytes(path):
+    """The bytes of all datasets of an HDF5 file, as `hpcdump info` lists them."""
+    r = subprocess.run([HPCDUMP] + MOUNT_OPTS + ["info", path], capture_output=True, timeout=FILE_TIMEOUT)
+    total = 0
+    for ln in r.stdout.decode(errors="replace").splitlines():
+        f = ln.split("\t")
+        if len(f) >= 7 and f[0].startswith("/") and f[6].isdigit():
+            total += int(f[6])
+    return total
+
+
+def run_hdf5(path, tmp, res):
+    import h5py
+    sys.path.insert(0, HERE)
+    sys.dont_write_bytecode = True              # no __pycache__ in the source tree
+    import hdf5_verify
+    if SANITIZED:
+        # ASan multiplies the cost of every byte: datasets over 64 MiB (the
+        # corpus's 1 GiB dataspaces of fill value) are compared by sampled
+        # rows there; the plain build compares every byte of them
+        hdf5_verify.HUGE = 64 << 20
+    os.chdir(os.path.dirname(path))
+    try:
+        f = h5py.File(path, "r")
+    except Exception:                           # noqa: BLE001 - h5py refuses the file
+        f = None
+    if f is not None:
+        try:
+            list(f.keys())
+            root_ok = True
+        except Exception:                       # noqa: BLE001 - h5py cannot list the root
+            root_ok = False
+        f.close()
+        if not root_ok and hpcmount_refuses(path, tmp, res):
+            return                              # nothing h5py can list: a refusal is right too
+    m = mount_unless_refused(path, tmp, res, "h5py", f is None)
+    if m is None:
+        return
+    try:
+        # hpcdump extract writes every dataset to disk: not files of GiBs
+        # (then one hpcdump cat per dataset up to 256 MiB)
+        xdir = extract(path, tmp, res, may_fail=True) if hdf5_bytes(path) <= EXTRACT_MAX else None
+        lines = hdf5_verify.verify(path, m.mnt, HPCDUMP, 3, res.notserved, extracted=xdir, attrs=False)
+    finally:
+        m.umount()
+    for ln in lines:
+        res.check(ln.startswith("ok: "), ln[len("FAIL: "):])
+
+
+# ---------------------------------------------------------------- GSD
+
+
+def gsd_rel(frame, name):
+    return os.path.join("frames", "%06d" % frame, name)
+
+
+def gsd_pathable(name):
+    parts = name.split("/")
+    return all(p not in ("", ".", "..") and len(p.encode()) <= 255 for p in parts)
+
+
+def hoomd_value(snap, name):
+    """gsd.hoomd's value for chunk name in snap, or raise KeyError."""
+    group, _, field = name.partition("/")
+    if group == "log":
+        return snap.log[field]
+    obj = getattr(snap, group, None)
+    if obj is None or "/" in field or not hasattr(obj, field):
+        raise KeyError(name)
+    return getattr(obj, field)
+
+
+def same_as_chunk(val, chunk, name):
+    """Does gsd.hoomd's value equal frame 0's chunk?"""
+    import numpy as np
+    if name.endswith("/types") or name.endswith("/type_shapes"):
+        if chunk.ndim != 2:
+            return False
+        rows = [bytes(r).rstrip(b"\0").decode(errors="replace") for r in chunk.view(np.uint8)]
+        if name.endswith("/type_shapes"):
+            return [json.loads(r) for r in rows] == list(val)
+        return rows == list(val)
+    v = np.asarray(val)
+    return v.size == chunk.size and np.array_equal(v.ravel(), np.asarray(chunk).ravel())
+
+
+def run_gsd(path, tmp, res):
+    import gsd.fl
+    try:
+        f = gsd.fl.open(name=path, mode="rb")
+    except Exception:                           # noqa: BLE001 - gsd refuses the file
+        f = None
+    m = mount_unless_refused(path, tmp, res, "gsd.fl", f is None)
+    if m is None:
+        return
+    try:
+        xdir = extract(path, tmp, res)
+        with f:
+            gsd_compare(f, path, m.mnt, xdir, res)
+    finally:
+        m.umount()
+
+
+def gsd_compare(f, path, mnt, xdir, res):
+    import numpy as np
+    names = sorted(f.find_matching_chunk_names(""))
+    frames = sorted(os.listdir(os.path.join(mnt, "frames")))
+    res.check(frames == ["%06d" % i for i in range(f.nframes)],
+              "frames: %d directories, gsd.fl has %d frames" % (len(frames), f.nframes))
+    hoomd = gsd_hoomd_open(path, f)
+    frame0 = {}
+    for i in range(f.nframes):
+        files, links = tree_files(mnt, os.path.join("frames", "%06d" % i))
+        want = set()
+        for name in names:
+            if not f.chunk_exists(frame=i, name=name):
+                continue
+            if not gsd_pathable(name):
+                res.notserved.append((name, "GSD chunk name that is no path"))
+                continue
+            a = f.read_chunk(frame=i, name=name)
+            if i == 0:
+                frame0[name] = a
+            rel = gsd_rel(i, name)
+            want.add(rel)
+            compare_array(res, mnt, xdir, rel, np.ascontiguousarray(a).tobytes(), a.shape, a.dtype)
+        res.check(files == want, "frame %d: files %s, gsd.fl %s" %
+                  (i, sorted(files ^ want)[:5], "differ" if files != want else ""))
+        want_links = gsd_lent(f, hoomd, i, frame0) if hoomd is not None and i > 0 else {}
+        res.check(links == want_links, "frame %d: links %r, gsd.hoomd lends %r" %
+                  (i, sorted(set(links.items()) ^ set(want_links.items()))[:4], len(want_links)))
+
+
+def gsd_hoomd_open(path, f):
+    """A gsd.hoomd trajectory when the file is a HOOMD one gsd.hoomd opens."""
+    if f.schema != "hoomd":
+        return None
+    import gsd.hoomd
+    try:
+        return gsd.hoomd.open(path, "rb")
+    except Exception:                           # noqa: BLE001 - not a schema gsd.hoomd reads
+        return None
+
+
+def gsd_lent(f, traj, i, frame0):
+    """{link path: target} for the chunks frame 0 lends frame i: a chunk
+    frame i lacks whose gsd.hoomd value equals frame 0's chunk."""
+    want = {}
+    try:
+        snap = traj[i]
+    except Exception:                           # noqa: BLE001 - gsd.hoomd cannot read the frame
+        return want
+    for name, a in frame0.items():
+        if f.chunk_exists(frame=i, name=name):
+            continue
+        try:
+            val = hoomd_value(snap, name)
+        except (KeyError, AttributeError):
+            continue
+        if val is not None and same_as_chunk(val, a, name):
+            depth = name.count("/") + 1
+            want[gsd_rel(i, name)] = "../" * depth + os.path.join("000000", name)
+    return want
+
+
+# ---------------------------------------------------------------- HDF4
+
+H4_DTYPES = {3: "|u1", 4: "|S1", 5: "<f4", 6: "<f8", 20: "|i1", 21: "|u1",
+             22: "<i2", 23: "<u2", 24: "<i4", 25: "<u4"}
+
+
+def hdf4_oracle(path):
+    """(refused, [sds dicts]) from tests/gen/hdf4_oracle."""
+    r = subprocess.run([ORACLE4, path], capture_output=True, timeout=FILE_TIMEOUT)
+    if r.returncode == 1:
+        return True, []
+    if r.returncode != 0:
+        raise RuntimeError("hdf4_oracle: exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace")))
+    lines = r.stdout.decode().split("\n")
+    out = []
+    for k in range(0, len(lines) - 1, 2):
+        _, idx, hname, shape, nt, nbytes, status = lines[k].split(" ")
+        name = "" if hname == "-" else bytes.fromhex(hname).decode("latin-1")
+        out.append(dict(index=int(idx), name=name,
+                        shape=[int(x) for x in shape.split(",")] if shape not in ("-", "") else [],
+                        nt=int(nt), nbytes=int(nbytes), status=status,
+                        data=bytes.fromhex(lines[k + 1]) if status != "fail" else None))
+    return False, out
+
+
+def run_hdf4(path, tmp, res):
+    refused, sdss = hdf4_oracle(path)
+    m = mount_unless_refused(path, tmp, res, "libhdf4", refused)
+    if m is None:
+        return
+    try:
+        xdir = extract(path, tmp, res, any(s["status"] == "fail" for s in sdss))
+        hdf4_compare(sdss, m.mnt, xdir, res)
+    finally:
+        m.umount()
+
+
+def hdf4_compare(sdss, mnt, xdir, res):
+    files = {n for n in os.listdir(mnt) if os.path.isfile(os.path.join(mnt, n)) and n != ".info"}
+    want = set()
+    for s in sdss:
+        name = s["name"]
+        if name == "" or "/" in name or name in (".", ".."):
+            res.notserved.append((name, "HDF4 SDS name that is no file name"))
+            continue
+        if name in want:
+            res.notserved.append((name, "HDF4 SDS name repeated"))
+            continue
+        want.add(name)
+        nt = s["nt"] & ~0x4000                  # DFNT_LITEND: same bytes on this host
+        if nt not in H4_DTYPES:
+            res.check(False, "%s: HDF4 number type %d unknown to the test" % (name, s["nt"]))
+            continue
+        if s["status"] == "fail":
+            hdf4_unreadable(res, mnt, name, s["status"])
+            continue
+        compare_array(res, mnt, xdir, name, s["data"], s["shape"], H4_DTYPES[nt])
+    res.check(files == want, "SDS files: extra %s, missing %s" % (sorted(files - want)[:5], sorted(want - files)[:5]))
+
+
+def hdf4_unreadable(res, mnt, name, status):
+    """SDreaddata fails on it (or leaves bytes unwritten): the mount must
+    give EIO, never bytes the library did not give."""
+    try:
+        read_file(os.path.join(mnt, name))
+        res.check(False, "%s: SDreaddata %s, the mount served data" % (name, status))
+    except OSError as e:
+        res.check(e.errno == errno.EIO, "%s: SDreaddata %s, mount gives %s (want EIO)" % (name, status, e))
+
+
+# ---------------------------------------------------------------- SION
+
+
+def sion_expected(log):
+    """[(task, global rank, bytes, blocks)] of a recorded `siondump -a -l` output."""
+    import re
+    out = []
+    pat = re.compile(r"^Task\s+(\d+):\s+size=\s*(\d+)\s+B\s+glblrnk=\s*(\d+)\s+#blks=\s*(\d+)")
+    with open(log) as fh:
+        for ln in fh:
+            mt = pat.match(ln)
+            if mt:
+                out.append((int(mt.group(1)), int(mt.group(3)), int(mt.group(2)), int(mt.group(4))))
+    return out
+
+
+def run_sion(path, tmp, res):
+    log = path[:-len(".sion")] + "_stdout.log" if path.endswith(".sion") else path + "_stdout.log"
+    if not os.path.isfile(log):
+        res.check(False, "no recorded siondump output %s" % os.path.basename(log))
+        return
+    tasks = sion_expected(log)
+    res.check(len(tasks) > 0, "%s: no Task lines" % os.path.basename(log))
+    m = mount_unless_refused(path, tmp, res, "SIONlib", False)
+    if m is None:
+        return
+    try:
+        xdir = extract(path, tmp, res)
+        want = {"rank-%06d" % rank: size for _, rank, size, _ in tasks}
+        got = {n for n in os.listdir(m.mnt) if n != ".info"}
+        res.check(got == set(want), "ranks: mount has %s, siondump %s" % (sorted(got)[:6], sorted(want)[:6]))
+        for n, size in sorted(want.items()):
+            full = os.path.join(m.mnt, n)
+            if not os.path.isfile(full):
+                continue
+            data = read_file(full)
+            res.check(len(data) == size == os.stat(full).st_size,
+                      "%s: %d bytes, siondump says %d" % (n, len(data), size))
+            if xdir is not None:
+                xp = os.path.join(xdir, n)
+                res.check(os.path.isfile(xp) and read_file(xp) == data, "%s: hpcdump extract differs" % n)
+        info = read_file(os.path.join(m.mnt, ".info")).decode(errors="replace")
+        lines = info.splitlines()
+        res.check("ntasks: %d" % len(tasks) in lines, ".info: ntasks: %d" % len(tasks))
+        rows = {ln.split("\t")[0]: ln.split("\t") for ln in lines if ln[:1].isdigit() and "\t" in ln}
+        for task, rank, size, blocks in tasks:
+            row = rows.get(str(task))
+            res.check(row is not None and row[4:7] == [str(rank), str(size), str(blocks)],
+                      ".info: task %d: global rank %d, %d bytes, %d blocks (got %s)" % (task, rank, size, blocks, row))
+    finally:
+        m.umount()
+
+
+# ---------------------------------------------------------------- driver
+
+RUNNERS = {"hdf5": run_hdf5, "gsd": run_gsd, "hdf4": run_hdf4, "sion": run_sion}
+
+
+def child(fmt, path):
+    """Check one file; print one JSON object."""
+    res = Result()
+    tmp = tempfile.mkdtemp(prefix="hpcconf.")
+    # sanitizer builds: the reports of the daemons land in tmp (the last
+    # log_path given wins); ASan reserves terabytes of address space, so
+    # there the memory cap is ASan's own instead of RLIMIT_AS
+    asan = os.environ.get("ASAN_OPTIONS", "").rstrip(":")
+    cap = ":hard_rss_limit_mb=%d" % (MEM_LIMIT >> 20) if SANITIZED else ""
+    os.environ["ASAN_OPTIONS"] = "%s:log_path=%s/sanitizer%s" % (asan, tmp, cap)
+    os.environ["UBSAN_OPTIONS"] = "%s:log_path=%s/sanitizer:print_stacktrace=1" % (
+        os.environ.get("UBSAN_OPTIONS", "").rstrip(":"), tmp)
+    try:
+        # the real path: external raw data, virtual dataset sources and a
+        # SION file's recorded output lie beside the real file
+        RUNNERS[fmt](os.path.realpath(path), tmp, res)
+    except Exception as e:                      # noqa: BLE001 - any error fails the file
+        res.check(False, "%s: %s" % (type(e).__name__, e))
+    finally:
+        reports = [n for n in os.listdir(tmp) if n.startswith("sanitizer")]
+        for n in reports:
+            res.check(False, "sanitizer report: " + read_file(os.path.join(tmp, n)).decode(errors="replace")[:400])
+        if os.path.ismount(os.path.join(tmp, "mnt")):
+            subprocess.run(["fusermount3", "-u", os.path.join(tmp, "mnt")])
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(dict(fails=res.fails, notserved=res.notserved, checks=res.checks)))
+
+
+def limit_memory():
+    if SANITIZED:
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (MEM_LIMIT, MEM_LIMIT))
+
+
+def run_one(fmt, path):
+    """(status, text) of one file, checked in a child under the memory cap."""
+    try:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", fmt, path],
+                           capture_output=True, preexec_fn=limit_memory, timeout=FILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "FAIL", "no result within %d s" % FILE_TIMEOUT, []
+    try:
+        out = json.loads(r.stdout.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return "FAIL", "checker exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace").strip()[-300:]), []
+    if out["fails"]:
+        return "FAIL", "%d of %d checks: %s" % (len(out["fails"]), out["checks"], out["fails"][0]), out["fails"]
+    if out["notserved"]:
+        cats = sorted({c for _, c in out["notserved"]})
+        return "NOT-SERVED", "; ".join(cats), []
+    if out["checks"] == 0:
+        return "FAIL", "nothing checked", []
+    return "ok", "%d checks" % out["checks"], []
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "--child":
+        child(argv[2], argv[3])
+        return 0
+    jobs, verbose, args = 2, False, []
+    i = 1
+    while i < len(argv):
+        if argv[i] == "-j":
+            jobs = int(argv[i + 1])
+            i += 1
+        elif argv[i] == "-v":
+            verbose = True
+        else:
+            args.append(argv[i])
+        i += 1
+    top = args[0] if args else os.environ.get("HPC_CORPUS", "")
+    if not top or not os.path.isdir(top):
+        print("SKIP: no corpus (argument or HPC_CORPUS)")
+        return 77
+    files = corpus_files(top)
+    if not files:
+        print("SKIP: no HDF5, HDF4, GSD or SION file below %s" % top)
+        return 77
+    counts = {}
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        for (fmt, path), (status, text, fails) in zip(files, ex.map(lambda a: run_one(*a), files)):
+            rel = os.path.relpath(path, top)
+            print("%s %s: %s" % (status, rel, text) if status != "ok" else "ok %s" % rel, flush=True)
+            if verbose:
+                for ln in fails[1:]:
+                    print("    " + ln)
+            c = counts.setdefault(fmt, {"ok": 0, "FAIL": 0, "NOT-SERVED": 0})
+            c[status] += 1
+    for fmt in FORMATS:
+        if fmt in counts:
+            c = counts[fmt]
+            print("%s: %d passed, %d failed, %d not served" % (fmt, c["ok"], c["FAIL"], c["NOT-SERVED"]))
+    tot = {k: sum(c[k] for c in counts.values()) for k in ("ok", "FAIL", "NOT-SERVED")}
+    print("%d passed, %d failed, %d not served" % (tot["ok"], tot["FAIL"], tot["NOT-SERVED"]))
+    return 1 if tot["FAIL"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,247 @@
+#!/usr/bin/python3
+"""gsd_diff.py - differential test of the GSD reader's fast reads against
+gsd.fl (Debian's python3-gsd), used by tests/mount/gsd_diff.sh.
+
+  write FILE NFRAMES SEED   a layer 2.0 trajectory with every chunk type
+                            gsd.fl writes (u/int 8-64, float32/64), M = 1
+                            and M > 1, empty (N = 0) chunks, shapes fixed
+                            over all frames (series) and changing, chunks
+                            in some frames only, and a large chunk
+  writehoomd FILE NFRAMES SEED  a hoomd-schema trajectory through
+                            gsd.hoomd: every per-particle and topology
+                            field, changed at random against frame 0
+  check ROOT FILE [noxattr] every chunk of every frame of ROOT/frames and
+                            every ROOT/series/<name> (a mount or an
+                            extracted tree) against gsd.fl's read_chunk;
+                            with xattrs also user.shape / user.dtype; on a
+                            mount also reads at odd offsets and of odd
+                            sizes that cross chunk and frame boundaries
+  hpcdump HPCDUMP FILE N SEED  N chunks and series picked at random, whole,
+                            through `hpcdump cat`
+"""
+import os
+import random
+import subprocess
+import sys
+
+import gsd.fl
+import numpy
+
+TYPES = ["uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+         "float32", "float64"]
+
+
+def rand_array(rng, dtype, shape):
+    dt = numpy.dtype(dtype)
+    if dt.kind == "f":
+        a = rng.standard_normal(shape).astype(dt)
+        if a.size:
+            a.flat[0] = numpy.nan if dt.itemsize == 8 else -0.0
+        return a
+    info = numpy.iinfo(dt)
+    return rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
+
+
+def frame_chunks(frame, rng):
+    out = {}
+    for t in TYPES:
+        out["fixed/%s/m1" % t] = rand_array(rng, t, (5,))
+        out["fixed/%s/m3" % t] = rand_array(rng, t, (7, 3))
+        out["fixed/%s/empty" % t] = rand_array(rng, t, (0, 2))
+        out["vary/%s/n" % t] = rand_array(rng, t, (int(rng.integers(0, 9)),))
+        if frame % 4 == len(t) % 4:
+            out["some/%s/m5" % t] = rand_array(rng, t, (3, 5))
+    out["single/u8"] = numpy.array([frame & 0xff], dtype=numpy.uint8)
+    out["single/odd"] = rand_array(rng, "uint8", (3, 1))       # M = 1 written as N x 1
+    if frame % 7 == 0:
+        out["vary/empty_then_not"] = rand_array(rng, "int16", ((frame // 7) % 2 * 3, 3))
+    if frame in (1, 2):
+        # larger than FUSE's reads (128 KiB) and of an odd size, so that
+        # reads cross its pieces, and a series of it crosses frames
+        out["big/position"] = rand_array(rng, "float32", (20001, 3))
+    return out
+
+
+def write(path, nframes, seed):
+    rng = numpy.random.default_rng(seed)
+    with gsd.fl.open(path, "wb", application="hpcmount-diff", schema="diff",
+                     schema_version=[1, 0]) as f:
+        for frame in range(nframes):
+            for name, data in frame_chunks(frame, rng).items():
+                f.write_chunk(name, data)
+            f.end_frame()
+
+
+def writehoomd(path, nframes, seed):
+    import gsd.hoomd
+    import warnings
+    warnings.simplefilter("ignore", FutureWarning)
+    rng = numpy.random.default_rng(seed)
+    n = 6
+    with gsd.hoomd.open(path, "wb") as t:
+        for i in range(nframes):
+            s = gsd.hoomd.Snapshot()
+            s.configuration.step = i * 100
+            s.configuration.box = [4, 4, 4, 0, 0, 0] if i % 3 else [5, 4, 4, 0.1, 0, 0]
+            s.particles.N = n
+            s.particles.types = ["A", "B"]
+            change = rng.random(12) < 0.5 if i else numpy.ones(12, bool)
+            s.particles.typeid = [0, 1] * (n // 2) if not change[0] else rng.integers(0, 2, n)
+            s.particles.mass = numpy.ones(n) if not change[1] else rng.random(n) + 1
+            s.particles.charge = numpy.zeros(n) if not change[2] else rng.random(n)
+            s.particles.diameter = numpy.ones(n) if not change[3] else rng.random(n) + 0.5
+            s.particles.body = numpy.full(n, -1) if not change[4] else rng.integers(-1, 3, n)
+            s.particles.moment_inertia = numpy.zeros((n, 3)) if not change[5] else rng.random((n, 3))
+            s.particles.position = rng.random((n, 3)).astype(numpy.float32)
+            s.particles.orientation = numpy.tile([1.0, 0, 0, 0], (n, 1)) if not change[6] \
+                else rng.random((n, 4))
+            s.particles.velocity = numpy.zeros((n, 3)) if not change[7] else rng.random((n, 3))
+            s.particles.angmom = numpy.zeros((n, 4)) if not change[8] else rng.random((n, 4))
+            s.particles.image = numpy.zeros((n, 3), int) if not change[9] else rng.integers(-2, 3, (n, 3))
+            s.bonds.N = 2
+            s.bonds.types = ["b"]
+            s.bonds.group = [[0, 1], [2, 3]] if not change[10] else [[1, 2], [3, 4]]
+            s.angles.N = 1
+            s.angles.types = ["a"]
+            s.angles.group = [[0, 1, 2]]
+            s.dihedrals.N = 1
+            s.dihedrals.types = ["d"]
+            s.dihedrals.group = [[0, 1, 2, 3]]
+            s.constraints.N = 1
+            s.constraints.value = [1.5] if not change[11] else [2.5]
+            s.constraints.group = [[0, 5]]
+            s.pairs.N = 1
+            s.pairs.types = ["p"]
+            s.pairs.group = [[2, 5]]
+            s.log["energy"] = numpy.array([1.0 if i % 2 else 2.0])
+            t.append(s)
+
+
+def expected(f):
+    """{relative path: (bytes, shape str, dtype str)} of every frame chunk
+    and every series gsd.fl's chunks make."""
+    out = {}
+    names = f.find_matching_chunk_names("")
+    for n in names:
+        frames = [i for i in range(f.nframes) if f.chunk_exists(i, n)]
+        chunks = [f.read_chunk(i, n) for i in frames]
+        for i, c in zip(frames, chunks):
+            out["frames/%06d/%s" % (i, n)] = (c.tobytes(), ",".join(map(str, c.shape)), c.dtype.str)
+        if len({(c.dtype.str, c.shape) for c in chunks}) == 1:
+            s = numpy.stack(chunks)
+            out["series/" + n] = (s.tobytes(), ",".join(map(str, s.shape)), s.dtype.str)
+            fr = numpy.array(frames, dtype="<u8")
+            out["series/%s.frames" % n] = (fr.tobytes(), str(len(frames)), "<u8")
+        else:
+            out["series/" + n] = None      # no series of a changing shape
+    return out
+
+
+def odd_reads(path, want, rng, chunk_bytes):
+    """Reads at odd offsets and of odd sizes, many crossing the boundaries
+    between the chunks a series is made of."""
+    size = len(want)
+    spots = [(0, size), (1, max(size - 2, 0)), (size - 1, 5), (size, 3)]
+    for k in range(1, min(size // max(chunk_bytes, 1), 40)):
+        spots.append((k * chunk_bytes - 1, 3))
+        spots.append((k * chunk_bytes - 3, chunk_bytes + 5))
+    for _ in range(12):
+        off = int(rng.integers(0, size + 1)) | 1
+        spots.append((off, int(rng.integers(1, 300000)) | 1))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for off, n in spots:
+            off = max(off, 0)
+            got = os.pread(fd, n, off)
+            if got != want[off:off + n]:
+                return "read of %d bytes at %d differs" % (n, off)
+    finally:
+        os.close(fd)
+    return None
+
+
+def check(root, path, xattrs=True):
+    f = gsd.fl.open(path, "rb")
+    exp = expected(f)
+    rng = numpy.random.default_rng(5)
+    bad = []
+    seen = set()
+    for d, _, files in os.walk(os.path.join(root, "frames")):
+        for fn in files:
+            p = os.path.join(d, fn)
+            if not os.path.islink(p):
+                seen.add(os.path.relpath(p, root))
+    want_frames = {k for k in exp if k.startswith("frames/")}
+    if seen != want_frames:
+        bad.append("frame files: %d extra, %d missing" % (len(seen - want_frames), len(want_frames - seen)))
+    checked = reads = 0
+    for rel, w in sorted(exp.items()):
+        p = os.path.join(root, rel)
+        if w is None:
+            if os.path.lexists(p):
+                bad.append("%s: a series of a changing shape is shown" % rel)
+            continue
+        data, shape, dtype = w
+        try:
+            got = open(p, "rb").read()
+        except OSError as e:
+            bad.append("%s: %s" % (rel, e))
+            continue
+        if got != data:
+            bad.append("%s: %d bytes differ from gsd.fl's %d" % (rel, len(got), len(data)))
+        if xattrs and (os.getxattr(p, "user.shape").decode() != shape or
+                       os.getxattr(p, "user.dtype").decode() != dtype):
+            bad.append("%s: xattrs %s %s, gsd.fl %s %s" % (rel, os.getxattr(p, "user.shape"),
+                                                           os.getxattr(p, "user.dtype"), shape, dtype))
+        checked += 1
+        if xattrs and rel.startswith("series/") and not rel.endswith(".frames") and data:
+            nf = int(shape.split(",")[0])
+            why = odd_reads(p, data, rng, len(data) // nf if nf else 1)
+            reads += 1
+            if why:
+                bad.append("%s: %s" % (rel, why))
+        elif xattrs and len(data) > 100000:
+            why = odd_reads(p, data, rng, 131072)
+            reads += 1
+            if why:
+                bad.append("%s: %s" % (rel, why))
+    nframes = f.nframes
+    f.close()
+    for b in bad[:10]:
+        print(b)
+    print("checked %d files (%d with odd reads) of %d frames, %d bad" % (checked, reads, nframes, len(bad)))
+    return 1 if bad or checked < 100 else 0
+
+
+def via_hpcdump(hpcdump, path, n, seed):
+    f = gsd.fl.open(path, "rb")
+    exp = {k: v for k, v in expected(f).items() if v is not None}
+    keys = sorted(exp)
+    random.Random(seed).shuffle(keys)
+    pick = [k for k in keys if k.startswith("series/")][:n // 2] + keys[:n - n // 2]
+    bad = 0
+    for k in pick:
+        got = subprocess.run([hpcdump, "cat", path, "/" + k], capture_output=True).stdout
+        if got != exp[k][0]:
+            print("hpcdump cat %s: %d bytes differ from gsd.fl's %d" % (k, len(got), len(exp[k][0])))
+            bad += 1
+    print("hpcdump cat: %d files, %d bad" % (len(pick), bad))
+    return 1 if bad or not pick else 0
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "write":
+        write(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "writehoomd":
+        writehoomd(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "check":
+        sys.exit(check(sys.argv[2], sys.argv[3], len(sys.argv) <= 4 or sys.argv[4] != "noxattr"))
+    elif cmd == "hpcdump":
+        sys.exit(via_hpcdump(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])))
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+#!/bin/bash
+# gsd_diff.sh - differential test of the GSD fast reads: files
+# written now by Debian's python3-gsd (gsd.fl: every chunk type it writes,
+# M = 1 and M > 1, empty chunks, many frames; gsd.hoomd: every field,
+# changed at random against frame 0), every chunk of every frame and every
+# /series/<name> compared with gsd.fl's read_chunk through a real mount
+# (with reads at odd offsets and of odd sizes crossing chunks and frames),
+# hpcdump extract and hpcdump cat; frame-0 lending compared with gsd.hoomd.
+. "$(dirname "$0")/../lib/lib.sh"
+need_fuse
+D="$top_srcdir/tests/mount/gsd_diff.py"
+T="$DATA/gsd/gsdtest.py"
+
+for spec in "types 240 1" "few 3 2" "one 1 3"; do
+    set -- $spec
+    f="$TMP/$1.gsd"
+    $PY "$D" write "$f" "$2" "$3" || { fail "$1: python3-gsd write"; continue; }
+    mount_container "$f" "$TMP/m-$1" || { fail "$1: mount"; continue; }
+    check "$1 ($2 frames): every chunk and series as gsd.fl reads it, odd reads" \
+        $PY "$D" check "$TMP/m-$1" "$f"
+    check "$1: .info reports no damage" grep -q "^damage: none" "$TMP/m-$1/.info"
+    unmount_container "$TMP/m-$1"
+    "$HPCDUMP" extract "$f" "$TMP/x-$1" >/dev/null || fail "$1: hpcdump extract"
+    check "$1: hpcdump extract as gsd.fl reads it" $PY "$D" check "$TMP/x-$1" "$f" noxattr
+    check "$1: hpcdump cat as gsd.fl reads it" $PY "$D" hpcdump "$HPCDUMP" "$f" 40 "$3"
+done
+
+# hoomd schema: what frame 0 lends, as gsd.hoomd hands it out
+f="$TMP/hoomd.gsd"
+$PY "$D" writehoomd "$f" 40 4 || fail "gsd.hoomd write"
+mount_container "$f" "$TMP/m-hoomd" || fail "hoomd: mount"
+check "hoomd: files and links as gsd.hoomd reads every frame" $PY "$T" hoomd "$TMP/m-hoomd" "$f"
+check "hoomd: every chunk and series as gsd.fl reads it" $PY "$D" check "$TMP/m-hoomd" "$f"
+unmount_container "$TMP/m-hoomd"
+"$HPCDUMP" extract "$f" "$TMP/x-hoomd" >/dev/null || fail "hoomd: hpcdump extract"
+check "hoomd: hpcdump extract, links included, as gsd.hoomd reads it" $PY "$T" hoomd "$TMP/x-hoomd" "$f"
+
+finish

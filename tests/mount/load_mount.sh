@@ -1,0 +1,162 @@
+#!/bin/bash
+# load_mount.sh - every container mounts and reads with the default options
+# while other processes keep every core busy (4 busy loops per core).
+#
+# The containers: every fixture of tests/data (the SION files, the FTI
+# checkpoint directory, the GSD files, the distributed HDF set) and the HDF5
+# files tests/gen/hdf5_gen writes, each mounted with no option at all, the
+# first MiB of every regular file of the mount read and the byte count
+# equal to what the sizes stat shows.  When HPC_LOAD_CORPUS or HPC_CORPUS
+# names a directory,
+# its hdf5/, hdf4/, gsd/ and sion/ folders are each mounted as a run
+# directory (every file a container opened as a mount of it would be) and
+# must list and read the same under load as on the idle machine.
+# Nothing here waits for a time: a mount or read that hangs is bounded by a
+# 10-minute timeout, a limit for a dead process, not a speed.
+. "$(dirname "$0")/../lib/lib.sh"
+need_fuse
+
+# the memory cap of the mounts of single files; none in sanitizer builds,
+# whose shadow memory is far larger than any cap
+CAP=4194304
+grep -q __asan_init "$HPCMOUNT" 2>/dev/null && CAP=unlimited
+
+LOOPS=()
+stop_load() {
+    local p
+    for p in "${LOOPS[@]}"; do kill "$p" 2>/dev/null; done
+    for p in "${LOOPS[@]}"; do wait "$p" 2>/dev/null; done
+    LOOPS=()
+}
+trap 'stop_load; cleanup' EXIT
+
+# containers: LABEL<TAB>SOURCE<TAB>MAXBYTES lines (MAXBYTES 0: whole
+# files); the first MiB of each file bounds the run (bigelem.h5 is 72 MiB
+# of one gzip-compressed element)
+MAXB=1048576
+LIST="$TMP/list"
+: > "$LIST"
+add() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$LIST"; }
+
+for f in "$DATA"/*.sion; do add "$(basename "$f")" "$f" $MAXB; done
+for f in "$DATA"/gsd/*.gsd; do add "gsd/$(basename "$f")" "$f" $MAXB; done
+add fti/master-i64 "$DATA/fti/master-i64" $MAXB
+"$HPCDUMP" --version | grep -q '^formats:.* dhdf' && add dhdf/mhf.hdf "$DATA/dhdf/mhf.hdf" $MAXB
+if [ -x "$top_builddir/tests/gen/hdf5_gen" ]; then
+    mkdir -p "$TMP/h5"
+    if "$top_builddir/tests/gen/hdf5_gen" "$TMP/h5" > /dev/null 2>&1; then
+        for f in "$TMP"/h5/*.h5; do add "h5/$(basename "$f")" "$f" $MAXB; done
+    else
+        fail "tests/gen/hdf5_gen wrote no files"
+    fi
+fi
+
+# the corpus: each of its hdf5/, hdf4/, gsd/ and sion/ folders mounted as a
+# run directory (every container opened lazily by the same code as a mount
+# of the file, libhdf5/libhdf4 in their helper processes), listed and read
+# once on the idle machine; under load the same mount must show the same
+# tree and bytes
+corpus=${HPC_LOAD_CORPUS:-${HPC_CORPUS:-}}   # run-all.sh: HPC_LOAD_CORPUS in sanitizer builds
+KINDS=""
+if [ -n "$corpus" ] && [ -d "$corpus" ]; then
+    for kind in hdf5 hdf4 gsd sion; do
+        [ -d "$corpus/$kind" ] && KINDS="$KINDS $kind"
+    done
+fi
+
+# survey MNT OUT: every node of MNT with the first 4 KiB of each regular
+# file hashed, one line each, sorted (errors become lines too)
+survey() {
+    "$PY" - "$1" > "$2" <<'PYEOF'
+import hashlib, os, sys
+top = sys.argv[1]
+out = []
+for d, dirs, files in os.walk(top, onerror=lambda e: out.append(
+        "error %s %s" % (os.path.relpath(e.filename, top), e.strerror))):
+    for n in dirs:
+        out.append("dir " + os.path.relpath(os.path.join(d, n), top))
+    for n in files:
+        p = os.path.join(d, n)
+        r = os.path.relpath(p, top)
+        try:
+            with open(p, "rb") as fh:
+                b = fh.read(4096)
+            out.append("file %s %s" % (r, hashlib.sha256(b).hexdigest()))
+        except OSError as e:
+            out.append("file %s error %s" % (r, e.strerror))
+print("\n".join(sorted(out)))
+PYEOF
+}
+
+# survey_corpus TAG: mount, survey and unmount every corpus folder
+survey_corpus() {
+    local kind m
+    for kind in $KINDS; do
+        m="$TMP/c-$1-$kind"
+        mkdir -p "$m"
+        if ! timeout 600 "$HPCMOUNT" "$corpus/$kind" "$m" 2> "$TMP/cerr-$1-$kind"; then
+            fail "corpus $kind ($1): run-directory mount: $(head -c 300 "$TMP/cerr-$1-$kind")"
+            continue
+        fi
+        MOUNTS="$MOUNTS $m"
+        survey "$m" "$TMP/survey-$1-$kind" || fail "corpus $kind ($1): survey failed"
+        unmount_container "$m"
+    done
+}
+survey_corpus idle
+
+# the load: 4 busy loops per core, started only now
+ncpu=$(nproc)
+for _ in $(seq $((4 * ncpu))); do
+    ( while :; do :; done ) &
+    LOOPS+=($!)
+done
+echo "load: ${#LOOPS[@]} busy loops on $ncpu cores"
+
+# read_all MNT MAX: every regular file of MNT (whole, or its first MAX
+# bytes); prints "BYTES EXPECTED" or fails
+read_all() {
+    local mnt=$1 max=$2 got=0 want=0 f size n
+    while IFS= read -r -d '' f; do
+        size=$(stat -c %s "$f") || return 1
+        if [ "$max" -gt 0 ] && [ "$size" -gt "$max" ]; then size=$max; fi
+        n=$(head -c "$size" "$f" | wc -c) || return 1
+        got=$((got + n)); want=$((want + size))
+    done < <(find "$mnt" -type f -print0)
+    echo "$got $want"
+}
+
+i=0
+while IFS=$'\t' read -r label src max; do
+    i=$((i + 1))
+    m="$TMP/m$i"
+    mkdir -p "$m"
+    if ! ( ulimit -v $CAP; exec timeout 600 "$HPCMOUNT" "$src" "$m" ) 2> "$TMP/err$i"; then
+        fail "$label: mount under load: $(head -c 300 "$TMP/err$i")"
+        continue
+    fi
+    MOUNTS="$MOUNTS $m"
+    r=$(read_all "$m" "$max") || r="failed"
+    set -- $r
+    if [ "$r" != failed ] && [ "$1" = "$2" ]; then
+        pass "$label: mounted and read under load ($1 bytes)"
+    else
+        fail "$label: reads under load: $r"
+    fi
+    unmount_container "$m"
+done < "$LIST"
+
+# the corpus under the same load: the same tree, the same bytes
+survey_corpus load
+for kind in $KINDS; do
+    a="$TMP/survey-idle-$kind" b="$TMP/survey-load-$kind"
+    [ -s "$a" ] && [ -s "$b" ] || continue
+    if cmp -s "$a" "$b"; then
+        pass "corpus $kind: $(grep -c '^file ' "$a") files of a run-directory mount the same under load"
+    else
+        fail "corpus $kind: differs under load: $(diff "$a" "$b" | head -c 600)"
+    fi
+done
+
+stop_load
+finish
