@@ -21,71 +21,76 @@ static int cmp_kid_r(const void *a, const void *b, void *p)
     return strcmp(nodes[*(const uint32_t *)a].name, nodes[*(const uint32_t *)b].name);
 }
 
-/* Build the name tree of s->names; names that cannot be paths are left out
- * with a warning.  Node ids depend only on the names in id order, so a
- * list that grew keeps the ids of the nodes it had. */
-static int build_tree(gsd_state *s)
+/* Every '/'-separated component of name is a valid file name. */
+static gboolean name_is_path(const char *name)
 {
-    GArray *bn = g_array_new(FALSE, TRUE, sizeof(build_node));
-    GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    build_node root = { { "", NO_NODE, 0, 0, 0, 0, -1 }, NULL };
-    int rc = HPC_OK;
-    g_array_append_val(bn, root);
-    s->leaf = g_new(uint32_t, s->nnames ? s->nnames : 1);
-    for (uint32_t id = 0; id < s->nnames; id++) {
-        const char *name = s->names[id];
-        s->leaf[id] = NO_NODE;
-        gboolean ok = TRUE;
-        for (const char *p = name;;) {
-            const char *slash = strchr(p, '/');
-            size_t len = slash ? (size_t)(slash - p) : strlen(p);
-            ok = ok && component_ok(p, len);
-            if (!slash)
-                break;
-            p = slash + 1;
-        }
-        if (!ok) {
-            g_string_append_printf(s->warnings, "warning: chunk name %u '%s' is not a valid path; not shown\n",
-                                   id, name);
-            continue;
-        }
-        uint32_t at = 0;
-        for (const char *p = name; ok;) {
-            const char *slash = strchr(p, '/');
-            size_t len = slash ? (size_t)(slash - p) : strlen(p);
-            char *key = g_strdup_printf("%u/%.*s", at, (int)len, p);
-            gpointer v;
-            if (g_hash_table_lookup_extended(index, key, NULL, &v)) {
-                at = GPOINTER_TO_UINT(v);
-                g_free(key);
-            } else {
-                if (bn->len >= MAX_NODES) {
-                    g_free(key);
-                    rc = HPC_E_UNSUPPORTED;
-                    goto out;
-                }
-                build_node nn = { { g_string_chunk_insert_len(s->strings, p, (gssize)len), at,
-                                    g_array_index(bn, build_node, at).n.depth + 1, 0, 0, 0, -1 }, NULL };
-                uint32_t id_new = bn->len;
-                g_array_append_val(bn, nn);
-                build_node *par = &g_array_index(bn, build_node, at);
-                if (!par->kids)
-                    par->kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-                g_array_append_val(par->kids, id_new);
-                g_hash_table_insert(index, key, GUINT_TO_POINTER(id_new));
-                at = id_new;
-            }
-            if (!slash)
-                break;
-            p = slash + 1;
-        }
-        build_node *leaf = &g_array_index(bn, build_node, at);
-        if (leaf->n.chunk >= 0)
-            g_string_append_printf(s->warnings, "warning: chunk name %u '%s' repeats name %d; not shown\n",
-                                   id, name, leaf->n.chunk);
-        else
-            leaf->n.chunk = (int32_t)id;
+    for (const char *p = name;;) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (!component_ok(p, len))
+            return FALSE;
+        if (!slash)
+            return TRUE;
+        p = slash + 1;
     }
+}
+
+/* The build node of component [p, p+len) below node at, made if new. */
+static int name_child(gsd_state *s, GArray *bn, GHashTable *index, uint32_t at, const char *p,
+                      size_t len, uint32_t *out)
+{
+    char *key = g_strdup_printf("%u/%.*s", at, (int)len, p);
+    gpointer v;
+    if (g_hash_table_lookup_extended(index, key, NULL, &v)) {
+        *out = GPOINTER_TO_UINT(v);
+        g_free(key);
+        return HPC_OK;
+    }
+    if (bn->len >= MAX_NODES) {
+        g_free(key);
+        return HPC_E_UNSUPPORTED;
+    }
+    build_node nn = { { g_string_chunk_insert_len(s->strings, p, (gssize)len), at,
+                        g_array_index(bn, build_node, at).n.depth + 1, 0, 0, 0, -1 }, NULL };
+    uint32_t id_new = bn->len;
+    g_array_append_val(bn, nn);
+    build_node *par = &g_array_index(bn, build_node, at);
+    if (!par->kids)
+        par->kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_array_append_val(par->kids, id_new);
+    g_hash_table_insert(index, key, GUINT_TO_POINTER(id_new));
+    *out = id_new;
+    return HPC_OK;
+}
+
+/* Name id as a path of build nodes; its last node holds the chunk. */
+static int name_insert(gsd_state *s, GArray *bn, GHashTable *index, uint32_t id)
+{
+    const char *name = s->names[id];
+    uint32_t at = 0;
+    for (const char *p = name;;) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        int rc = name_child(s, bn, index, at, p, len, &at);
+        if (rc != HPC_OK)
+            return rc;
+        if (!slash)
+            break;
+        p = slash + 1;
+    }
+    build_node *leaf = &g_array_index(bn, build_node, at);
+    if (leaf->n.chunk >= 0)
+        g_string_append_printf(s->warnings, "warning: chunk name %u '%s' repeats name %d; not shown\n",
+                               id, name, leaf->n.chunk);
+    else
+        leaf->n.chunk = (int32_t)id;
+    return HPC_OK;
+}
+
+/* The build nodes as s->nodes and s->kids; kids sorted by name, chunks
+ * that are also directories left out with a warning, s->leaf filled. */
+static void tree_flatten(gsd_state *s, GArray *bn)
+{
     s->nnodes = bn->len;
     s->nodes = g_new0(gsd_node, s->nnodes);
     s->kids = g_new(uint32_t, s->nnodes);
@@ -116,6 +121,30 @@ static int build_tree(gsd_state *s)
             s->leaf[n->chunk] = i;
         }
     }
+}
+
+/* Build the name tree of s->names; names that cannot be paths are left out
+ * with a warning.  Node ids depend only on the names in id order, so a
+ * list that grew keeps the ids of the nodes it had. */
+static int build_tree(gsd_state *s)
+{
+    GArray *bn = g_array_new(FALSE, TRUE, sizeof(build_node));
+    GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    build_node root = { { "", NO_NODE, 0, 0, 0, 0, -1 }, NULL };
+    int rc = HPC_OK;
+    g_array_append_val(bn, root);
+    s->leaf = g_new(uint32_t, s->nnames ? s->nnames : 1);
+    for (uint32_t id = 0; id < s->nnames; id++) {
+        s->leaf[id] = NO_NODE;
+        if (!name_is_path(s->names[id])) {
+            g_string_append_printf(s->warnings, "warning: chunk name %u '%s' is not a valid path; not shown\n",
+                                   id, s->names[id]);
+            continue;
+        }
+        if ((rc = name_insert(s, bn, index, id)) != HPC_OK)
+            goto out;
+    }
+    tree_flatten(s, bn);
 out:
     for (guint i = 0; i < bn->len; i++)
         if (g_array_index(bn, build_node, i).kids)
