@@ -74,7 +74,7 @@ typedef struct hpc_format {
     /** Optional: where the stored bytes of array ino lie, as text lines
      *  (layout, codecs, fill value, one line per stored chunk) that
      *  hpc_refs_chunks.c turns into references; HPC_E_NOTSUP for nodes
-     *  without such a description.  The HDF5 reader's: src/hdf5_refs.c. */
+     *  without such a description.  The HDF5 reader's: src/refs/hdf5_refs.c. */
     int (*chunks)(hpc_container *c, hpc_ino ino, GString *out);
 } hpc_format;
 

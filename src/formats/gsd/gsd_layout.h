@@ -1,5 +1,5 @@
 /* gsd_layout.h - on-disk constants of GSD files (layers 0.3, 1.0 and 2.x),
- * shared by the reader (src/fmt_gsd.c) and the MPI writer
+ * shared by the reader (src/formats/gsd/) and the MPI writer
  * (mpi/gsd_write.c), so that both agree on one definition.
  *
  * Header, at offset 0, 256 bytes, integers little-endian:

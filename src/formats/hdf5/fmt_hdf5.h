@@ -28,8 +28,9 @@ static inline unsigned hpc_hdf5_boxes(int rank, const uint64_t *dims, uint64_t e
     return rank < 1 ? 0 : hpc_boxes_split((unsigned)rank, dims, e0, e1, box);
 }
 
-/* For the helper process (src/hpc_remote.h): the daemon decodes the chunks
- * of datasets whose chunks hdf5_chunk.c decodes, from the file's bytes. */
+/* For the helper process (src/container/hpc_remote.h): the daemon decodes
+ * the chunks of datasets whose chunks hdf5_chunk.c decodes, from the
+ * file's bytes. */
 
 /** The chunk plan of dataset ino (an hpc_h5chunk_wire_plan) and its size
  *  in bytes (u64) appended to out; HPC_E_NOTSUP when its chunks go

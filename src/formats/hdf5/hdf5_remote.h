@@ -1,5 +1,5 @@
 /* hdf5_remote.h - the daemon's side of the chunks of an HDF5 container
- * whose libhdf5 runs in the helper process (src/hpc_remote.h).
+ * whose libhdf5 runs in the helper process (src/container/hpc_remote.h).
  *
  * The helper describes; the daemon reads and decodes.  For a dataset whose
  * chunks hdf5_chunk.c decodes, the helper sends the plan once (filters,

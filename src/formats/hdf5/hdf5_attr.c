@@ -1,0 +1,124 @@
+/* hdf5_attr.c - HDF5 attributes as xattrs user.attr.<name>. */
+#include "hdf5_int.h"
+
+/* ---- attributes as xattrs --------------------------------------------- */
+
+static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, void *p)
+{
+    (void)info;
+    attr_ctx *a = p;
+    char *xname = g_strconcat("user.attr.", name, NULL);
+    GString *v = g_string_new(NULL);
+    hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
+    int rc = aid >= 0 ? hpc_h5t_attr_text(aid, a->h->src->size, v) : HPC_E_IO;
+    if (rc != HPC_OK) {
+        char *why = h5_errtext();
+        if (!a->failed)
+            a->failed = g_strdup_printf("attribute '%s': %s", name, why);
+        g_free(why);
+    } else if (strlen(xname) > XATTR_NAME_MAX_LEN) {
+        g_string_append_printf(a->notes, "warning: %s: attribute name '%.40s...' is too "
+                               "long for an xattr: not shown\n", a->path, name);
+    } else {
+        if (v->len > XATTR_VALUE_MAX) {
+            g_string_truncate(v, XATTR_VALUE_MAX);
+            g_string_append_printf(a->notes, "warning: %s: attribute '%s' cut to %d bytes\n",
+                                   a->path, name, XATTR_VALUE_MAX);
+        }
+        g_ptr_array_add(a->names, xname);
+        g_ptr_array_add(a->values, v);
+        xname = NULL;
+        v = NULL;
+    }
+    if (aid >= 0)
+        H5Aclose(aid);
+    if (v)
+        g_string_free(v, TRUE);
+    g_free(xname);
+    return 0;
+}
+
+static void gstring_free(gpointer p)
+{
+    g_string_free(p, TRUE);
+}
+
+/* Read the attributes of object oid (node id) into a; a damaged attribute
+ * is noted for .info and left out.  Lock held. */
+void h5_attrs_read(h5 *h, uint32_t id, hid_t oid, attr_ctx *a)
+{
+    char *path = h5_node_path(h, id);
+    hsize_t at = 0;
+    a->h = h;
+    a->names = g_ptr_array_new_with_free_func(g_free);
+    a->values = g_ptr_array_new_with_free_func(gstring_free);
+    a->notes = g_string_new(NULL);
+    a->path = path;
+    if (H5Aiterate2(oid, H5_INDEX_NAME, H5_ITER_INC, &at, attr_visit, a) < 0 && !a->failed) {
+        char *why = h5_errtext();
+        a->failed = g_strdup_printf("attributes: %s", why);
+        g_free(why);
+    }
+    if (a->failed)
+        h5_note_damaged(h, id, "cannot read", a->failed);
+    if (a->notes->len && !NODE(h, id)->noted) {
+        NODE(h, id)->noted = 1;
+        g_string_append(h->warnings, a->notes->str);
+    }
+    a->path = NULL;
+    g_free(path);
+}
+
+void h5_attrs_clear(attr_ctx *a)
+{
+    if (a->names)
+        g_ptr_array_free(a->names, TRUE);
+    if (a->values)
+        g_ptr_array_free(a->values, TRUE);
+    if (a->notes)
+        g_string_free(a->notes, TRUE);
+    g_free(a->failed);
+}
+
+int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
+{
+    h5 *h = c->priv;
+    attr_ctx a = { 0 };
+    char *shape = NULL, *dtype = NULL;
+    int rc = HPC_OK;
+    h5_quiet();
+    g_mutex_lock(&h->lock);
+    uint32_t id = h5_ino_to_id(ino, h);
+    uint8_t kind = id == NO_PARENT ? 0 : NODE(h, id)->kind;
+    if (kind == K_DATASET) {
+        h5_handle *hd;
+        rc = h5_handle_get(h, id, &hd);
+        if (rc == HPC_OK) {
+            shape = g_strdup(hd->d->shape);
+            dtype = g_strdup(hd->d->dtype);
+            h5_attrs_read(h, id, hd->d->id, &a);
+            h5_handle_put(h, hd);
+        }
+    } else if (kind == K_GROUP) {
+        hid_t g = h5_group_open(h, id);
+        if (g >= 0) {
+            h5_attrs_read(h, id, g, &a);
+            H5Oclose(g);
+        }
+    } else if (id == NO_PARENT) {
+        rc = HPC_E_NOENT;
+    }
+    g_mutex_unlock(&h->lock);
+    int stop = 0;
+    if (shape)
+        stop = fn(ctx, "user.shape", shape, strlen(shape)) ||
+               fn(ctx, "user.dtype", dtype, strlen(dtype));
+    for (guint i = 0; !stop && a.names && i < a.names->len; i++) {
+        GString *v = g_ptr_array_index(a.values, i);
+        stop = fn(ctx, g_ptr_array_index(a.names, i), v->str, v->len);
+    }
+    h5_attrs_clear(&a);
+    g_free(shape);
+    g_free(dtype);
+    return rc;
+}

@@ -1,0 +1,315 @@
+/* hdf5_data.c - the bytes of a dataset: element ranges read through
+ * libhdf5 or pread, extents for the daemon, and the chunks the daemon
+ * decodes itself (fmt_hdf5.h). */
+#include "hdf5_int.h"
+
+/* ---- data ------------------------------------------------------------- */
+
+/* The referenced handle of dataset ino for a read; read_release() it. */
+static int read_acquire(hpc_container *c, hpc_ino ino, h5_handle **out)
+{
+    h5 *h = c->priv;
+    int rc;
+    h5_quiet();
+    g_mutex_lock(&h->lock);
+    uint32_t id = h5_ino_to_id(ino, h);
+    uint8_t kind = id == NO_PARENT ? 0 : NODE(h, id)->kind;
+    if (kind == K_DATASET)
+        rc = h5_handle_get(h, id, out);
+    else if (kind == K_DAMAGED)
+        rc = h5_damaged_read(h, id);
+    else
+        rc = kind == K_GROUP ? HPC_E_ISDIR : kind ? HPC_E_INVAL : HPC_E_NOENT;
+    g_mutex_unlock(&h->lock);
+    return rc;
+}
+
+static void read_release(hpc_container *c, h5_handle *hd)
+{
+    h5 *h = c->priv;
+    g_mutex_lock(&h->lock);
+    h5_handle_put(h, hd);
+    g_mutex_unlock(&h->lock);
+}
+
+/* Elements [e0, e1) of a dataset whose chunks hdf5_chunk.c decodes. */
+static int read_decoded(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, void *buf)
+{
+    char *why = NULL;
+    int rc = hpc_h5chunk_read(h->chunks, hd->plan, hd->node, hd->d->id, h->src, e0, e1,
+                              buf, &why);
+    if (rc != HPC_OK || why)
+        hpc_log("hdf5: %s: elements %" PRIu64 "..%" PRIu64 ": %s", hd->d->path, e0, e1,
+                why ? why : hpc_strerror(rc));
+    g_free(why);
+    return rc;
+}
+
+/* Zero the padding bytes of count elements of d in buf. */
+static void zero_padding(const h5_dset *d, void *buf, uint64_t count)
+{
+    unsigned char *e = buf;
+    for (uint64_t i = 0; i < count; i++, e += d->esize)
+        for (guint k = 0; k < d->pad->len; k++) {
+            const hpc_h5t_pad *p = &g_array_index(d->pad, hpc_h5t_pad, k);
+            memset(e + p->off, 0, p->len);
+        }
+}
+
+/* Elements [e0, e1) of d into buf. */
+int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
+{
+    hid_t fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
+    int rc = HPC_E_IO;
+    /* H5Dread leaves bytes untouched (storage never allocated with
+     * H5D_FILL_TIME_NEVER, the padding of converted compounds): they are
+     * zero, as in h5py's numpy.zeros buffers, never what buf held */
+    memset(buf, 0, (size_t)(e1 - e0) * d->esize);
+    hid_t rtype = d->rtype >= 0 ? d->rtype : d->mtype;
+    if (d->rank == 0) {
+        if (H5Dread(d->id, rtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+            rc = HPC_OK;
+        goto out;
+    }
+    hpc_hdf5_box box[2 * HPC_HDF5_MAX_RANK - 1];
+    unsigned nb = hpc_hdf5_boxes(d->rank, d->dims, e0, e1, box);
+    hsize_t n = e1 - e0;
+    void *base = buf;
+    fs = H5Dget_space(d->id);
+    if (fs < 0 || nb == 0)
+        goto out;
+    for (unsigned i = 0; i < nb; i++) {
+        hsize_t start[HPC_HDF5_MAX_RANK], count[HPC_HDF5_MAX_RANK];
+        for (int k = 0; k < d->rank; k++) {
+            start[k] = box[i].start[k];
+            count[k] = box[i].count[k];
+        }
+        if (H5Sselect_hyperslab(fs, i ? H5S_SELECT_OR : H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+            goto out;
+    }
+    if (d->rank == 1) {
+        ms = H5Screate_simple(1, &n, NULL);
+    } else {
+        /* A memory space of another shape than the file selection sends
+         * libhdf5 1.10 through a per-element loop for chunked data (3x
+         * the CPU of decompressing).  So: the memory space is the file
+         * space with the same selection, and the buffer's address is
+         * shifted so that element e0 lands at buf.  libhdf5 only touches
+         * the selected elements, [e0, e1), all inside buf; the shift is
+         * integer arithmetic, the pointer is never dereferenced outside. */
+        ms = H5Scopy(fs);
+        base = (void *)((uintptr_t)buf - (uintptr_t)(e0 * d->esize));
+    }
+    if (ms >= 0 && H5Dread(d->id, rtype, ms, fs, H5P_DEFAULT, base) >= 0)
+        rc = HPC_OK;
+out:
+    if (rc == HPC_OK && d->rtype >= 0)
+        h5_swap_elements(buf, e1 - e0, d->esize);
+    if (rc == HPC_OK && d->pad)
+        zero_padding(d, buf, e1 - e0);
+    if (rc != HPC_OK) {
+        char *why = h5_errtext();
+        hpc_log("hdf5: %s: H5Dread of elements %" PRIu64 "..%" PRIu64 " failed: %s%s%s",
+                d->path, e0, e1, d->note ? d->note : "", d->note ? ": " : "", why);
+        g_free(why);
+    }
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (ms >= 0)
+        H5Sclose(ms);
+    return rc;
+}
+
+/* Elements [e0, e1) of the dataset of hd, decoded by us or by H5Dread. */
+static int read_range(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, void *buf)
+{
+    return hd->plan ? read_decoded(h, hd, e0, e1, buf) : h5_read_elements(hd->d, e0, e1, buf);
+}
+
+typedef struct elem_ctx {
+    h5 *h;
+    const h5_handle *hd;
+} elem_ctx;
+
+static int fill_elem(void *p, uint64_t elem, void *buf)
+{
+    elem_ctx *ec = p;
+    return read_range(ec->h, ec->hd, elem, elem + 1, buf);
+}
+
+static int read_dset(hpc_container *c, const h5_handle *hd, void *buf, size_t len,
+                     uint64_t off, size_t *nread)
+{
+    h5 *h = c->priv;
+    const h5_dset *d = hd->d;
+    if (off >= d->size || len == 0)
+        return HPC_OK;
+    len = (size_t)MIN((uint64_t)len, d->size - off);
+    int rc;
+    switch (d->kind) {
+    case DS_TEXT:
+        memcpy(buf, d->text + off, len);
+        rc = HPC_OK;
+        break;
+    case DS_DATA: {
+        h5_quiet();
+        uint64_t e0 = off / d->esize, e1 = (off + len - 1) / d->esize + 1;
+        size_t skip = (size_t)(off - e0 * d->esize);
+        if (skip == 0 && (e1 - e0) * d->esize == len) {
+            rc = read_range(h, hd, e0, e1, buf);
+        } else if (d->esize > ELEM_SLOT_MIN) {
+            elem_ctx ec = { h, hd };
+            rc = hpc_h5elem_read(h->elems, hd->node, d->esize, off, len, buf, fill_elem, &ec);
+        } else {
+            char *tmp = g_try_malloc((size_t)(e1 - e0) * d->esize);
+            if (!tmp)
+                return HPC_E_NOMEM;
+            rc = read_range(h, hd, e0, e1, tmp);
+            if (rc == HPC_OK)
+                memcpy(buf, tmp + skip, len);
+            g_free(tmp);
+        }
+        /* libhdf5's sec2 driver reads zeros past the end of a file that
+         * shrank under the mount: the bytes count only if the file is
+         * still as it was */
+        if (rc == HPC_OK)
+            rc = hpc_container_sources_unchanged(c);
+        break;
+    }
+    default:
+        rc = HPC_E_NOTSUP;
+        break;
+    }
+    if (rc == HPC_OK)
+        *nread = len;
+    return rc;
+}
+
+int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
+            size_t *nread)
+{
+    h5_handle *hd;
+    *nread = 0;
+    int rc = read_acquire(c, ino, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    rc = read_dset(c, hd, buf, len, off, nread);
+    read_release(c, hd);
+    return rc;
+}
+
+int h5_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
+           hpc_extent *ext, unsigned max, unsigned *n)
+{
+    h5 *h = c->priv;
+    h5_handle *hd;
+    *n = 0;
+    if (read_acquire(c, ino, &hd) != HPC_OK)
+        return HPC_E_NOTSUP;
+    const h5_dset *d = hd->d;
+    int rc = HPC_OK;
+    if (d->kind != DS_FAST)
+        rc = HPC_E_NOTSUP;
+    else if (off < d->size && len > 0 && max > 0) {
+        ext[0] = (hpc_extent){ .src = h->src, .off = d->addr + off, .len = MIN(len, d->size - off) };
+        *n = 1;
+    }
+    read_release(c, hd);
+    return rc;
+}
+
+/* ---- chunks the daemon decodes (fmt_hdf5.h) ------------------------------ */
+
+int hpc_hdf5_chunk_plan(hpc_container *c, hpc_ino ino, GByteArray *out)
+{
+    h5_handle *hd;
+    int rc = read_acquire(c, ino, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    if (hd->plan && hd->d->kind == DS_DATA) {
+        hpc_h5chunk_wire_plan w;
+        hpc_h5chunk_plan_pack(hd->plan, &w);
+        uint64_t size = hd->d->size;
+        g_byte_array_append(out, (const guint8 *)&w, sizeof w);
+        g_byte_array_append(out, (const guint8 *)&size, sizeof size);
+    } else {
+        rc = HPC_E_NOTSUP;
+    }
+    read_release(c, hd);
+    return rc;
+}
+
+/* Do the size bytes at addr hold the raw chunk at off (and its mask)? */
+static int chunk_placed(h5 *h, const h5_handle *hd, const hsize_t *off, uint64_t addr,
+                        uint64_t size, unsigned mask)
+{
+    unsigned char *lib = g_try_malloc((size_t)size), *file = g_try_malloc((size_t)size);
+    uint32_t filters = 0;
+    int same = lib && file && H5Dread_chunk(hd->d->id, H5P_DEFAULT, off, &filters, lib) >= 0 &&
+               filters == mask && hpc_source_pread(h->src, file, (size_t)size, addr) == HPC_OK &&
+               memcmp(lib, file, (size_t)size) == 0;
+    g_free(lib);
+    g_free(file);
+    return same;
+}
+
+/* Where chunk number `chunk` of hd is stored: H5Dget_chunk_info_by_coord,
+ * its size confirmed by the lookup H5Dread makes (H5Dget_chunk_storage_size).
+ * The address is proven by comparing with H5Dread_chunk's bytes: for the
+ * first chunk of a dataset, and for every chunk whose filters carry no
+ * check (a misplaced chunk would decode to wrong bytes). */
+static void chunk_where(h5 *h, h5_handle *hd, uint64_t chunk, hpc_h5chunk_where *w)
+{
+    hsize_t off[HPC_HDF5_MAX_RANK], size = 0, ssize = 0;
+    haddr_t addr = HADDR_UNDEF;
+    unsigned mask = 0;
+    memset(w, 0, sizeof *w);
+    hpc_h5chunk_origin(hd->plan, chunk, off);
+    int placed = g_atomic_int_get(&hd->placed);
+    if (placed < 0 || H5Dget_chunk_info_by_coord(hd->d->id, off, &mask, &addr, &size) < 0 ||
+        addr == HADDR_UNDEF || size == 0 || size > 2 * hpc_h5chunk_plan_chunk_bytes(hd->plan) + 4096 ||
+        H5Dget_chunk_storage_size(hd->d->id, off, &ssize) < 0 || ssize != size ||
+        !hpc_source_contains(h->src, (uint64_t)addr, (uint64_t)size))
+        return;
+    if (placed == 0 || !hpc_h5chunk_plan_checked(hd->plan)) {
+        int ok = chunk_placed(h, hd, off, (uint64_t)addr, (uint64_t)size, mask);
+        g_atomic_int_set(&hd->placed, ok ? 1 : -1);
+        if (!ok)
+            return;
+    }
+    *w = (hpc_h5chunk_where){ .addr = (uint64_t)addr, .size = (uint64_t)size, .mask = mask };
+}
+
+int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t n,
+                         GByteArray *out)
+{
+    h5 *h = c->priv;
+    h5_handle *hd;
+    int rc = read_acquire(c, ino, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    uint64_t all = hd->plan ? hpc_h5chunk_plan_nchunks(hd->plan) : 0;
+    if (!hd->plan)
+        rc = HPC_E_NOTSUP;
+    else if (first >= all)
+        rc = HPC_E_INVAL;
+    for (uint64_t i = first; rc == HPC_OK && i < all && i - first < n; i++) {
+        hpc_h5chunk_where w;
+        chunk_where(h, hd, i, &w);
+        g_byte_array_append(out, (const guint8 *)&w, sizeof w);
+    }
+    read_release(c, hd);
+    return rc;
+}
+
+/* Where the dataset's stored bytes lie, for references (hdf5_refs.c). */
+int h5_chunks(hpc_container *c, hpc_ino ino, GString *out)
+{
+    h5_handle *hd;
+    int rc = read_acquire(c, ino, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    rc = hd->d->id >= 0 ? hpc_h5refs_describe(hd->d->id, out) : HPC_E_NOTSUP;
+    read_release(c, hd);
+    return rc;
+}

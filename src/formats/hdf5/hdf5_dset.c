@@ -1,0 +1,348 @@
+/* hdf5_dset.c - a dataset described once, when first needed: its byte
+ * image (elements in C order, little-endian; or rendered text), how it is
+ * read (hyperslabs, pread at H5Dget_offset, chunks the daemon decodes)
+ * and what cannot be served, and why. */
+#include "hdf5_int.h"
+
+/* ---- datasets --------------------------------------------------------- */
+
+void h5_dset_free(gpointer p)
+{
+    h5_dset *d = p;
+    if (!d)
+        return;
+    if (d->id >= 0)
+        H5Dclose(d->id);
+    if (d->mtype >= 0)
+        H5Tclose(d->mtype);
+    if (d->rtype >= 0)
+        H5Tclose(d->rtype);
+    if (d->pad)
+        g_array_unref(d->pad);
+    g_free(d->path);
+    g_free(d->text);
+    g_free(d->shape);
+    g_free(d->dtype);
+    g_free(d->layout);
+    g_free(d->filters);
+    g_free(d->chunks);
+    g_free(d->note);
+    g_free(d);
+}
+
+hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunks)
+{
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    if (dapl < 0)
+        return dapl;
+    /* external raw data and virtual sources next to the .h5 file */
+    H5Pset_efile_prefix(dapl, "${ORIGIN}");
+    H5Pset_virtual_prefix(dapl, "${ORIGIN}");
+    if (cache_bytes) {
+        /* hash slots: ~10 per chunk that fits, odd to spread the hash;
+         * libhdf5 allocates them at open, so at most 512 KiB of them */
+        uint64_t fit = MIN(chunk_bytes ? cache_bytes / chunk_bytes + 1 : 1, nchunks);
+        size_t slots = (size_t)MIN(MAX(fit * 10, 31), 1u << 16) | 1;
+        H5Pset_chunk_cache(dapl, slots, (size_t)cache_bytes, 0.75);
+    }
+    return dapl;
+}
+
+/* Render a variable-length string dataset as lines. */
+static int dset_text(h5_dset *d, hid_t ftype, hid_t space)
+{
+    hid_t m = H5Tcopy(H5T_C_S1);
+    char **v = NULL;
+    int rc = HPC_E_IO;
+    if (m < 0 || H5Tset_size(m, H5T_VARIABLE) < 0 || H5Tset_cset(m, H5Tget_cset(ftype)) < 0)
+        goto out;
+    v = g_new0(char *, d->nelem ? d->nelem : 1);
+    if (d->nelem && H5Dread(d->id, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
+        goto out;
+    GString *t = g_string_new(NULL);
+    for (uint64_t i = 0; i < d->nelem && t->len <= MAX_TEXT_BYTES; i++) {
+        if (v[i])
+            g_string_append(t, v[i]);
+        g_string_append_c(t, '\n');
+    }
+    if (t->len > MAX_TEXT_BYTES) {
+        d->kind = DS_NONE;
+        d->note = g_strdup_printf("strings longer than %u bytes in all: not rendered", MAX_TEXT_BYTES);
+        g_string_truncate(t, 0);
+    }
+    if (d->nelem)
+        H5Dvlen_reclaim(m, space, H5P_DEFAULT, v);
+    d->size = t->len;
+    d->text = g_string_free(t, FALSE);
+    rc = HPC_OK;
+out:
+    g_free(v);
+    if (m >= 0)
+        H5Tclose(m);
+    return rc;
+}
+
+static const char *chunk_index_name(hid_t did)
+{
+    H5D_chunk_index_t idx;
+    if (H5Dget_chunk_index_type(did, &idx) < 0)
+        return "?";
+    switch (idx) {
+    case H5D_CHUNK_IDX_BTREE: return "btree-v1";
+    case H5D_CHUNK_IDX_SINGLE: return "single-chunk";
+    case H5D_CHUNK_IDX_NONE: return "implicit";
+    case H5D_CHUNK_IDX_FARRAY: return "fixed-array";
+    case H5D_CHUNK_IDX_EARRAY: return "extensible-array";
+    case H5D_CHUNK_IDX_BT2: return "btree-v2";
+    default: return "?";
+    }
+}
+
+/* Big-endian integers, floats and enums are read as h5py reads them, into their
+ * full-size type in the file's byte order, and swapped afterwards: the
+ * conversion libhdf5 1.10 makes of the fill value of an n-bit type gives
+ * other bytes into the little-endian type (-5 of 12 bits becomes 4091).
+ * H5I_INVALID_HID for other types. */
+static hid_t read_type(hid_t ftype, hid_t mtype)
+{
+    H5T_class_t cls = H5Tget_class(ftype);
+    size_t n = H5Tget_size(mtype);
+    if ((cls != H5T_INTEGER && cls != H5T_FLOAT && cls != H5T_ENUM) ||
+        H5Tget_order(ftype) != H5T_ORDER_BE || (n != 2 && n != 4 && n != 8))
+        return H5I_INVALID_HID;
+    /* an enum converted to another byte order turns values that are not
+     * members into all ones; h5py reads it as stored */
+    if (cls == H5T_ENUM)
+        return H5Tget_size(ftype) == n && H5Tget_precision(ftype) == 8 * n ? H5Tcopy(ftype)
+                                                                          : H5I_INVALID_HID;
+    hid_t t = H5Tcopy(mtype);
+    if (t >= 0 && H5Tset_order(t, H5T_ORDER_BE) < 0) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* Elements of n bytes in the file's (big-endian) order to little-endian. */
+void h5_swap_elements(void *buf, uint64_t count, size_t n)
+{
+    unsigned char *p = buf;
+    for (uint64_t i = 0; i < count; i++, p += n)
+        for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+            unsigned char t = p[a];
+            p[a] = p[b];
+            p[b] = t;
+        }
+}
+
+/* A filter of d libhdf5 does not have: a note and a warning, unless the
+ * reader decodes the chunks itself (LZF). */
+static void note_unavailable(h5 *h, h5_dset *d, const char *what, int decoded)
+{
+    if (decoded) {
+        GString *f = g_string_new(d->filters);
+        g_string_replace(f, "(unavailable)", "", 0);
+        g_free(d->filters);
+        d->filters = g_string_free(f, FALSE);
+        return;
+    }
+    if (d->note)
+        return;
+    d->note = g_strdup(what);
+    g_string_append_printf(h->warnings, "warning: %s: %s in this libhdf5: reads fail with EIO\n",
+                           d->path, what);
+}
+
+/* Describe dataset d->id: shape, types, layout, how it is read.  Fills
+ * *chunk_band with the bytes of one row of chunks (0 if not chunked), the
+ * bytes of a chunk and the number of chunks. */
+int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
+                     uint64_t *nchunks)
+{
+    hid_t ftype = H5Dget_type(d->id), space = H5Dget_space(d->id), dcpl = H5Dget_create_plist(d->id);
+    int rc = HPC_E_IO;
+    GString *g = g_string_new(NULL);
+    char *unavail = NULL;          /* the last filter libhdf5 lacks */
+    int own_lzf = 1;               /* ... all of them LZF, which the reader decodes */
+    *chunk_band = *chunk_bytes = *nchunks = 0;
+    if (ftype < 0 || space < 0 || dcpl < 0)
+        goto out;
+
+    H5S_class_t sc = H5Sget_simple_extent_type(space);
+    if (sc == H5S_SIMPLE) {
+        hsize_t hd[H5S_MAX_RANK];
+        int r = H5Sget_simple_extent_ndims(space);
+        if (r < 1 || r > HPC_HDF5_MAX_RANK || H5Sget_simple_extent_dims(space, hd, NULL) < 0)
+            goto out;
+        d->rank = r;
+        d->nelem = 1;
+        for (int i = 0; i < r; i++) {
+            d->dims[i] = hd[i];
+            g_string_append_printf(g, "%s%" PRIu64, i ? "," : "", d->dims[i]);
+            if (__builtin_mul_overflow(d->nelem, d->dims[i], &d->nelem)) {
+                d->kind = DS_NONE;
+                d->note = g_strdup("more elements than 2^64");
+                rc = HPC_OK;
+            }
+        }
+        if (d->note)
+            goto out;
+    } else if (sc == H5S_SCALAR) {
+        d->rank = 0;
+        d->nelem = 1;
+    } else if (sc == H5S_NULL) {
+        d->rank = 0;
+        d->nelem = 0;
+        g_string_append(g, "0");
+    } else {
+        goto out;
+    }
+    d->shape = g_strdup(g->str);
+    g_string_truncate(g, 0);
+
+    /* layout, filters, chunking */
+    H5D_layout_t lay = H5Pget_layout(dcpl);
+    int next = H5Pget_external_count(dcpl);
+    switch (lay) {
+    case H5D_COMPACT: g_string_append(g, "compact"); break;
+    case H5D_CONTIGUOUS: g_string_append(g, "contiguous"); break;
+    case H5D_CHUNKED: g_string_append_printf(g, "chunked/%s", chunk_index_name(d->id)); break;
+    case H5D_VIRTUAL: g_string_append(g, "virtual"); break;
+    default: g_string_append(g, "?"); break;
+    }
+    if (next > 0)
+        g_string_append_printf(g, "+external(%d)", next);
+    d->layout = g_strdup(g->str);
+    g_string_truncate(g, 0);
+    int nf = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < nf; i++) {
+        unsigned flags, cd[8];
+        size_t ncd = G_N_ELEMENTS(cd);
+        char name[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, NULL);
+        if (i)
+            g_string_append_c(g, ',');
+        switch (id) {
+        case H5Z_FILTER_DEFLATE: g_string_append_printf(g, "deflate(%u)", ncd ? cd[0] : 0); break;
+        case H5Z_FILTER_SHUFFLE: g_string_append(g, "shuffle"); break;
+        case H5Z_FILTER_FLETCHER32: g_string_append(g, "fletcher32"); break;
+        case H5Z_FILTER_SZIP: g_string_append(g, "szip"); break;
+        case H5Z_FILTER_NBIT: g_string_append(g, "nbit"); break;
+        case H5Z_FILTER_SCALEOFFSET: g_string_append(g, "scaleoffset"); break;
+        case HPC_H5CHUNK_FILTER_LZF: g_string_append(g, "lzf"); break;
+        default: g_string_append_printf(g, "filter-%d", (int)id); break;
+        }
+        if (id >= 0 && H5Zfilter_avail(id) <= 0) {
+            g_string_append(g, "(unavailable)");
+            g_free(unavail);
+            unavail = g_strdup_printf("filter %d (%s) is not available", (int)id,
+                                      *name ? name : "unnamed");
+            own_lzf = own_lzf && id == HPC_H5CHUNK_FILTER_LZF;
+        }
+    }
+    d->filters = g_strdup(nf > 0 ? g->str : "-");
+    g_string_truncate(g, 0);
+    hsize_t cd[H5S_MAX_RANK];
+    if (lay == H5D_CHUNKED && d->rank > 0 && H5Pget_chunk(dcpl, d->rank, cd) == d->rank) {
+        uint64_t nchunks_row = 1, cb = H5Tget_size(ftype);
+        for (int i = 0; i < d->rank; i++) {
+            g_string_append_printf(g, "%s%" PRIu64, i ? "," : "", (uint64_t)cd[i]);
+            if (cd[i] == 0)
+                continue;
+            if (__builtin_mul_overflow(cb, (uint64_t)cd[i], &cb))
+                cb = UINT64_MAX;
+            uint64_t across = (d->dims[i] + cd[i] - 1) / cd[i];
+            if (i > 0 && __builtin_mul_overflow(nchunks_row, across, &nchunks_row))
+                nchunks_row = UINT64_MAX;
+        }
+        *chunk_bytes = cb;
+        if (__builtin_mul_overflow(cb, nchunks_row, chunk_band))
+            *chunk_band = UINT64_MAX;
+        uint64_t rows = cd[0] ? (d->dims[0] + cd[0] - 1) / cd[0] : 0;
+        if (__builtin_mul_overflow(rows, nchunks_row, nchunks))
+            *nchunks = UINT64_MAX;
+    }
+    d->chunks = g_strdup(g->len ? g->str : "-");
+    g_string_truncate(g, 0);
+
+    /* types and how to read */
+    if (H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) > 0) {
+        d->kind = DS_TEXT;
+        d->dtype = g_strdup("O");
+        d->esize = 0;
+        if (d->nelem > MAX_TEXT_ELEMS) {
+            d->kind = DS_NONE;
+            d->note = g_strdup_printf("more than %u strings: not rendered", MAX_TEXT_ELEMS);
+            rc = HPC_OK;
+            goto out;
+        }
+        rc = dset_text(d, ftype, space);
+        goto out;
+    }
+    d->mtype = hpc_h5t_mem_type(ftype);
+    if (d->mtype < 0) {
+        d->kind = DS_NONE;
+        d->dtype = g_strdup("O");
+        d->note = g_strdup("type without a byte image (variable-length or reference): not served");
+        rc = HPC_OK;
+        goto out;
+    }
+    hpc_h5t_np_dtype(d->mtype, g);
+    d->dtype = g_strdup(g->str);
+    d->esize = H5Tget_size(d->mtype);
+    /* one element is held at a time when a read ends inside one */
+    if (d->esize > MAX(h->max_handle_bytes, MAX_ELEM_SIZE)) {
+        d->kind = DS_NONE;
+        d->note = g_strdup_printf("elements of %zu bytes, more than h5cache: not served", d->esize);
+        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
+        rc = HPC_OK;
+        goto out;
+    }
+    if (d->esize == 0 || __builtin_mul_overflow(d->nelem, (uint64_t)d->esize, &d->size) ||
+        d->size > (uint64_t)INT64_MAX) {
+        d->kind = DS_NONE;
+        d->size = 0;
+        d->note = g_strdup_printf("%" PRIu64 " elements of %zu bytes: larger than the largest "
+                                  "file size: left out (empty)", d->nelem, d->esize);
+        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
+        rc = HPC_OK;
+        goto out;
+    }
+    d->kind = DS_DATA;
+    d->rtype = read_type(ftype, d->mtype);
+    /* h5py converts a compound with bit-field members (its dtype has
+     * integers there), so its padding bytes are zero, not the file's: such
+     * datasets go through H5Dread, and h5_read_elements zeroes the padding.
+     * Other compounds keep the file's padding where libhdf5 copies
+     * unconverted, as h5py does. */
+    d->pad = H5Tdetect_class(ftype, H5T_BITFIELD) > 0 ? hpc_h5t_padding(d->mtype, d->esize) : NULL;
+    if (lay == H5D_CONTIGUOUS && next == 0 && d->size > 0 && !d->pad && H5Tequal(ftype, d->mtype) > 0) {
+        haddr_t a = H5Dget_offset(d->id);
+        if (a != HADDR_UNDEF && hpc_source_contains(h->src, (uint64_t)a, d->size)) {
+            d->kind = DS_FAST;
+            d->addr = (uint64_t)a;
+        } else if (a != HADDR_UNDEF) {
+            d->note = g_strdup_printf("raw data at %" PRIu64 " (+%" PRIu64 ") end beyond the "
+                                      "end of the file", (uint64_t)a, d->size);
+            g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
+        }
+    }
+    if (unavail && own_lzf) {
+        hpc_h5chunk_plan *p = NULL;
+        own_lzf = hpc_h5chunk_plan_new(dcpl, ftype, d->mtype, d->esize, d->rank, d->dims, &p) == HPC_OK;
+        hpc_h5chunk_plan_free(p);
+    }
+    rc = HPC_OK;
+out:
+    if (unavail)
+        note_unavailable(h, d, unavail, own_lzf && d->kind == DS_DATA);
+    g_free(unavail);
+    g_string_free(g, TRUE);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    if (space >= 0)
+        H5Sclose(space);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return rc;
+}

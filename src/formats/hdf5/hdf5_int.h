@@ -1,0 +1,178 @@
+/* hdf5_int.h - what the files of the HDF5 reader share (src/formats/hdf5/):
+ * limits, the dataset description, the lazy tree's nodes and listings,
+ * the handle LRU, and the calls one file makes into another.  Only the
+ * reader's own files include it; fmt_hdf5.h is the daemon's view. */
+#ifndef HDF5_INT_H
+#define HDF5_INT_H
+
+#include "hpc_format.h"
+#include "hpc_tree.h"
+#include "fmt_hdf5.h"
+#include "hdf5_refs.h"
+#include "hdf5_chunk.h"
+#include "hdf5_elem.h"
+#include "hdf5_type.h"
+
+#include <hdf5.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define H5_SIG "\211HDF\r\n\032\n"
+#define MAX_TEXT_ELEMS (1u << 24)  /* variable-length strings rendered at open */
+#define MAX_TEXT_BYTES (256u << 20)
+#define MAX_ELEM_SIZE (64u << 20)   /* larger elements: only up to h5cache */
+#define ELEM_SLOT_MIN (1u << 20)    /* larger elements: parts read through the slot */
+#define XATTR_VALUE_MAX 65536      /* Linux XATTR_SIZE_MAX */
+#define XATTR_NAME_MAX_LEN 255
+#define NAME_MAX_LEN 255           /* a file name (Linux NAME_MAX) */
+#define CHUNK_CACHE_DEFAULT (1ull << 20)   /* libhdf5's */
+#define CHUNK_CACHE_MIN (4ull << 20)
+#define CHUNK_CACHE_MAX (512ull << 20)
+#define H5_HANDLES_DEFAULT 256                 /* -o h5handles */
+#define H5_HANDLE_BYTES_DEFAULT (256ull << 20) /* -o h5cache */
+#define INFO_MAX_OBJECTS 200000u               /* entries the .info walk visits */
+
+typedef enum {
+    DS_NONE,    /* no byte image (variable-length sequences, references) */
+    DS_DATA,    /* H5Dread of hyperslabs */
+    DS_FAST,    /* pread at H5Dget_offset */
+    DS_TEXT,    /* variable-length strings rendered as lines at open */
+} ds_kind;
+
+typedef struct h5_dset {
+    hid_t id;
+    hid_t mtype;                   /* little-endian twin of the file type */
+    hid_t rtype;                   /* big-endian numbers: read as h5py does (below), or -1 */
+    GArray *pad;                   /* hpc_h5t_pad: compound padding zeroed after reads, or NULL */
+    char *path;                    /* first path it was found under */
+    ds_kind kind;
+    int rank;
+    uint64_t dims[HPC_HDF5_MAX_RANK];
+    uint64_t nelem;
+    size_t esize;                  /* bytes per element in memory */
+    uint64_t size;                 /* bytes of the file */
+    uint64_t addr;                 /* DS_FAST: file offset of the raw data */
+    char *text;                    /* DS_TEXT */
+    char *shape, *dtype, *layout, *filters, *chunks, *note;
+    uint64_t cache_bytes;          /* chunk cache of the handle, 0: default */
+} h5_dset;
+
+/* One object or link met in the file (see "the lazy tree"): 32 bytes. */
+typedef struct h5_node {
+    uint64_t addr;                 /* object header (0 for links) */
+    uint64_t size;                 /* dataset: bytes once described; link: target length */
+    uint32_t parent;               /* the group it was first found in (NO_PARENT: root) */
+    uint32_t idx;                  /* its entry there (name order) */
+    uint32_t nlink;                /* datasets: hard links to it */
+    uint8_t kind;                  /* K_* */
+    uint8_t state;                 /* S_*: described, damaged */
+    uint8_t reported;              /* damage noted in .info */
+    uint8_t noted;                 /* attribute warnings noted in .info */
+} h5_node;
+
+/* A listed group: its entries in name order. */
+typedef struct h5_list {
+    uint32_t n;
+    uint32_t *child;               /* node ids; 0: left out */
+    uint32_t *name_at;             /* offsets of the names in names */
+    char *names;
+    GString *notes;                /* .info lines of left-out links */
+    unsigned nexternal, ntypes;
+    int unsorted;                  /* names not in strcmp order: search linearly */
+} h5_list;
+
+/* An open dataset in the handle LRU. */
+typedef struct h5_handle {
+    uint32_t node;
+    int refs;                      /* readers using it now: not closed */
+    GList link;                    /* in h->lru */
+    uint64_t bytes;                /* chunk cache and rendered text */
+    h5_dset *d;
+    hpc_h5chunk_plan *plan;        /* chunks decoded by hdf5_chunk.c, or NULL */
+    gint placed;                   /* chunk addresses: 0 unproven, 1 right, -1 wrong */
+} h5_handle;
+
+typedef struct h5 {
+    hid_t file;
+    hid_t dapl;                    /* default dataset access: external prefixes */
+    hpc_source *src;
+    GMutex lock;                   /* all below; taken before libhdf5's lock */
+    GArray *nodes;                 /* h5_node; index = node id, 0 the root */
+    GHashTable *by_addr;           /* object header address -> node id */
+    GHashTable *lists;             /* group node id -> h5_list */
+    GHashTable *targets;           /* symlink node id -> target */
+    GHashTable *reasons;           /* damaged node id -> why */
+    GHashTable *handles;           /* dataset node id -> h5_handle */
+    GQueue lru;                    /* h5_handle, most recently used first */
+    unsigned nhandles, max_handles;
+    uint64_t handle_bytes, max_handle_bytes;
+    hpc_h5chunk_cache *chunks;     /* decoded chunks */
+    hpc_h5elem *elems;             /* the last large element read */
+    GString *warnings;             /* one "warning: ..." line each (may repeat) */
+    GString *damaged;              /* one "damaged: ..." line per damaged object */
+    unsigned super_version;
+    uint64_t userblock;
+} h5;
+
+/* the lazy tree (hdf5_tree.c) */
+enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED };
+enum { S_NEW = 0, S_OK, S_BAD };
+
+#define NODE(h, i) (&g_array_index((h)->nodes, h5_node, (i)))
+#define NO_PARENT UINT32_MAX
+
+/* fmt_hdf5.c */
+void h5_quiet(void);
+char *h5_errtext(void);
+
+/* hdf5_dset.c */
+void h5_dset_free(gpointer p);
+hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunks);
+void h5_swap_elements(void *buf, uint64_t count, size_t n);
+int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
+                     uint64_t *nchunks);
+
+/* hdf5_tree.c */
+uint32_t h5_ino_to_id(hpc_ino ino, const h5 *h);
+uint32_t h5_node_new(h5 *h, uint8_t kind, uint64_t addr, uint32_t parent, uint32_t idx);
+const char *h5_node_name(h5 *h, uint32_t id);
+char *h5_node_path(h5 *h, uint32_t id);
+void h5_note_damaged(h5 *h, uint32_t id, const char *what, const char *why);
+int h5_damaged_read(h5 *h, uint32_t id);
+hid_t h5_group_open(h5 *h, uint32_t id);
+int h5_list_group(h5 *h, uint32_t dir, h5_list **out);
+int h5_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
+int h5_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
+int h5_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx);
+int h5_readlink(hpc_container *c, hpc_ino ino, char **target);
+
+/* hdf5_handle.c */
+void h5_handle_close(h5 *h, h5_handle *hd);
+int h5_handle_get(h5 *h, uint32_t id, h5_handle **out);
+void h5_handle_put(h5 *h, h5_handle *hd);
+
+/* hdf5_attr.c */
+typedef struct attr_ctx {
+    h5 *h;
+    GPtrArray *names, *values;     /* char *, GString * */
+    GString *notes;                /* over-long names, cut values */
+    char *failed;                  /* message of the first attribute that failed */
+    const char *path;
+} attr_ctx;
+
+void h5_attrs_read(h5 *h, uint32_t id, hid_t oid, attr_ctx *a);
+void h5_attrs_clear(attr_ctx *a);
+int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
+
+/* hdf5_data.c */
+int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf);
+int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
+            size_t *nread);
+int h5_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
+           hpc_extent *ext, unsigned max, unsigned *n);
+int h5_chunks(hpc_container *c, hpc_ino ino, GString *out);
+
+#endif
