@@ -705,22 +705,3 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     g_string_free(r.refs, TRUE);
     return rc;
 }
-
-int hpc_refs_source(const char *source, const hpc_options *opts, const char *path,
-                    uint64_t inline_max, char **json, GError **err)
-{
-    hpc_options defaults;
-    hpc_mount *m = NULL;
-    *json = NULL;
-    hpc_options_init(&defaults);
-    int rc = hpc_mount_open(source, opts ? opts : &defaults, &m, err);
-    if (rc == HPC_OK) {
-        hpc_refs_opts o = { inline_max };
-        GString *out = g_string_new(NULL);
-        rc = hpc_refs_json(m, path ? path : "/", &o, out, err);
-        *json = g_string_free(out, rc != HPC_OK);
-    }
-    hpc_mount_close(m);
-    hpc_options_clear(&defaults);
-    return rc;
-}
