@@ -15,11 +15,17 @@ $PY -c "import fsspec, zarr, xarray, h5py, gsd.fl" 2>/dev/null ||
     { echo "SKIP: python3-fsspec/zarr/xarray/h5py/gsd missing (tests/deps.sh)"; exit 77; }
 V="$top_srcdir/tests/refs_verify.py"
 O="$top_builddir/tests/hdf4_oracle"
-files=0 refused=0 described=0
+# HPC_REFS_CORPUS_SHARD=K/N: only the files whose index modulo N is K, so
+# that a pass can run as N processes (each prints its own counts)
+shard=${HPC_REFS_CORPUS_SHARD:-0/1}
+sk=${shard%/*} sn=${shard#*/}
+files=0 refused=0 described=0 idx=-1
 : >"$TMP/notes"
 : >"$TMP/counts"
 : >"$TMP/big"
 while IFS= read -r f; do
+    idx=$((idx + 1))
+    [ $((idx % sn)) -eq "$sk" ] || continue
     files=$((files + 1)); echo "[$files] $f"
     (ulimit -v 4194304; "$HPCDUMP" refs "$f" >"$TMP/r.json" 2>"$TMP/err"); rc=$?
     if [ $rc -ne 0 ]; then
