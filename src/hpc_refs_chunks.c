@@ -26,9 +26,13 @@
 #define COMPACT_MAX (64u << 10)   /* HDF5's limit of compact data */
 #define FILL_CHUNK_MAX (16u << 20) /* a chunk never written, inline, at most */
 #define FILL_TOTAL_MAX (64u << 20)  /* and all of them (stored zlib: as large as raw) */
+#define SIZE_DIFFERS "its stored element size differs from the served one"
+#define NO_ZDTYPE "a structured type (compound or array) with no zarr dtype from its reader"
 
 typedef struct desc {
     char *file, *layout, *unsup;
+    char *zdtype, *zserved;    /* a compound's zarr dtype: as stored, as served */
+    uint64_t zsize;
     char order;                /* '<', '>' or '|' */
     int has_addr;
     uint64_t addr, size;
@@ -56,6 +60,8 @@ static void desc_clear(desc *d)
     g_free(d->file);
     g_free(d->layout);
     g_free(d->unsup);
+    g_free(d->zdtype);
+    g_free(d->zserved);
     g_string_free(d->filters, TRUE);
     g_array_free(d->codecs, TRUE);
     g_hash_table_destroy(d->seen);
@@ -72,31 +78,10 @@ static uint64_t load(const unsigned char *p, size_t n, char o)
     return v;
 }
 
-/* The fill value as zarr v2's JSON, or NULL when it has no such form. */
-static char *fill_json(const desc *d, const hpc_refs_array *a)
+/* A float of n bytes p in byte order o as zarr v2's JSON, or NULL. */
+static char *float_json(const unsigned char *p, size_t n, char o)
 {
-    if (!d->fill)
-        return NULL;
-    gsize n;
-    const unsigned char *p = g_bytes_get_data(d->fill, &n);
-    char k = a->dtype[1];
-    if (n != a->itemsize)
-        return NULL;
-    if (k == 'S') {
-        char *b = g_base64_encode(p, n);
-        char *s = g_strdup_printf("\"%s\"", b);
-        g_free(b);
-        return s;
-    }
-    if (n > 8 || (k != 'i' && k != 'u' && k != 'f' && k != 'b'))
-        return NULL;
-    uint64_t v = load(p, n, d->order == '>' ? '>' : '<');
-    if (k == 'u' || k == 'b')
-        return k == 'b' ? g_strdup(v ? "true" : "false") : g_strdup_printf("%" G_GUINT64_FORMAT, v);
-    if (k == 'i') {
-        int64_t s = n == 8 ? (int64_t)v : (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n);
-        return g_strdup_printf("%" G_GINT64_FORMAT, s);
-    }
+    uint64_t v = load(p, n, o);
     double x;
     if (n == 4) {
         uint32_t u = (uint32_t)v;
@@ -113,6 +98,46 @@ static char *fill_json(const desc *d, const hpc_refs_array *a)
     if (isinf(x))
         return g_strdup(x > 0 ? "\"Infinity\"" : "\"-Infinity\"");
     return g_strdup_printf("%.17g", x);
+}
+
+/* A complex fill value as zarr v2 has it: [real, imaginary]. */
+static char *complex_json(const unsigned char *p, size_t n, char o)
+{
+    char *re = float_json(p, n / 2, o), *im = float_json(p + n / 2, n / 2, o);
+    char *s = re && im ? g_strdup_printf("[%s, %s]", re, im) : NULL;
+    g_free(re);
+    g_free(im);
+    return s;
+}
+
+/* The fill value as zarr v2's JSON, or NULL when it has no such form. */
+static char *fill_json(const desc *d, const hpc_refs_array *a)
+{
+    if (!d->fill)
+        return NULL;
+    gsize n;
+    const unsigned char *p = g_bytes_get_data(d->fill, &n);
+    char k = a->dtype[0] == '[' ? 'V' : a->dtype[1];
+    char o = a->dtype[0] == '>' ? '>' : '<';
+    if (n != a->itemsize)
+        return NULL;
+    if (k == 'S' || k == 'V') {         /* the bytes in base64 */
+        char *b = g_base64_encode(p, n);
+        char *s = g_strdup_printf("\"%s\"", b);
+        g_free(b);
+        return s;
+    }
+    if (k == 'c')
+        return complex_json(p, n, o);
+    if (k == 'f')
+        return float_json(p, n, o);
+    if (n > 8 || (k != 'i' && k != 'u' && k != 'b'))
+        return NULL;
+    uint64_t v = load(p, n, o);
+    if (k == 'u' || k == 'b')
+        return k == 'b' ? g_strdup(v ? "true" : "false") : g_strdup_printf("%" G_GUINT64_FORMAT, v);
+    int64_t sv = n == 8 ? (int64_t)v : (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n);
+    return g_strdup_printf("%" G_GINT64_FORMAT, sv);
 }
 
 /* One "filter ID CD..." line as a numcodecs filter, or a reason. */
@@ -324,6 +349,23 @@ static uint64_t grid_chunks(const desc *d, const hpc_refs_array *a)
     return n;
 }
 
+/* "dtype SIZE JSON" (the file's) or "sdtype SIZE JSON" (the served
+ * bytes'): a typestr is kept without its quotes, a list as it is. */
+static const char *dtype_line(desc *d, const char *line)
+{
+    int served = line[0] == 's', at = 0;
+    guint64 size = 0;
+    if (sscanf(line + (served ? 7 : 6), "%" G_GUINT64_FORMAT " %n", &size, &at) != 1 || !at)
+        return "the reader's chunk table is malformed";
+    const char *t = line + (served ? 7 : 6) + at;
+    size_t n = strlen(t);
+    char *v = t[0] == '"' && n > 2 && t[n - 1] == '"' ? g_strndup(t + 1, n - 2) : g_strdup(t);
+    g_free(served ? d->zserved : d->zdtype);
+    *(served ? &d->zserved : &d->zdtype) = v;
+    d->zsize = size;
+    return NULL;
+}
+
 /* A header line into d; a reason when the array cannot be referenced. */
 static const char *header_line(desc *d, const char *line, const hpc_refs_array *a)
 {
@@ -337,6 +379,8 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
         d->order = line[6] == 'b' ? '>' : line[6] == 'l' ? '<' : '|';
     else if (g_str_has_prefix(line, "unsup ") && !d->unsup)
         d->unsup = g_strdup(line + 6);
+    else if (g_str_has_prefix(line, "dtype ") || g_str_has_prefix(line, "sdtype "))
+        return dtype_line(d, line);
     else if (sscanf(line, "addr %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &d->addr, &d->size) == 2)
         d->has_addr = 1;
     else if (g_str_has_prefix(line, "filter "))
@@ -358,13 +402,20 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
     return NULL;
 }
 
-/* The file's dtype: the mount's (little-endian) with the file's order. */
+/* The file's dtype: the mount's (little-endian) with the file's order, or
+ * the reader's for a compound. */
 static const char *file_dtype(const desc *d, hpc_refs_array *f)
 {
-    if (d->order == '>' && f->dtype[0] == '<')
+    if (d->zdtype) {
+        if (!hpc_refs_retype(f, d->zdtype, d->zsize))
+            return SIZE_DIFFERS;
+    } else if (f->structured) {
+        return NO_ZDTYPE;
+    } else if (d->order == '>' && f->dtype[0] == '<') {
         f->dtype[0] = '>';
-    else if (d->order == '>' || (d->order == '|' && f->itemsize > 1 && f->dtype[0] != '|'))
+    } else if (d->order == '>' || (d->order == '|' && f->itemsize > 1 && f->dtype[0] != '|')) {
         return "its type's byte order is not one numpy names";
+    }
     f->raw = 1;
     return NULL;
 }
@@ -397,9 +448,13 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
     int chunked = !strcmp(d->layout, "chunked");
     if (!strcmp(d->layout, "compact") && !d->unsup && f->nbytes <= COMPACT_MAX) {
         *done = 1;                      /* compact: inline, whatever the threshold */
-        return hpc_refs_inline_array(r, ino, key, f);
+        if (d->zserved && !hpc_refs_retype(f, d->zserved, d->zsize))
+            *why = SIZE_DIFFERS;
+        else if (f->structured)
+            *why = NO_ZDTYPE;
+        return *why ? HPC_OK : hpc_refs_inline_array(r, ino, key, f);
     }
-    if (!chunked && d->unsup && !d->has_addr)
+    if (!chunked && d->unsup && !d->has_addr && !f->structured)
         return HPC_OK;                  /* the mount's bytes, as the extents give them */
     *done = 1;
     if (d->unsup || (*why = file_dtype(d, f))) {
