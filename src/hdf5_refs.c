@@ -8,6 +8,8 @@
  *   unsup WHY                 the bytes are no numpy type zarr decodes
  *   dtype SIZE JSON           a compound's zarr v2 dtype for the file's bytes
  *   sdtype SIZE JSON          the same for the served bytes (little-endian)
+ *   adims A0,A1,...           an array type: the dims its elements add (the
+ *                             dtypes above are then its base type's)
  *   addr OFFSET SIZE          contiguous and allocated
  *   chunk D0,D1,...           chunk shape
  *   filter ID CD0 CD1 ...     the pipeline in file (encode) order
@@ -222,14 +224,27 @@ static const char *zdt_type(hid_t t, int depth, zdt *z)
     return why;
 }
 
-/* The "dtype" and "sdtype" lines of compound type t, or why there are none. */
-static const char *compound_out(hid_t t, GString *o)
+/* The "dtype" and "sdtype" lines of a compound type t, or, for an array
+ * type, of its base type and the "adims" line (h5py reads the array's
+ * dims as trailing axes); or why there are none. */
+static const char *structured_out(hid_t t, GString *o)
 {
     zdt z = { g_string_new(NULL), g_string_new(NULL) };
-    const char *why = zdt_type(t, 0, &z);
+    hid_t base = H5Tget_class(t) == H5T_ARRAY ? H5Tget_super(t) : H5Tcopy(t);
+    hsize_t dims[H5S_MAX_RANK];
+    int nd = H5Tget_class(t) == H5T_ARRAY ? H5Tget_array_ndims(t) : 0;
+    const char *why = base < 0 || nd < 0 || nd > H5S_MAX_RANK ||
+                      (nd && H5Tget_array_dims2(t, dims) < 0) ? "a type libhdf5 cannot describe"
+                      : H5Tget_class(base) == H5T_ARRAY ? "an array type of array type"
+                      : zdt_type(base, 0, &z);
     if (!why)
-        g_string_append_printf(o, "dtype %zu %s\nsdtype %zu %s\n", H5Tget_size(t), z.file->str,
-                               H5Tget_size(t), z.served->str);
+        g_string_append_printf(o, "dtype %zu %s\nsdtype %zu %s\n", H5Tget_size(base), z.file->str,
+                               H5Tget_size(base), z.served->str);
+    for (int i = 0; !why && i < nd; i++)
+        g_string_append_printf(o, "%s%" G_GUINT64_FORMAT "%s", i ? "," : "adims ", (guint64)dims[i],
+                               i == nd - 1 ? "\n" : "");
+    if (base >= 0)
+        H5Tclose(base);
     g_string_free(z.file, TRUE);
     g_string_free(z.served, TRUE);
     return why;
@@ -384,8 +399,9 @@ int hpc_h5refs_describe(hid_t did, GString *o)
     g_string_append_printf(o, "layout %s\n", ext > 0 ? "other" : lay == H5D_CONTIGUOUS ? "contiguous"
                            : lay == H5D_CHUNKED ? "chunked" : lay == H5D_COMPACT ? "compact"
                            : "other");
-    const char *why = H5Tget_class(ftype) == H5T_COMPOUND ? compound_out(ftype, o)
-                                                         : type_verbatim(ftype, &order);
+    H5T_class_t cls = H5Tget_class(ftype);
+    const char *why = cls == H5T_COMPOUND || cls == H5T_ARRAY ? structured_out(ftype, o)
+                                                              : type_verbatim(ftype, &order);
     g_string_append_printf(o, "order %s\n", order == H5T_ORDER_BE ? "be"
                            : order == H5T_ORDER_LE ? "le" : "none");
     if (why)

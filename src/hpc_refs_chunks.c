@@ -36,10 +36,13 @@ typedef struct desc {
     char order;                /* '<', '>' or '|' */
     int has_addr;
     uint64_t addr, size;
-    int nd;                    /* chunk rank */
+    int nd;                    /* chunk rank (with nadims) */
     uint64_t chunk[HPC_REFS_MAX_DIMS];
+    int nadims;                /* an array type's dims: trailing axes */
+    uint64_t adims[HPC_REFS_MAX_DIMS];
     GString *filters;          /* JSON list members */
     int fletcher, verified;
+    int compressed;            /* a compressor came before in the pipeline */
     GBytes *fill;              /* NULL: none defined */
     int started;               /* .zarray written */
     uint64_t nchunks;
@@ -152,6 +155,9 @@ static const char *filter_line(desc *d, const char *rest, const hpc_refs_array *
         g_array_append_val(d->codecs, k);
     if (d->fletcher)
         why = "fletcher32 not last in the filter pipeline";
+    else if (id == H5Z_SHUFFLE && d->compressed)     /* its input: compressed bytes */
+        why = "shuffle after a compressor (numcodecs' shuffle refuses a buffer that is not a "
+              "whole number of elements; libhdf5's leaves the rest as it is)";
     else if (id == H5Z_DEFLATE)
         g_string_append_printf(d->filters, "%s{\"id\": \"zlib\", \"level\": %u}",
                                d->filters->len ? ", " : "", MIN(cd0, 9u));
@@ -170,6 +176,7 @@ static const char *filter_line(desc *d, const char *rest, const hpc_refs_array *
         why = "the scale-offset filter (no numcodecs codec)";
     else
         why = "a filter numcodecs is not known here to decode as libhdf5 does";
+    d->compressed |= id == H5Z_DEFLATE;
     g_strfreev(w);
     return why;
 }
@@ -217,8 +224,8 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
         return "a chunk shorter than its fletcher32 checksum";
     gchar **c = g_strsplit(coords, ",", -1);
     GString *name = g_string_new(NULL);
-    int i = 0;
-    for (; c[i] && i < d->nd; i++) {
+    int i = 0, rank = d->nd - d->nadims;
+    for (; c[i] && i < rank; i++) {
         uint64_t v = g_ascii_strtoull(c[i], NULL, 10);
         /* a chunk beyond the extent: libhdf5 1.10 gives such coordinates for
          * some indexes where h5py reads other values; trust none of them */
@@ -226,8 +233,10 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
             break;
         g_string_append_printf(name, "%s%" G_GUINT64_FORMAT, i ? "." : "", v / d->chunk[i]);
     }
-    const char *why = i != d->nd || c[i] ? "a chunk off the chunk grid or beyond the extent "
-                                           "(libhdf5's chunk coordinates not trusted)" : NULL;
+    const char *why = i != rank || c[i] ? "a chunk off the chunk grid or beyond the extent "
+                                          "(libhdf5's chunk coordinates not trusted)" : NULL;
+    for (int k = 0; k < d->nadims; k++)         /* an array type's axes: one chunk */
+        g_string_append(name, rank + k ? ".0" : "0");
     if (!why)
         hpc_refs_range(r, key, name->str, file, off, d->fletcher ? size - 4 : size);
     d->nchunks++;
@@ -385,7 +394,12 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
         d->has_addr = 1;
     else if (g_str_has_prefix(line, "filter "))
         return filter_line(d, line + 7, a);
-    else if (g_str_has_prefix(line, "chunk ")) {
+    else if (g_str_has_prefix(line, "adims ")) {
+        gchar **c = g_strsplit(line + 6, ",", -1);
+        for (d->nadims = 0; c[d->nadims] && d->nadims < HPC_REFS_MAX_DIMS; d->nadims++)
+            d->adims[d->nadims] = g_ascii_strtoull(c[d->nadims], NULL, 10);
+        g_strfreev(c);
+    } else if (g_str_has_prefix(line, "chunk ")) {
         gchar **c = g_strsplit(line + 6, ",", -1);
         for (d->nd = 0; c[d->nd] && d->nd < HPC_REFS_MAX_DIMS; d->nd++)
             d->chunk[d->nd] = MAX(g_ascii_strtoull(c[d->nd], NULL, 10), 1);
@@ -436,6 +450,19 @@ static int contiguous(hpc_refs *r, desc *d, hpc_ino ino, const char *key, const 
     return rc;
 }
 
+/* An array type's dims as trailing axes of f (and of the chunks). */
+static const char *add_adims(desc *d, hpc_refs_array *f, int chunked)
+{
+    if (f->nd + d->nadims > HPC_REFS_MAX_DIMS || (chunked && d->nd != f->nd))
+        return "more dimensions with its array type's than references describe";
+    for (int i = 0; i < d->nadims; i++) {
+        f->shape[f->nd++] = d->adims[i];
+        if (chunked)
+            d->chunk[d->nd++] = MAX(d->adims[i], 1);
+    }
+    return NULL;
+}
+
 /* Walk the reader's lines: header, then chunk lines. */
 static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char *key,
                     const char *name, hpc_refs_array *f, const char **why, int *done)
@@ -446,6 +473,10 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
     if (*why || !d->layout || !d->file)
         return *why || d->layout ? HPC_OK : HPC_E_CORRUPT;
     int chunked = !strcmp(d->layout, "chunked");
+    if (!d->unsup && (*why = add_adims(d, f, chunked))) {
+        *done = 1;
+        return HPC_OK;
+    }
     if (!strcmp(d->layout, "compact") && !d->unsup && f->nbytes <= COMPACT_MAX) {
         *done = 1;                      /* compact: inline, whatever the threshold */
         if (d->zserved && !hpc_refs_retype(f, d->zserved, d->zsize))
@@ -477,7 +508,7 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
 }
 
 int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
-                     const hpc_refs_array *a, const char **why, int *done)
+                     hpc_refs_array *a, const char **why, int *done)
 {
     GString *t = g_string_new(NULL);
     *done = 0;
@@ -494,6 +525,10 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
     gchar **lines = g_strsplit(t->str, "\n", -1);
     if (rc == HPC_OK)
         rc = describe(r, &d, lines, ino, key, name, &f, why, done);
+    if (*done && !*why) {               /* an array type's axes: in .zattrs too */
+        a->nd = f.nd;
+        memcpy(a->shape, f.shape, sizeof a->shape);
+    }
     g_strfreev(lines);
     g_free(f.dtype);
     desc_clear(&d);

@@ -62,9 +62,10 @@ int hpc_refs_extents(hpc_refs *r, hpc_ino ino, const char *key, const char *name
 
 /** When the reader has a chunk table for ino (HDF5 chunked, contiguous in
  *  the file's byte order, compact): write the array's .zarray and chunks,
- *  *done = 1; or set *why when it cannot be referenced.  *done = 0 and
+ *  *done = 1 (a's shape gains an array type's axes); or set *why when it
+ *  cannot be referenced.  *done = 0 and
  *  HPC_OK when the reader has no table (then the extents are used). */
 int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
-                     const hpc_refs_array *a, const char **why, int *done);
+                     hpc_refs_array *a, const char **why, int *done);
 
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """refs_h5gen.py OUT.h5 [big] - HDF5 datasets written by h5py for the
-reference tests: every layout, the filters zarr can and cannot decode and
-compound types (compounds()).
+reference tests: every layout, the filters zarr can and cannot decode,
+compound types (compounds()) and array types (array_types()).
 With "big": a 64 MiB gzip dataset, and the same with shuffle (bench)."""
 import sys
 
@@ -53,6 +53,22 @@ def compounds(g):
     g.create_dataset("f_names", data=numpy.zeros(3, {"names": ["f0", "f2"], "formats": ["<i4", "<i4"],
                                                      "offsets": [0, 8], "itemsize": 12}))
 
+def array_types(g):
+    """Array types, which h5py reads as trailing axes: contiguous, chunked
+    big-endian with filters, of compounds, a scalar."""
+    d = g.create_dataset("contig", shape=(10,), dtype=numpy.dtype(("<i4", (2, 3))))
+    d[...] = numpy.arange(60).reshape(10, 2, 3)
+    e = g.create_dataset("chunked_be", shape=(20, 4), chunks=(6, 3), dtype=numpy.dtype((">f8", (5,))),
+                         compression="gzip", shuffle=True)
+    e[...] = rng.random((20, 4, 5))
+    pair = [("a", "<i2"), ("b", ">f4")]
+    c = g.create_dataset("of_compound", shape=(7,), chunks=(3,), dtype=numpy.dtype((pair, (2,))))
+    v = numpy.zeros((7, 2), pair)
+    v["a"], v["b"] = numpy.arange(14).reshape(7, 2), rng.random((7, 2))
+    c[...] = v
+    g.create_dataset("scalar", shape=(), dtype=numpy.dtype(("<u2", (4,))))[()] = [1, 2, 3, 4]
+
+
 with h5py.File(sys.argv[1], "w") as f:
     if len(sys.argv) > 2 and sys.argv[2] == "big":
         data = (rng.random((4096, 2048)) * 1000).astype("<f8")
@@ -93,6 +109,7 @@ with h5py.File(sys.argv[1], "w") as f:
     g.create_dataset("empty", shape=(0, 4), dtype="<f8")
     g.create_dataset("never_written", shape=(20,), dtype="<i4", fillvalue=3)
     compounds(f.create_group("cmp"))
+    array_types(f.create_group("arr"))
 # a compact dataset through the low-level API
 with h5py.File(sys.argv[1], "a") as f:
     space = h5py.h5s.create_simple((40,))
@@ -100,6 +117,15 @@ with h5py.File(sys.argv[1], "a") as f:
     dcpl.set_layout(h5py.h5d.COMPACT)
     d = h5py.h5d.create(f.id, b"compact", h5py.h5t.STD_I32LE, space, dcpl=dcpl)
     d.write(h5py.h5s.ALL, h5py.h5s.ALL, numpy.arange(40, dtype="<i4"))
+    # deflate before shuffle (file order): numcodecs cannot unshuffle the
+    # compressed bytes, which are no whole number of elements
+    dcpl2 = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl2.set_chunk((100,))
+    dcpl2.set_deflate(1)
+    dcpl2.set_shuffle()
+    d = h5py.h5d.create(f.id, b"grp/deflate_shuffle", h5py.h5t.STD_I64LE, h5py.h5s.create_simple((250,)),
+                        dcpl=dcpl2)
+    d.write(h5py.h5s.ALL, h5py.h5s.ALL, numpy.arange(250, dtype="<i8") * 7)
     # a compact compound with a big-endian member: inline, as served
     cdt = numpy.dtype([("a", ">i4"), ("b", "<f4")])
     d = h5py.h5d.create(f.id, b"cmp/compact", h5py.h5t.py_create(cdt), h5py.h5s.create_simple((10,)),
