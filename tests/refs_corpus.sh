@@ -50,8 +50,8 @@ while IFS= read -r f; do
         fail "$f: $(grep -m3 -E 'FAIL|Error' "$TMP/v" | tr '\n' ' ')"
     fi
     grep -E '^arrays:' "$TMP/v" | sed "s|^|$(basename "$f"): |" >>"$TMP/counts"
-    grep 'not compared' "$TMP/v" | sed "s|^ *|$(basename "$f"): |" >>"$TMP/big"
-    grep 'not covered:' "$TMP/v" | sed "s|^ *not covered: |$(basename "$f"): |" >>"$TMP/notes"
+    grep '^  not compared' "$TMP/v" | sed "s|^ *|$(basename "$f"): |" >>"$TMP/big"
+    grep '^  not covered: ' "$TMP/v" | sed "s|^ *not covered: |$(basename "$f"): |" >>"$TMP/notes"
 done < <(find "$HPC_CORPUS/gsd" "$HPC_CORPUS/hdf5" "$HPC_CORPUS/hdf4" "$HPC_CORPUS/sion" -type f \
          ! -name '*.txt' ! -name '*.log' ! -name '*.md' ! -name 'SOURCES*' | sort)
 arrays=$(awk '{s += $3} END {print s + 0}' "$TMP/counts")
