@@ -6,6 +6,10 @@
  *   layout contiguous|chunked|compact|other
  *   order le|be|none          byte order of the file type's elements
  *   unsup WHY                 the bytes are no numpy type zarr decodes
+ *   dtype SIZE JSON           a compound's zarr v2 dtype for the file's bytes
+ *   sdtype SIZE JSON          the same for the served bytes (little-endian)
+ *   adims A0,A1,...           an array type: the dims its elements add (the
+ *                             dtypes above are then its base type's)
  *   addr OFFSET SIZE          contiguous and allocated
  *   chunk D0,D1,...           chunk shape
  *   filter ID CD0 CD1 ...     the pipeline in file (encode) order
@@ -19,9 +23,11 @@
 
 #include "hdf5_chunk.h"
 #include "hdf5_refs.h"
+#include "hdf5_type.h"
 
 #define MAX_CHUNKS (64u << 20)       /* allocated chunks described at most */
 #define MAX_CHUNK_READ (256u << 20)  /* a chunk read for its checksum at most */
+#define MAX_NESTING 8                /* compounds in compounds, at most */
 
 /* Whether the file type's elements are bytes numpy reads as they are. */
 static const char *type_verbatim(hid_t t, H5T_order_t *order)
@@ -53,10 +59,195 @@ static const char *type_verbatim(hid_t t, H5T_order_t *order)
     }
     if (cls == H5T_VLEN)
         return "variable-length sequences";
-    if (cls == H5T_COMPOUND)
-        return "a compound type (its file layout is not the one served)";
     return "a type class zarr v2 has no verbatim dtype for (array, opaque, reference, "
            "bit field, time)";
+}
+
+/* ---- compound types as zarr v2 structured dtypes ----------------------- */
+
+/* Both renderings of a type: as stored, and as served (little-endian). */
+typedef struct zdt {
+    GString *file, *served;
+} zdt;
+
+static const char *zdt_type(hid_t t, int depth, zdt *z);
+
+static void zdt_append(zdt *z, const char *s)
+{
+    g_string_append(z->file, s);
+    g_string_append(z->served, s);
+}
+
+/* A member name numpy keeps as it is and JSON needs no escape for. */
+static int plain_name(const char *s)
+{
+    if (!s || !s[0] || !g_utf8_validate(s, -1, NULL))
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+            return 0;
+    return 1;
+}
+
+/* numpy names zarr's unnamed padding fields "f<index>": a member of that
+ * form would clash with one. */
+static int numpy_default_name(const char *s)
+{
+    return s[0] == 'f' && s[1] && strspn(s + 1, "0123456789") == strlen(s + 1);
+}
+
+/* h5py's complex number (served as "<cN"): two IEEE floats of one order. */
+static const char *complex_ok(hid_t t, H5T_order_t *order)
+{
+    const char *why = NULL;
+    H5T_order_t o[2] = { H5T_ORDER_NONE, H5T_ORDER_NONE };
+    for (unsigned i = 0; i < 2 && !why; i++) {
+        hid_t mt = H5Tget_member_type(t, i);
+        why = mt < 0 ? "a complex type libhdf5 cannot describe" : type_verbatim(mt, &o[i]);
+        if (!why && (H5Tget_class(mt) != H5T_FLOAT || H5Tget_member_offset(t, i) != i * H5Tget_size(mt)))
+            why = "a complex type that is not two adjacent floats";
+        if (mt >= 0)
+            H5Tclose(mt);
+    }
+    *order = o[0];
+    return why ? why : o[0] != o[1] ? "a complex type with parts of two byte orders" : NULL;
+}
+
+/* A type h5py reads as a numpy scalar type: typestr as served, and with
+ * the file's byte order. */
+static const char *zdt_simple(hid_t t, const char *typestr, zdt *z)
+{
+    H5T_order_t order = H5T_ORDER_NONE;
+    const char *why = H5Tget_class(t) == H5T_COMPOUND ? complex_ok(t, &order)
+                                                     : type_verbatim(t, &order);
+    if (why)
+        return why;
+    g_string_append_printf(z->served, "\"%s\"", typestr);
+    g_string_append_printf(z->file, "\"%c%s\"",
+                           order == H5T_ORDER_BE && typestr[0] == '<' ? '>' : typestr[0],
+                           typestr + 1);
+    return NULL;
+}
+
+/* One member ["name", type] or ["name", base, [d0, ...]] (an array type). */
+static const char *zdt_member(hid_t mt, const char *name, int depth, zdt *z)
+{
+    if (!plain_name(name))
+        return "a compound member name that JSON would have to escape";
+    g_string_append_printf(z->file, "[\"%s\", ", name);
+    g_string_append_printf(z->served, "[\"%s\", ", name);
+    const char *why = NULL;
+    if (H5Tget_class(mt) != H5T_ARRAY) {
+        if (!(why = zdt_type(mt, depth + 1, z)))
+            zdt_append(z, "]");
+        return why;
+    }
+    hsize_t dims[H5S_MAX_RANK];
+    int nd = H5Tget_array_ndims(mt);
+    hid_t base = H5Tget_super(mt);
+    why = nd < 1 || nd > H5S_MAX_RANK || H5Tget_array_dims2(mt, dims) < 0 || base < 0
+                      ? "an array member libhdf5 cannot describe"
+                      : H5Tget_class(base) == H5T_ARRAY ? "an array member of array type"
+                      : zdt_type(base, depth + 1, z);
+    for (int i = 0; !why && i < nd; i++)
+        g_string_append_printf(z->file, "%s%" G_GUINT64_FORMAT, i ? ", " : ", [", (guint64)dims[i]);
+    for (int i = 0; !why && i < nd; i++)
+        g_string_append_printf(z->served, "%s%" G_GUINT64_FORMAT, i ? ", " : ", [", (guint64)dims[i]);
+    if (!why)
+        zdt_append(z, "]]");
+    if (base >= 0)
+        H5Tclose(base);
+    return why;
+}
+
+/* Unnamed padding of n bytes, as zarr writes numpy's ('', '|Vn'). */
+static void zdt_pad(zdt *z, size_t n, int first)
+{
+    char pad[40];
+    g_snprintf(pad, sizeof pad, "%s[\"\", \"|V%zu\"]", first ? "" : ", ", n);
+    zdt_append(z, pad);
+}
+
+/* A compound as a list of members in offset order, gaps as padding. */
+static const char *zdt_compound(hid_t t, int depth, zdt *z)
+{
+    int nm = H5Tget_nmembers(t);
+    size_t at = 0, size = H5Tget_size(t);
+    int gaps = 0, clash = 0;
+    const char *why = nm < 1 ? "a compound type without members" : NULL;
+    zdt_append(z, "[");
+    for (int i = 0; i < nm && !why; i++) {
+        size_t off = H5Tget_member_offset(t, (unsigned)i);
+        hid_t mt = H5Tget_member_type(t, (unsigned)i);
+        char *name = H5Tget_member_name(t, (unsigned)i);
+        if (mt < 0 || off < at || off + H5Tget_size(mt) > size)
+            why = "compound members out of offset order or overlapping";
+        else if (off > at)
+            zdt_pad(z, off - at, i == 0);
+        gaps |= off > at;
+        clash |= name && numpy_default_name(name);
+        if (!why && i)
+            zdt_append(z, ", ");
+        why = why ? why : zdt_member(mt, name, depth, z);
+        at = mt >= 0 ? off + H5Tget_size(mt) : at;
+        H5free_memory(name);
+        if (mt >= 0)
+            H5Tclose(mt);
+    }
+    if (!why && at < size)
+        zdt_pad(z, size - at, 0);
+    zdt_append(z, "]");
+    return why ? why : (gaps || at < size) && clash
+           ? "a compound with padding and a member named like numpy's padding fields (f0, f1, ...)"
+           : NULL;
+}
+
+/* File type t into z: a typestr or, for a compound, a list of members. */
+static const char *zdt_type(hid_t t, int depth, zdt *z)
+{
+    if (depth > MAX_NESTING)
+        return "compound types nested too deep";
+    hid_t m = hpc_h5t_mem_type(t);
+    if (m < 0)
+        return "a type with no byte image (variable-length data or references)";
+    GString *lit = g_string_new(NULL);
+    hpc_h5t_np_dtype(m, lit);
+    H5Tclose(m);
+    const char *why;
+    if (!strchr("[{(", lit->str[0]))
+        why = zdt_simple(t, lit->str, z);
+    else if (H5Tget_class(t) == H5T_COMPOUND)
+        why = zdt_compound(t, depth, z);
+    else
+        why = "an array type (zarr v2 has no dtype for it)";
+    g_string_free(lit, TRUE);
+    return why;
+}
+
+/* The "dtype" and "sdtype" lines of a compound type t, or, for an array
+ * type, of its base type and the "adims" line (h5py reads the array's
+ * dims as trailing axes); or why there are none. */
+static const char *structured_out(hid_t t, GString *o)
+{
+    zdt z = { g_string_new(NULL), g_string_new(NULL) };
+    hid_t base = H5Tget_class(t) == H5T_ARRAY ? H5Tget_super(t) : H5Tcopy(t);
+    hsize_t dims[H5S_MAX_RANK];
+    int nd = H5Tget_class(t) == H5T_ARRAY ? H5Tget_array_ndims(t) : 0;
+    const char *why = base < 0 || nd < 0 || nd > H5S_MAX_RANK ||
+                      (nd && H5Tget_array_dims2(t, dims) < 0) ? "a type libhdf5 cannot describe"
+                      : H5Tget_class(base) == H5T_ARRAY ? "an array type of array type"
+                      : zdt_type(base, 0, &z);
+    if (!why)
+        g_string_append_printf(o, "dtype %zu %s\nsdtype %zu %s\n", H5Tget_size(base), z.file->str,
+                               H5Tget_size(base), z.served->str);
+    for (int i = 0; !why && i < nd; i++)
+        g_string_append_printf(o, "%s%" G_GUINT64_FORMAT "%s", i ? "," : "adims ", (guint64)dims[i],
+                               i == nd - 1 ? "\n" : "");
+    if (base >= 0)
+        H5Tclose(base);
+    g_string_free(z.file, TRUE);
+    g_string_free(z.served, TRUE);
+    return why;
 }
 
 static void put_hex(GString *o, const unsigned char *p, size_t n)
@@ -208,7 +399,9 @@ int hpc_h5refs_describe(hid_t did, GString *o)
     g_string_append_printf(o, "layout %s\n", ext > 0 ? "other" : lay == H5D_CONTIGUOUS ? "contiguous"
                            : lay == H5D_CHUNKED ? "chunked" : lay == H5D_COMPACT ? "compact"
                            : "other");
-    const char *why = type_verbatim(ftype, &order);
+    H5T_class_t cls = H5Tget_class(ftype);
+    const char *why = cls == H5T_COMPOUND || cls == H5T_ARRAY ? structured_out(ftype, o)
+                                                              : type_verbatim(ftype, &order);
     g_string_append_printf(o, "order %s\n", order == H5T_ORDER_BE ? "be"
                            : order == H5T_ORDER_LE ? "le" : "none");
     if (why)

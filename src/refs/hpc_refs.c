@@ -222,12 +222,26 @@ static const char *array_of(hpc_mount *m, const hpc_stat *st, hpc_refs_array *a)
     g_free(shape);
     if (why)
         return why;
-    a->itemsize = dtype_size(a->dtype);
-    if (!a->itemsize)
+    /* a structured literal ("[(...)]", "{...}", "(base, shape)"): its zarr
+     * dtype comes from the reader's chunk table (hpc_refs_retype) */
+    a->structured = strchr("[{(", a->dtype[0]) != NULL;
+    a->itemsize = a->structured ? 0 : dtype_size(a->dtype);
+    if (!a->itemsize && !a->structured)
         return "its type (user.dtype) is not one zarr v2 holds as fixed-size elements";
-    if (!array_bytes(a) || a->nbytes != st->size)
+    if (!array_bytes(a) || (!a->structured && a->nbytes != st->size))
         return "user.shape and user.dtype do not give the file's size";
+    a->nbytes = st->size;
     return NULL;
+}
+
+gboolean hpc_refs_retype(hpc_refs_array *a, const char *dtype, uint64_t itemsize)
+{
+    uint64_t nbytes = a->nbytes;
+    g_free(a->dtype);
+    a->dtype = g_strdup(dtype);
+    a->itemsize = itemsize;
+    a->structured = 0;
+    return itemsize && array_bytes(a) && a->nbytes == nbytes;
 }
 
 /* The .zarray text of a with chunk rows (first axis) and codecs. */
@@ -238,7 +252,10 @@ void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char
     for (int i = 0; i < a->nd; i++)
         g_string_append_printf(o, "%s%" G_GUINT64_FORMAT, i ? ", " : "", chunks[i]);
     g_string_append_printf(o, "], \"compressor\": %s, \"dtype\": ", compressor ? compressor : "null");
-    hpc_refs_json_str(o, a->dtype);
+    if (a->dtype[0] == '[')             /* a structured dtype: already JSON */
+        g_string_append(o, a->dtype);
+    else
+        hpc_refs_json_str(o, a->dtype);
     g_string_append_printf(o, ", \"fill_value\": %s, \"filters\": %s, \"order\": \"C\", \"shape\": [",
                            fill ? fill : "null", filters ? filters : "null");
     for (int i = 0; i < a->nd; i++)
@@ -492,6 +509,8 @@ static int do_array(hpc_refs *r, const hpc_stat *st, const char *key, const char
     int rc = HPC_OK, chunked = 0;
     if (!why)
         rc = hpc_refs_chunked(r, st->ino, key, name, &a, &why, &chunked);
+    if (!why && rc == HPC_OK && !chunked && a.structured)
+        why = "a structured type (compound or array) with no zarr dtype from its reader";
     if (!why && rc == HPC_OK && !chunked)
         rc = mapped_array(r, st->ino, key, name, &a, &why);
     if (rc == 1) {                      /* became block arrays */
@@ -703,24 +722,5 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     g_hash_table_destroy(r.tmpl);
     g_ptr_array_free(r.tmpl_paths, TRUE);
     g_string_free(r.refs, TRUE);
-    return rc;
-}
-
-int hpc_refs_source(const char *source, const hpc_options *opts, const char *path,
-                    uint64_t inline_max, char **json, GError **err)
-{
-    hpc_options defaults;
-    hpc_mount *m = NULL;
-    *json = NULL;
-    hpc_options_init(&defaults);
-    int rc = hpc_mount_open(source, opts ? opts : &defaults, &m, err);
-    if (rc == HPC_OK) {
-        hpc_refs_opts o = { inline_max };
-        GString *out = g_string_new(NULL);
-        rc = hpc_refs_json(m, path ? path : "/", &o, out, err);
-        *json = g_string_free(out, rc != HPC_OK);
-    }
-    hpc_mount_close(m);
-    hpc_options_clear(&defaults);
     return rc;
 }

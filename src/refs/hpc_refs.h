@@ -34,13 +34,4 @@ typedef struct hpc_refs_opts {
 int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GString *out,
                   GError **err);
 
-/**
- * The one call for bindings (hpcmount.refs(source, path)): open SOURCE
- * with opts (NULL: the defaults), describe path (NULL: "/") with
- * inline_max, close.  *json (g_free it) is the whole document, or NULL
- * with *err set to the one-line reason.
- */
-int hpc_refs_source(const char *source, const hpc_options *opts, const char *path,
-                    uint64_t inline_max, char **json, GError **err);
-
 #endif

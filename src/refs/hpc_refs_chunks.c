@@ -26,16 +26,23 @@
 #define COMPACT_MAX (64u << 10)   /* HDF5's limit of compact data */
 #define FILL_CHUNK_MAX (16u << 20) /* a chunk never written, inline, at most */
 #define FILL_TOTAL_MAX (64u << 20)  /* and all of them (stored zlib: as large as raw) */
+#define SIZE_DIFFERS "its stored element size differs from the served one"
+#define NO_ZDTYPE "a structured type (compound or array) with no zarr dtype from its reader"
 
 typedef struct desc {
     char *file, *layout, *unsup;
+    char *zdtype, *zserved;    /* a compound's zarr dtype: as stored, as served */
+    uint64_t zsize;
     char order;                /* '<', '>' or '|' */
     int has_addr;
     uint64_t addr, size;
-    int nd;                    /* chunk rank */
+    int nd;                    /* chunk rank (with nadims) */
     uint64_t chunk[HPC_REFS_MAX_DIMS];
+    int nadims;                /* an array type's dims: trailing axes */
+    uint64_t adims[HPC_REFS_MAX_DIMS];
     GString *filters;          /* JSON list members */
     int fletcher, verified;
+    int compressed;            /* a compressor came before in the pipeline */
     GBytes *fill;              /* NULL: none defined */
     int started;               /* .zarray written */
     uint64_t nchunks;
@@ -56,6 +63,8 @@ static void desc_clear(desc *d)
     g_free(d->file);
     g_free(d->layout);
     g_free(d->unsup);
+    g_free(d->zdtype);
+    g_free(d->zserved);
     g_string_free(d->filters, TRUE);
     g_array_free(d->codecs, TRUE);
     g_hash_table_destroy(d->seen);
@@ -72,31 +81,10 @@ static uint64_t load(const unsigned char *p, size_t n, char o)
     return v;
 }
 
-/* The fill value as zarr v2's JSON, or NULL when it has no such form. */
-static char *fill_json(const desc *d, const hpc_refs_array *a)
+/* A float of n bytes p in byte order o as zarr v2's JSON, or NULL. */
+static char *float_json(const unsigned char *p, size_t n, char o)
 {
-    if (!d->fill)
-        return NULL;
-    gsize n;
-    const unsigned char *p = g_bytes_get_data(d->fill, &n);
-    char k = a->dtype[1];
-    if (n != a->itemsize)
-        return NULL;
-    if (k == 'S') {
-        char *b = g_base64_encode(p, n);
-        char *s = g_strdup_printf("\"%s\"", b);
-        g_free(b);
-        return s;
-    }
-    if (n > 8 || (k != 'i' && k != 'u' && k != 'f' && k != 'b'))
-        return NULL;
-    uint64_t v = load(p, n, d->order == '>' ? '>' : '<');
-    if (k == 'u' || k == 'b')
-        return k == 'b' ? g_strdup(v ? "true" : "false") : g_strdup_printf("%" G_GUINT64_FORMAT, v);
-    if (k == 'i') {
-        int64_t s = n == 8 ? (int64_t)v : (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n);
-        return g_strdup_printf("%" G_GINT64_FORMAT, s);
-    }
+    uint64_t v = load(p, n, o);
     double x;
     if (n == 4) {
         uint32_t u = (uint32_t)v;
@@ -115,6 +103,46 @@ static char *fill_json(const desc *d, const hpc_refs_array *a)
     return g_strdup_printf("%.17g", x);
 }
 
+/* A complex fill value as zarr v2 has it: [real, imaginary]. */
+static char *complex_json(const unsigned char *p, size_t n, char o)
+{
+    char *re = float_json(p, n / 2, o), *im = float_json(p + n / 2, n / 2, o);
+    char *s = re && im ? g_strdup_printf("[%s, %s]", re, im) : NULL;
+    g_free(re);
+    g_free(im);
+    return s;
+}
+
+/* The fill value as zarr v2's JSON, or NULL when it has no such form. */
+static char *fill_json(const desc *d, const hpc_refs_array *a)
+{
+    if (!d->fill)
+        return NULL;
+    gsize n;
+    const unsigned char *p = g_bytes_get_data(d->fill, &n);
+    char k = a->dtype[0] == '[' ? 'V' : a->dtype[1];
+    char o = a->dtype[0] == '>' ? '>' : '<';
+    if (n != a->itemsize)
+        return NULL;
+    if (k == 'S' || k == 'V') {         /* the bytes in base64 */
+        char *b = g_base64_encode(p, n);
+        char *s = g_strdup_printf("\"%s\"", b);
+        g_free(b);
+        return s;
+    }
+    if (k == 'c')
+        return complex_json(p, n, o);
+    if (k == 'f')
+        return float_json(p, n, o);
+    if (n > 8 || (k != 'i' && k != 'u' && k != 'b'))
+        return NULL;
+    uint64_t v = load(p, n, o);
+    if (k == 'u' || k == 'b')
+        return k == 'b' ? g_strdup(v ? "true" : "false") : g_strdup_printf("%" G_GUINT64_FORMAT, v);
+    int64_t sv = n == 8 ? (int64_t)v : (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n);
+    return g_strdup_printf("%" G_GINT64_FORMAT, sv);
+}
+
 /* One "filter ID CD..." line as a numcodecs filter, or a reason. */
 static const char *filter_line(desc *d, const char *rest, const hpc_refs_array *a)
 {
@@ -127,6 +155,9 @@ static const char *filter_line(desc *d, const char *rest, const hpc_refs_array *
         g_array_append_val(d->codecs, k);
     if (d->fletcher)
         why = "fletcher32 not last in the filter pipeline";
+    else if (id == H5Z_SHUFFLE && d->compressed)     /* its input: compressed bytes */
+        why = "shuffle after a compressor (numcodecs' shuffle refuses a buffer that is not a "
+              "whole number of elements; libhdf5's leaves the rest as it is)";
     else if (id == H5Z_DEFLATE)
         g_string_append_printf(d->filters, "%s{\"id\": \"zlib\", \"level\": %u}",
                                d->filters->len ? ", " : "", MIN(cd0, 9u));
@@ -145,6 +176,7 @@ static const char *filter_line(desc *d, const char *rest, const hpc_refs_array *
         why = "the scale-offset filter (no numcodecs codec)";
     else
         why = "a filter numcodecs is not known here to decode as libhdf5 does";
+    d->compressed |= id == H5Z_DEFLATE;
     g_strfreev(w);
     return why;
 }
@@ -192,8 +224,8 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
         return "a chunk shorter than its fletcher32 checksum";
     gchar **c = g_strsplit(coords, ",", -1);
     GString *name = g_string_new(NULL);
-    int i = 0;
-    for (; c[i] && i < d->nd; i++) {
+    int i = 0, rank = d->nd - d->nadims;
+    for (; c[i] && i < rank; i++) {
         uint64_t v = g_ascii_strtoull(c[i], NULL, 10);
         /* a chunk beyond the extent: libhdf5 1.10 gives such coordinates for
          * some indexes where h5py reads other values; trust none of them */
@@ -201,8 +233,10 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
             break;
         g_string_append_printf(name, "%s%" G_GUINT64_FORMAT, i ? "." : "", v / d->chunk[i]);
     }
-    const char *why = i != d->nd || c[i] ? "a chunk off the chunk grid or beyond the extent "
-                                           "(libhdf5's chunk coordinates not trusted)" : NULL;
+    const char *why = i != rank || c[i] ? "a chunk off the chunk grid or beyond the extent "
+                                          "(libhdf5's chunk coordinates not trusted)" : NULL;
+    for (int k = 0; k < d->nadims; k++)         /* an array type's axes: one chunk */
+        g_string_append(name, rank + k ? ".0" : "0");
     if (!why)
         hpc_refs_range(r, key, name->str, file, off, d->fletcher ? size - 4 : size);
     d->nchunks++;
@@ -324,6 +358,23 @@ static uint64_t grid_chunks(const desc *d, const hpc_refs_array *a)
     return n;
 }
 
+/* "dtype SIZE JSON" (the file's) or "sdtype SIZE JSON" (the served
+ * bytes'): a typestr is kept without its quotes, a list as it is. */
+static const char *dtype_line(desc *d, const char *line)
+{
+    int served = line[0] == 's', at = 0;
+    guint64 size = 0;
+    if (sscanf(line + (served ? 7 : 6), "%" G_GUINT64_FORMAT " %n", &size, &at) != 1 || !at)
+        return "the reader's chunk table is malformed";
+    const char *t = line + (served ? 7 : 6) + at;
+    size_t n = strlen(t);
+    char *v = t[0] == '"' && n > 2 && t[n - 1] == '"' ? g_strndup(t + 1, n - 2) : g_strdup(t);
+    g_free(served ? d->zserved : d->zdtype);
+    *(served ? &d->zserved : &d->zdtype) = v;
+    d->zsize = size;
+    return NULL;
+}
+
 /* A header line into d; a reason when the array cannot be referenced. */
 static const char *header_line(desc *d, const char *line, const hpc_refs_array *a)
 {
@@ -337,11 +388,18 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
         d->order = line[6] == 'b' ? '>' : line[6] == 'l' ? '<' : '|';
     else if (g_str_has_prefix(line, "unsup ") && !d->unsup)
         d->unsup = g_strdup(line + 6);
+    else if (g_str_has_prefix(line, "dtype ") || g_str_has_prefix(line, "sdtype "))
+        return dtype_line(d, line);
     else if (sscanf(line, "addr %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &d->addr, &d->size) == 2)
         d->has_addr = 1;
     else if (g_str_has_prefix(line, "filter "))
         return filter_line(d, line + 7, a);
-    else if (g_str_has_prefix(line, "chunk ")) {
+    else if (g_str_has_prefix(line, "adims ")) {
+        gchar **c = g_strsplit(line + 6, ",", -1);
+        for (d->nadims = 0; c[d->nadims] && d->nadims < HPC_REFS_MAX_DIMS; d->nadims++)
+            d->adims[d->nadims] = g_ascii_strtoull(c[d->nadims], NULL, 10);
+        g_strfreev(c);
+    } else if (g_str_has_prefix(line, "chunk ")) {
         gchar **c = g_strsplit(line + 6, ",", -1);
         for (d->nd = 0; c[d->nd] && d->nd < HPC_REFS_MAX_DIMS; d->nd++)
             d->chunk[d->nd] = MAX(g_ascii_strtoull(c[d->nd], NULL, 10), 1);
@@ -358,13 +416,20 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
     return NULL;
 }
 
-/* The file's dtype: the mount's (little-endian) with the file's order. */
+/* The file's dtype: the mount's (little-endian) with the file's order, or
+ * the reader's for a compound. */
 static const char *file_dtype(const desc *d, hpc_refs_array *f)
 {
-    if (d->order == '>' && f->dtype[0] == '<')
+    if (d->zdtype) {
+        if (!hpc_refs_retype(f, d->zdtype, d->zsize))
+            return SIZE_DIFFERS;
+    } else if (f->structured) {
+        return NO_ZDTYPE;
+    } else if (d->order == '>' && f->dtype[0] == '<') {
         f->dtype[0] = '>';
-    else if (d->order == '>' || (d->order == '|' && f->itemsize > 1 && f->dtype[0] != '|'))
+    } else if (d->order == '>' || (d->order == '|' && f->itemsize > 1 && f->dtype[0] != '|')) {
         return "its type's byte order is not one numpy names";
+    }
     f->raw = 1;
     return NULL;
 }
@@ -385,6 +450,19 @@ static int contiguous(hpc_refs *r, desc *d, hpc_ino ino, const char *key, const 
     return rc;
 }
 
+/* An array type's dims as trailing axes of f (and of the chunks). */
+static const char *add_adims(desc *d, hpc_refs_array *f, int chunked)
+{
+    if (f->nd + d->nadims > HPC_REFS_MAX_DIMS || (chunked && d->nd != f->nd))
+        return "more dimensions with its array type's than references describe";
+    for (int i = 0; i < d->nadims; i++) {
+        f->shape[f->nd++] = d->adims[i];
+        if (chunked)
+            d->chunk[d->nd++] = MAX(d->adims[i], 1);
+    }
+    return NULL;
+}
+
 /* Walk the reader's lines: header, then chunk lines. */
 static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char *key,
                     const char *name, hpc_refs_array *f, const char **why, int *done)
@@ -395,11 +473,19 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
     if (*why || !d->layout || !d->file)
         return *why || d->layout ? HPC_OK : HPC_E_CORRUPT;
     int chunked = !strcmp(d->layout, "chunked");
+    if (!d->unsup && (*why = add_adims(d, f, chunked))) {
+        *done = 1;
+        return HPC_OK;
+    }
     if (!strcmp(d->layout, "compact") && !d->unsup && f->nbytes <= COMPACT_MAX) {
         *done = 1;                      /* compact: inline, whatever the threshold */
-        return hpc_refs_inline_array(r, ino, key, f);
+        if (d->zserved && !hpc_refs_retype(f, d->zserved, d->zsize))
+            *why = SIZE_DIFFERS;
+        else if (f->structured)
+            *why = NO_ZDTYPE;
+        return *why ? HPC_OK : hpc_refs_inline_array(r, ino, key, f);
     }
-    if (!chunked && d->unsup && !d->has_addr)
+    if (!chunked && d->unsup && !d->has_addr && !f->structured)
         return HPC_OK;                  /* the mount's bytes, as the extents give them */
     *done = 1;
     if (d->unsup || (*why = file_dtype(d, f))) {
@@ -422,7 +508,7 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
 }
 
 int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
-                     const hpc_refs_array *a, const char **why, int *done)
+                     hpc_refs_array *a, const char **why, int *done)
 {
     GString *t = g_string_new(NULL);
     *done = 0;
@@ -439,6 +525,10 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
     gchar **lines = g_strsplit(t->str, "\n", -1);
     if (rc == HPC_OK)
         rc = describe(r, &d, lines, ino, key, name, &f, why, done);
+    if (*done && !*why) {               /* an array type's axes: in .zattrs too */
+        a->nd = f.nd;
+        memcpy(a->shape, f.shape, sizeof a->shape);
+    }
     g_strfreev(lines);
     g_free(f.dtype);
     desc_clear(&d);

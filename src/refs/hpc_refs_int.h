@@ -28,6 +28,8 @@ typedef struct hpc_refs_array {
     uint64_t shape[HPC_REFS_MAX_DIMS];
     uint64_t itemsize, row, nbytes;   /* row: bytes of one index of the first axis */
     int raw;                   /* the file's bytes, not the mount's: never inline */
+    int structured;            /* user.dtype is a structured literal: the reader's
+                                  chunk table must give the zarr dtype (JSON list) */
 } hpc_refs_array;
 
 /** One extent, by path (hpc_extent's source may close with its container). */
@@ -43,6 +45,9 @@ void hpc_refs_range(hpc_refs *r, const char *prefix, const char *name, const cha
 void hpc_refs_inline(hpc_refs *r, const char *prefix, const char *name, const void *buf,
                      size_t len);
 void hpc_refs_note(hpc_refs *r, GString *notes, const char *name, const char *why);
+/** Give a the zarr dtype (a typestr, or a JSON list of fields) of
+ *  itemsize bytes; FALSE when its bytes then differ from a's. */
+gboolean hpc_refs_retype(hpc_refs_array *a, const char *dtype, uint64_t itemsize);
 void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char *compressor,
                      const char *filters, const char *fill, GString *o);
 int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
@@ -57,9 +62,10 @@ int hpc_refs_extents(hpc_refs *r, hpc_ino ino, const char *key, const char *name
 
 /** When the reader has a chunk table for ino (HDF5 chunked, contiguous in
  *  the file's byte order, compact): write the array's .zarray and chunks,
- *  *done = 1; or set *why when it cannot be referenced.  *done = 0 and
+ *  *done = 1 (a's shape gains an array type's axes); or set *why when it
+ *  cannot be referenced.  *done = 0 and
  *  HPC_OK when the reader has no table (then the extents are used). */
 int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
-                     const hpc_refs_array *a, const char **why, int *done);
+                     hpc_refs_array *a, const char **why, int *done);
 
 #endif

@@ -33,10 +33,24 @@ def native(a):
     return a
 
 
+def padding(dt):
+    """A field numpy made of unnamed padding: zarr's ["", "|Vn"] (named fN)."""
+    return dt.kind == "V" and dt.names is None and dt.subdtype is None
+
+
 def same(got, want):
-    got, want = native(got), native(want)
+    """Equal values: bytes of simple types in native order (NaN payloads
+    included), structured types field by field (want's fields, nested and
+    in subarrays; padding bytes are no value and differ between h5py, the
+    file and the mount)."""
+    got, want = numpy.asarray(got), numpy.asarray(want)
     if got.shape != want.shape:
         return False
+    if want.dtype.names is not None:
+        return got.dtype.names is not None and all(
+            n in got.dtype.names and same(got[n], want[n])
+            for n in want.dtype.names if not padding(want.dtype.fields[n][0]))
+    got, want = native(got), native(want)
     return numpy.ascontiguousarray(got).tobytes() == numpy.ascontiguousarray(want).tobytes()
 
 
@@ -71,7 +85,8 @@ def tree_value(tree, arr):
     path = arr.attrs["hpcmount_path"]
     if "hpcmount_block_of" in arr.attrs:
         path = os.path.join(os.path.dirname(path), arr.attrs["hpcmount_block_of"])
-    raw = numpy.fromfile(os.path.join(tree, path.lstrip("/")), dtype=native(numpy.empty(0, arr.dtype)).dtype)
+    # the tree's bytes are little-endian (structured: every member)
+    raw = numpy.fromfile(os.path.join(tree, path.lstrip("/")), dtype=arr.dtype.newbyteorder("<"))
     if "hpcmount_block_of" in arr.attrs:
         row = int(numpy.prod(arr.shape[1:], dtype=numpy.int64))
         first = arr.attrs["hpcmount_first_row"] * row
@@ -159,6 +174,14 @@ def check_xarray(refs, root):
                                                  "storage_options": {"fo": refs,
                                                                      "remote_protocol": "file"}})
         for v in ds.data_vars:
+            if grp[v].nbytes > MAX_COMPARED:
+                continue                # listed as not compared
+            if grp[v].dtype.names is not None and not grp[v].dtype.isnative:
+                # xarray 2023.01 casts non-native arrays to a native dtype
+                # of the same kind, which fails for structured ones (zarr
+                # and Dask read them): docs/refs.md
+                print("  xarray cannot decode (structured, big-endian members): %s/%s" % (g, v))
+                continue
             if not same(ds[v].values, grp[v][...]):
                 print("FAIL: xarray %s/%s differs from zarr's" % (g, v))
                 bad += 1
