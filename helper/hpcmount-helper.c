@@ -1,6 +1,6 @@
 /* hpcmount-helper - runs a reader built on a third-party library (libhdf5,
  * libhdf4) for one container, on behalf of hpcmount or hpcdump, which
- * start it with posix_spawn and supervise it (src/hpc_remote.h).
+ * start it with posix_spawn and supervise it (src/container/hpc_remote.h).
  *
  *   hpcmount-helper PROTO FORMAT AS_LIMIT SOURCE [OPTION=VALUE...]
  *
@@ -166,7 +166,7 @@ static int do_map(chan *ch, const hpc_rq *rq)
     return rc;
 }
 
-/* Fault injection for tests/helper_faults.sh (HPCMOUNT_HELPER_FAULT=
+/* Fault injection for tests/mount/helper_faults.sh (HPCMOUNT_HELPER_FAULT=
  * KIND:SIZE, or KIND:info): a read of any node of SIZE bytes (or the
  * building of .info) crashes the helper (crash), loops (spin), grows
  * without bound (grow) or sleeps (sleep), as damaged files make the

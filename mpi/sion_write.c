@@ -1,6 +1,6 @@
 /* sion_write.c - the parallel SION writer (SIONlib file format 5).
  *
- * Layout (src/sion_layout.h): META1 at 0, the data from start_of_data =
+ * Layout (src/formats/sion/sion_layout.h): META1 at 0, the data from start_of_data =
  * roundup(1088 + 16n, fsblksize) on, block j of local task i at
  * startptr[i] + j * globalskip, META2 at start_of_data + maxchunks *
  * globalskip.  Local rank 0 of each physical file writes its metadata; every

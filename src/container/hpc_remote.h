@@ -59,7 +59,7 @@
 enum {
     HPC_RQ_LOOKUP = 1, HPC_RQ_GETATTR, HPC_RQ_READDIR, HPC_RQ_READLINK,
     HPC_RQ_MAP, HPC_RQ_READ, HPC_RQ_XATTRS, HPC_RQ_INFO,
-    /* HDF5 chunks the daemon decodes (src/hdf5_remote.h): a dataset's plan;
+    /* HDF5 chunks the daemon decodes (src/formats/hdf5/hdf5_remote.h): a dataset's plan;
      * where chunks off.. (at most size of them) are stored */
     HPC_RQ_CHUNK_PLAN, HPC_RQ_CHUNK_WHERE,
     HPC_RQ_CHUNKS,             /* hpc_format.chunks: text payload */

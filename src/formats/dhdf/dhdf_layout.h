@@ -1,5 +1,5 @@
 /* dhdf_layout.h - the on-disk names and sizes of distributed HDF sets,
- * shared by the reader (src/fmt_dhdf.c) and the MPI writer
+ * shared by the reader (src/formats/dhdf/fmt_dhdf.c) and the MPI writer
  * (mpi/dhdf_write.c) so that both spell them the same way.  The
  * convention itself is docs/dhdf-format.md.
  */

@@ -1,5 +1,5 @@
 /* sion_layout.h - on-disk constants of SIONlib files (file formats 2 to 5),
- * shared by the reader (src/fmt_sion.c) and the MPI writer
+ * shared by the reader (src/formats/sion/fmt_sion.c) and the MPI writer
  * (mpi/sion_write.c), so that both agree on one definition.
  *
  * META1, at offset 0 of every physical file (format >= 3):
