@@ -174,8 +174,8 @@ static h5 *h5_new(const hpc_container *c)
     g_queue_init(&h->lru);
     h->warnings = g_string_new(NULL);
     h->damaged = g_string_new(NULL);
-    h->max_handles = c->opts.h5_handles ? c->opts.h5_handles : H5_HANDLES_DEFAULT;
-    h->max_handle_bytes = c->opts.h5_cache ? c->opts.h5_cache : H5_HANDLE_BYTES_DEFAULT;
+    h->max_handles = c->opts.h5_handles ? c->opts.h5_handles : HPC_DEFAULT_H5_HANDLES;
+    h->max_handle_bytes = c->opts.h5_cache ? c->opts.h5_cache : ((uint64_t)HPC_DEFAULT_H5_CACHE_MB << 20);
     h->elems = hpc_h5elem_new();
     h->chunks = hpc_h5chunk_cache_new(c->opts.cache_size ? c->opts.cache_size : (64u << 20));
     return h;

@@ -31,8 +31,6 @@
 #define CHUNK_CACHE_DEFAULT (1ull << 20)   /* libhdf5's */
 #define CHUNK_CACHE_MIN (4ull << 20)
 #define CHUNK_CACHE_MAX (512ull << 20)
-#define H5_HANDLES_DEFAULT 256                 /* -o h5handles */
-#define H5_HANDLE_BYTES_DEFAULT (256ull << 20) /* -o h5cache */
 #define INFO_MAX_OBJECTS 200000u               /* entries the .info walk visits */
 
 typedef enum {
