@@ -100,19 +100,22 @@ static char *helper_path(void)
     const char *env = g_getenv("HPCMOUNT_HELPER");
     if (env && *env)
         return g_strdup(env);
-    /* in the build tree: fuse/, dump/ and tests/ are siblings of helper/ */
+    /* in the build tree: helper/ is a sibling of fuse/ and dump/, and of
+     * tests/ above tests/unit/; a libtool-linked program runs from .libs/ */
+    static const char *const up[] = { "..", "../..", "../../.." };
     char *exe = g_file_read_link("/proc/self/exe", NULL);
-    if (exe) {
-        char *dir = g_path_get_dirname(exe);
-        /* a libtool-linked program runs from its .libs/ */
-        int libs = g_str_has_suffix(dir, "/.libs");
-        char *p = g_build_filename(dir, libs ? "../.." : "..", "helper", "hpcmount-helper", NULL);
-        g_free(dir);
-        g_free(exe);
-        if (access(p, X_OK) == 0)
+    char *dir = exe ? g_path_get_dirname(exe) : NULL;
+    for (size_t i = 0; dir && i < G_N_ELEMENTS(up); i++) {
+        char *p = g_build_filename(dir, up[i], "helper", "hpcmount-helper", NULL);
+        if (access(p, X_OK) == 0) {
+            g_free(dir);
+            g_free(exe);
             return p;
+        }
         g_free(p);
     }
+    g_free(dir);
+    g_free(exe);
     return g_strdup(HPC_HELPER_PATH);
 }
 
