@@ -23,37 +23,56 @@ files=0 refused=0 described=0 idx=-1
 : >"$TMP/notes"
 : >"$TMP/counts"
 : >"$TMP/big"
+: >"$TMP/batch"
+# run the verifier once over the files of $TMP/batch, then read each
+# file's output: one interpreter per BATCH files, not one per file
+BATCH=${HPC_REFS_CORPUS_BATCH:-40}
+verify_batch() {
+    [ -s "$TMP/batch" ] || return 0
+    (ulimit -v 4194304; $PY "$V" --batch "$TMP/batch" >"$TMP/batch.out" 2>&1) ||
+        sed 's/^/  /' "$TMP/batch.out"
+    while IFS=$'\t' read -r v rest; do
+        local w f
+        w=$(dirname "$v"); f=$(cat "$w/name")
+        if grep -qx 'status: 0' "$v" 2>/dev/null; then
+            checks=$((checks + 1))
+        else
+            fail "$f: $(grep -m3 -E 'FAIL|Error' "$v" 2>/dev/null | tr '\n' ' ')(verifier status: $(tail -1 "$v" 2>/dev/null))"
+        fi
+        grep -E '^arrays:' "$v" | sed "s|^|$(basename "$f"): |" >>"$TMP/counts"
+        grep '^  not compared' "$v" | sed "s|^ *|$(basename "$f"): |" >>"$TMP/big"
+        grep '^  not covered: ' "$v" | sed "s|^ *not covered: |$(basename "$f"): |" >>"$TMP/notes"
+        rm -rf "$w"
+    done <"$TMP/batch"
+    : >"$TMP/batch"
+}
 while IFS= read -r f; do
     idx=$((idx + 1))
     [ $((idx % sn)) -eq "$sk" ] || continue
     files=$((files + 1)); echo "[$files] $f"
-    (ulimit -v 4194304; "$HPCDUMP" refs "$f" >"$TMP/r.json" 2>"$TMP/err"); rc=$?
+    w="$TMP/w/$idx"; mkdir -p "$w"; echo "$f" >"$w/name"
+    (ulimit -v 4194304; "$HPCDUMP" refs "$f" >"$w/r.json" 2>"$TMP/err"); rc=$?
     if [ $rc -ne 0 ]; then
         refused=$((refused + 1))
-        [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/r.json" ] ||
+        [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$w/r.json" ] ||
             fail "$f: refused without exit 1, one line and nothing on stdout (rc $rc)"
         echo "refused: $(cat "$TMP/err")" >>"$TMP/notes"
+        rm -rf "$w"
         continue
     fi
     described=$((described + 1))
-    rm -rf "$TMP/x"
-    (ulimit -v 4194304; "$HPCDUMP" extract "$f" "$TMP/x" >/dev/null 2>&1)
+    (ulimit -v 4194304; "$HPCDUMP" extract "$f" "$w/x" >/dev/null 2>&1)
     lib=()
     case "$f" in
         */gsd/*) lib=(--gsd "$f") ;;
         */hdf5/*) lib=(--h5 "$f") ;;
-        */hdf4/*) [ -x "$O" ] && "$O" "$f" >"$TMP/o" 2>/dev/null && lib=(--hdf4 "$TMP/o") ;;
+        */hdf4/*) [ -x "$O" ] && "$O" "$f" >"$w/o" 2>/dev/null && lib=(--hdf4 "$w/o") ;;
     esac
-    if (ulimit -v 4194304; $PY "$V" "$TMP/r.json" "$TMP/x" "${lib[@]}" --min-arrays 0 >"$TMP/v" 2>&1); then
-        checks=$((checks + 1))
-    else
-        fail "$f: $(grep -m3 -E 'FAIL|Error' "$TMP/v" | tr '\n' ' ')"
-    fi
-    grep -E '^arrays:' "$TMP/v" | sed "s|^|$(basename "$f"): |" >>"$TMP/counts"
-    grep '^  not compared' "$TMP/v" | sed "s|^ *|$(basename "$f"): |" >>"$TMP/big"
-    grep '^  not covered: ' "$TMP/v" | sed "s|^ *not covered: |$(basename "$f"): |" >>"$TMP/notes"
+    printf '%s\t%s\n' "$w/v" "$(printf '%q ' "$w/r.json" "$w/x" "${lib[@]}" --min-arrays 0)" >>"$TMP/batch"
+    [ "$(wc -l <"$TMP/batch")" -lt "$BATCH" ] || verify_batch
 done < <(find "$HPC_CORPUS/gsd" "$HPC_CORPUS/hdf5" "$HPC_CORPUS/hdf4" "$HPC_CORPUS/sion" -type f \
          ! -name '*.txt' ! -name '*.log' ! -name '*.md' ! -name 'SOURCES*' | sort)
+verify_batch
 arrays=$(awk '{s += $3} END {print s + 0}' "$TMP/counts")
 withlib=$(awk '{s += $8} END {print s + 0}' "$TMP/counts")
 echo "note: $files files: $described described, $refused refused; $arrays arrays read through" \

@@ -12,6 +12,10 @@ library oracles compare the same arrays with what the format's library
 reads: gsd.fl (frames and series), h5py (every dataset), SDreaddata
 (tests/gen/hdf4_oracle output, by SDS name).  Prints "arrays: N, not covered:
 M" and every note; exit 0 when all compared equal, 1 otherwise.
+
+  refs_verify.py --batch LIST
+
+runs the calls listed in LIST in one interpreter (see batch()).
 """
 import argparse
 import json
@@ -189,7 +193,7 @@ def check_xarray(refs, root):
     return bad
 
 
-def main():
+def parse(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("refs")
     ap.add_argument("tree")
@@ -198,7 +202,10 @@ def main():
     ap.add_argument("--hdf4", nargs="*")
     ap.add_argument("--min-arrays", type=int, default=1)
     ap.add_argument("--no-xarray", action="store_true")
-    args = ap.parse_args()
+    return ap.parse_args(argv)
+
+
+def verify(args):
     json.load(open(args.refs))          # valid JSON, whole
     root = open_refs(args.refs)
     arrays = arrays_of(root)
@@ -232,7 +239,37 @@ def main():
     if len(arrays) < args.min_arrays:
         print("FAIL: only %d arrays" % len(arrays))
         bad += 1
+    for f in (gsdf, h5f):
+        if f is not None:
+            f.close()
     return 1 if bad else 0
+
+
+def batch(listfile):
+    """One call per line of listfile: OUTFILE, a tab, then the arguments
+    of one call (shell words).  Each call's output goes to OUTFILE, ended
+    by "status: N"; one interpreter for many files (the imports of zarr,
+    xarray and h5py cost more than most files' checks)."""
+    import contextlib
+    import shlex
+    import traceback
+    for line in open(listfile):
+        out, argv = line.rstrip("\n").split("\t", 1)
+        with open(out, "w") as fh, contextlib.redirect_stdout(fh):
+            try:
+                rc = verify(parse(shlex.split(argv)))
+            except Exception:          # one file's failure, not the batch's
+                traceback.print_exc(file=fh)
+                print("FAIL: exception")
+                rc = 1
+            print("status: %d" % rc, flush=True)
+    return 0
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--batch":
+        return batch(sys.argv[2])
+    return verify(parse(sys.argv[1:]))
 
 
 if __name__ == "__main__":
