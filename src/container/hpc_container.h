@@ -2,10 +2,7 @@
  * (hpc_mount.c) and the tests see it: an opaque handle and the calls on
  * it.  The interface a format reader implements is hpc_format.h.
  *
- * Nodes are addressed by 64-bit ids used directly as FUSE inode numbers:
- *   HPC_INO_ROOT (1)  the root directory
- *   HPC_INO_INFO (2)  the hidden "/.info" text file, served by the core
- *   >= HPC_INO_FIRST  the format's own nodes, encoded as the format likes
+ * Nodes, their ids and attributes are hpc_node.h's.
  * Every call returns HPC_OK (0) or a negative hpc_err (hpc_error.h) and
  * may be made from many threads at once.
  */
@@ -14,31 +11,11 @@
 
 #include <glib.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 #include "hpc_error.h"
+#include "hpc_node.h"
 #include "hpc_options.h"
 #include "hpc_source.h"
-
-typedef uint64_t hpc_ino;
-
-#define HPC_INO_ROOT 1
-#define HPC_INO_INFO 2
-#define HPC_INO_FIRST 16
-
-#define HPC_MODE_DIR (S_IFDIR | 0555)
-#define HPC_MODE_FILE (S_IFREG | 0444)
-#define HPC_MODE_LINK (S_IFLNK | 0777)
-
-/** Attributes of a node.  mtime 0 means "the container's". */
-typedef struct hpc_stat {
-    hpc_ino ino;
-    uint32_t mode;
-    uint32_t nlink;
-    uint64_t size;
-    int64_t mtime;
-    int partial;           /* readdir only: size not known yet, ask getattr */
-} hpc_stat;
 
 /** One verbatim run of a file's bytes inside a source (hpc_container_map).
  *  space and space_size name the block-cache space the core reads it
@@ -54,14 +31,6 @@ typedef struct hpc_extent {
 /** Extents a front end asks map for at once (a request covering more is
  *  served in several rounds). */
 #define HPC_MAX_EXTENTS 64
-
-/**
- * Directory entry callback.  next_cookie is the cookie that resumes after
- * this entry.  Returns non-zero when the caller cannot take the entry (its
- * buffer is full); the format must then stop and return HPC_OK.
- */
-typedef int (*hpc_dirent_fn)(void *ctx, const char *name, const hpc_stat *st,
-                             uint64_t next_cookie);
 
 typedef struct hpc_container hpc_container;
 
@@ -119,6 +88,43 @@ int hpc_container_sources_unchanged(hpc_container *c);
 /** For front ends that read extents themselves (splice): the sources of
  *  the extents ext[0..n) are unchanged (fstat).  Same results as above. */
 int hpc_container_extents_unchanged(hpc_container *c, const hpc_extent *ext, unsigned n);
+
+/* ---- views ------------------------------------------------------------ */
+
+/** A view shows a container's nodes differently (the -o npy view,
+ *  src/view/hpc_npyview.h).  The layer above the container puts it over
+ *  the container after open; lookup, getattr, readdir's entries, read and
+ *  map then go through it, and it asks the hpc_container_raw_* calls below.
+ *  Views live above the container, so the container calls them only
+ *  through these hooks. */
+typedef struct hpc_view {
+    int (*lookup)(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
+    int (*getattr)(hpc_container *c, hpc_ino ino, hpc_stat *st);
+    /** An entry as the view lists it; *name_out is name or a new string
+     *  the caller frees. */
+    int (*dirent)(hpc_container *c, const char *name, hpc_stat *st, char **name_out);
+    int (*read)(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
+                size_t *nread);
+    int (*map)(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
+               hpc_extent *ext, unsigned max, unsigned *n);
+    /** Free the view's state (hpc_container_close). */
+    void (*free)(void *state);
+} hpc_view;
+
+/** Put view v, with its state, over c; once, before any other call on c.
+ *  The container frees state with v->free when it closes. */
+void hpc_container_set_view(hpc_container *c, const hpc_view *v, void *state);
+
+/** The state given to hpc_container_set_view, NULL without a view. */
+void *hpc_container_view_state(const hpc_container *c);
+
+/* The container's calls without the view, for the view. */
+int hpc_container_raw_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
+int hpc_container_raw_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
+int hpc_container_raw_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
+                           uint64_t off, size_t *nread);
+int hpc_container_raw_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
+                          hpc_extent *ext, unsigned max, unsigned *n);
 
 /* Accessors. */
 /** The reader's name ("sion", "hdf5", ...). */

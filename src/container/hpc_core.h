@@ -1,5 +1,5 @@
 /* hpc_core.h - the core's own state of a container, private to the core
- * (hpc_container.c and the layers it calls: hpc_npyview.c).  Readers see
+ * (hpc_container.c and hpc_formats.c).  Readers see
  * only the pointer (hpc_format.h), front ends not even that. */
 #ifndef HPC_CORE_H
 #define HPC_CORE_H
@@ -7,10 +7,11 @@
 #include "hpc_format.h"
 
 struct hpc_core {
-    GMutex lock;             /* guards cache creation, info and npy_headers */
+    GMutex lock;             /* guards cache creation and info */
     hpc_cache *cache;
     GString *info;
-    GHashTable *npy_headers; /* the npy view's headers */
+    const hpc_view *view;    /* hpc_container_set_view, or NULL */
+    void *view_state;
     int changed;             /* a source changed since mount: reads fail */
     char *changed_path;      /* which one (set once, with changed) */
     gint64 last_check;       /* monotonic us of the last periodic check */

@@ -23,11 +23,8 @@
 #include "hpc_cache.h"
 #include "hpc_container.h"
 #include "hpc_rankname.h"
+#include "hpc_tree.h"
 
-/** Extended attribute callback: one call per attribute of the node. */
-typedef int (*hpc_xattr_fn)(void *ctx, const char *name, const void *value, size_t len);
-
-typedef struct hpc_tree hpc_tree;
 typedef struct hpc_core hpc_core;
 
 typedef struct hpc_format {

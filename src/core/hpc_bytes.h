@@ -114,6 +114,14 @@ static inline gboolean hpc_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
     return TRUE;
 }
 
+/** a * b, or UINT64_MAX when it does not fit (sizes that are only compared
+ *  with limits). */
+static inline uint64_t hpc_mul_u64_sat(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return hpc_mul_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
 /** *out = a * b + c if it fits in 64 bits (element offsets: index * size + base). */
 static inline gboolean hpc_muladd_u64(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
 {

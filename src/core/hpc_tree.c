@@ -1,6 +1,7 @@
 /* hpc_tree.c - in-memory trees for small containers. */
 #include "hpc_tree.h"
 
+#include <glib.h>
 #include <string.h>
 
 typedef struct tree_dirent {

@@ -11,7 +11,10 @@
 #ifndef HPC_TREE_H
 #define HPC_TREE_H
 
-#include "hpc_format.h"
+#include "hpc_error.h"
+#include "hpc_node.h"
+
+typedef struct hpc_tree hpc_tree;
 
 /** A new tree holding only the root directory. */
 hpc_tree *hpc_tree_new(void);

@@ -59,7 +59,7 @@ int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
     char *source = g_canonicalize_filename(given, NULL);
     hpc_options_copy(&m->opts, opts);
     if (is_one_container(source, &m->opts)) {
-        rc = hpc_container_open(source, &m->opts, &m->single, err);
+        rc = hpc_npyview_open(source, &m->opts, &m->single, err);
         if (rc != HPC_OK)
             goto fail;
         g_free(source);

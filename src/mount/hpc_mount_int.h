@@ -10,6 +10,7 @@
 
 #include "hpc_format.h"
 #include "hpc_mount.h"
+#include "hpc_npyview.h"
 
 #include <sys/stat.h>
 

@@ -306,7 +306,7 @@ static void slot_open(hpc_mount *m, slot *s)
         return;
     if (stat(s->path, &before) != 0)
         memset(&before, 0, sizeof before);
-    if (hpc_container_open(s->path, &m->opts, &c, &err) != HPC_OK) {
+    if (hpc_npyview_open(s->path, &m->opts, &c, &err) != HPC_OK) {
         g_mutex_lock(&m->lock);
         gboolean first = !s->error;
         g_free(s->error);

@@ -8,7 +8,6 @@
  * raw size it was built for changes.  Files that are not arrays, or whose
  * size does not match, are shown raw: a wrong header is worse than none.
  */
-#include "hpc_core.h"
 #include "hpc_npyview.h"
 #include "hpc_npy.h"
 
@@ -16,6 +15,12 @@
 
 #define NPY_SUFFIX ".npy"
 #define NPY_TABLE_MAX 65536   /* entries before the table starts afresh */
+
+/* The view's state of one container (hpc_container_view_state). */
+typedef struct npy_view {
+    GMutex lock;           /* guards headers */
+    GHashTable *headers;   /* ino -> npy_entry */
+} npy_view;
 
 typedef struct npy_entry {
     uint64_t raw_size;
@@ -116,15 +121,14 @@ static GBytes *header_of(hpc_container *c, const hpc_stat *st)
 {
     if (!S_ISREG(st->mode) || st->ino == HPC_INO_INFO)
         return NULL;
-    g_mutex_lock(&c->core->lock);
-    if (!c->core->npy_headers)
-        c->core->npy_headers = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, entry_free);
-    npy_entry *e = g_hash_table_lookup(c->core->npy_headers, &st->ino);
+    npy_view *v = hpc_container_view_state(c);
+    g_mutex_lock(&v->lock);
+    npy_entry *e = g_hash_table_lookup(v->headers, &st->ino);
     GBytes *b = NULL;
     gboolean hit = e && e->raw_size == st->size;
     if (hit && e->header)
         b = g_bytes_ref(e->header);
-    g_mutex_unlock(&c->core->lock);
+    g_mutex_unlock(&v->lock);
     if (hit)
         return b;
 
@@ -132,11 +136,11 @@ static GBytes *header_of(hpc_container *c, const hpc_stat *st)
     e = g_new0(npy_entry, 1);
     e->raw_size = st->size;
     e->header = b ? g_bytes_ref(b) : NULL;
-    g_mutex_lock(&c->core->lock);
-    if (g_hash_table_size(c->core->npy_headers) >= NPY_TABLE_MAX)
-        g_hash_table_remove_all(c->core->npy_headers);
-    g_hash_table_replace(c->core->npy_headers, g_memdup2(&st->ino, sizeof st->ino), e);
-    g_mutex_unlock(&c->core->lock);
+    g_mutex_lock(&v->lock);
+    if (g_hash_table_size(v->headers) >= NPY_TABLE_MAX)
+        g_hash_table_remove_all(v->headers);
+    g_hash_table_replace(v->headers, g_memdup2(&st->ino, sizeof st->ino), e);
+    g_mutex_unlock(&v->lock);
     return b;
 }
 
@@ -151,12 +155,12 @@ static gboolean view_stat(hpc_container *c, hpc_stat *st)
     return TRUE;
 }
 
-int hpc_npyview_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+static int view_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
 {
     size_t n = strlen(name), sl = strlen(NPY_SUFFIX);
     if (n > sl && strcmp(name + n - sl, NPY_SUFFIX) == 0) {
         char *raw = g_strndup(name, n - sl);
-        int rc = hpc_raw_lookup(c, parent, raw, st);
+        int rc = hpc_container_raw_lookup(c, parent, raw, st);
         g_free(raw);
         if (rc == HPC_OK && view_stat(c, st))
             return HPC_OK;
@@ -164,21 +168,21 @@ int hpc_npyview_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_s
     /* An array's raw name is not listed but still resolves, to the same
      * .npy bytes: symlinks that readers write to raw names (GSD frames
      * lending frame 0's chunks, HDF5 soft links) keep working. */
-    int rc = hpc_raw_lookup(c, parent, name, st);
+    int rc = hpc_container_raw_lookup(c, parent, name, st);
     if (rc == HPC_OK)
         view_stat(c, st);
     return rc;
 }
 
-int hpc_npyview_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+static int view_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
 {
-    int rc = hpc_raw_getattr(c, ino, st);
+    int rc = hpc_container_raw_getattr(c, ino, st);
     if (rc == HPC_OK)
         view_stat(c, st);
     return rc;
 }
 
-int hpc_npyview_dirent(hpc_container *c, const char *name, hpc_stat *st, char **name_out)
+static int view_dirent(hpc_container *c, const char *name, hpc_stat *st, char **name_out)
 {
     *name_out = (char *)name;
     if (view_stat(c, st))
@@ -186,16 +190,16 @@ int hpc_npyview_dirent(hpc_container *c, const char *name, hpc_stat *st, char **
     return HPC_OK;
 }
 
-int hpc_npyview_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
+static int view_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
                      uint64_t off, size_t *nread)
 {
     hpc_stat st;
-    int rc = hpc_raw_getattr(c, ino, &st);
+    int rc = hpc_container_raw_getattr(c, ino, &st);
     if (rc != HPC_OK)
         return rc;
     GBytes *b = header_of(c, &st);
     if (!b)
-        return hpc_raw_read(c, ino, buf, len, off, nread);
+        return hpc_container_raw_read(c, ino, buf, len, off, nread);
     gsize hlen;
     const char *h = g_bytes_get_data(b, &hlen);
     size_t done = 0;
@@ -206,33 +210,56 @@ int hpc_npyview_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
     size_t got = 0;
     uint64_t body = off + done - hlen;
     if (done < len)
-        rc = hpc_raw_read(c, ino, (char *)buf + done, len - done, body, &got);
+        rc = hpc_container_raw_read(c, ino, (char *)buf + done, len - done, body, &got);
     g_bytes_unref(b);
     *nread = rc == HPC_OK ? done + got : 0;
     return rc;
 }
 
-int hpc_npyview_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
+static int view_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                     hpc_extent *ext, unsigned max, unsigned *n)
 {
     hpc_stat st;
     *n = 0;
-    int rc = hpc_raw_getattr(c, ino, &st);
+    int rc = hpc_container_raw_getattr(c, ino, &st);
     if (rc != HPC_OK)
         return rc;
     GBytes *b = header_of(c, &st);
     if (!b)
-        return hpc_raw_map(c, ino, off, len, ext, max, n);
+        return hpc_container_raw_map(c, ino, off, len, ext, max, n);
     gsize hlen = g_bytes_get_size(b);
     g_bytes_unref(b);
     if (off < hlen)
         return HPC_E_NOTSUP;
-    return hpc_raw_map(c, ino, off - hlen, len, ext, max, n);
+    return hpc_container_raw_map(c, ino, off - hlen, len, ext, max, n);
 }
 
-void hpc_npyview_free(hpc_container *c)
+static void view_free(void *state)
 {
-    if (c->core->npy_headers)
-        g_hash_table_destroy(c->core->npy_headers);
-    c->core->npy_headers = NULL;
+    npy_view *v = state;
+    g_hash_table_destroy(v->headers);
+    g_mutex_clear(&v->lock);
+    g_free(v);
+}
+
+static const hpc_view npy_view_hooks = {
+    .lookup = view_lookup,
+    .getattr = view_getattr,
+    .dirent = view_dirent,
+    .read = view_read,
+    .map = view_map,
+    .free = view_free,
+};
+
+int hpc_npyview_open(const char *source, const hpc_options *opts, hpc_container **out,
+                     GError **err)
+{
+    int rc = hpc_container_open(source, opts, out, err);
+    if (rc != HPC_OK || !opts->npy)
+        return rc;
+    npy_view *v = g_new0(npy_view, 1);
+    g_mutex_init(&v->lock);
+    v->headers = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, entry_free);
+    hpc_container_set_view(*out, &npy_view_hooks, v);
+    return HPC_OK;
 }

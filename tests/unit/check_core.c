@@ -11,7 +11,6 @@
 #include "hpc_cache.h"
 #include "hpc_format.h"
 #include "hpc_tree.h"
-#include "hpc_tree.h"
 #include "check_util.h"
 
 /* ---- cache ------------------------------------------------------------ */

@@ -205,12 +205,50 @@ static int validate(gsd_state *s, const gsd_state *prev)
     return HPC_OK;
 }
 
+/* Read and check the file header of snapshot s: magic, version, where the
+ * index and the names lie; how many index entries lie inside the file. */
+static int state_header(gsd_state *s, const char *path, GError **err)
+{
+    unsigned char h[GSD_HEADER_SIZE];
+    int rc = gsd_snap_read(s, h, GSD_HEADER_SIZE, 0);
+    if (rc != HPC_OK)
+        return hpc_fail(err, rc, path, "header", 0, "the file (%" PRIu64 " bytes) is shorter "
+                        "than the %d-byte header", s->fill.size, GSD_HEADER_SIZE);
+    if (hpc_le64(h) != GSD_MAGIC)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "magic", 0, "0x%016" PRIx64 " is not the GSD magic",
+                        hpc_le64(h));
+    s->index_location = hpc_le64(h + GSD_OFF_INDEX_LOC);
+    s->index_allocated = hpc_le64(h + GSD_OFF_INDEX_ALLOC);
+    s->namelist_location = hpc_le64(h + GSD_OFF_NAMES_LOC);
+    s->namelist_allocated = hpc_le64(h + GSD_OFF_NAMES_ALLOC);
+    s->schema_version = hpc_le32(h + GSD_OFF_SCHEMA_VERSION);
+    s->gsd_version = hpc_le32(h + GSD_OFF_GSD_VERSION);
+    copy_text(s->application, h + GSD_OFF_APPLICATION);
+    copy_text(s->schema, h + GSD_OFF_SCHEMA);
+    if (s->gsd_version != 3 && (s->gsd_version < 0x10000 || s->gsd_version >= 0x30000))
+        return hpc_fail(err, HPC_E_UNSUPPORTED, path, "gsd_version", GSD_OFF_GSD_VERSION,
+                        "file layer %u.%u is not supported (0.3 and 1.0 to 2.x are)",
+                        s->gsd_version >> 16, s->gsd_version & 0xffff);
+    if (s->index_location < GSD_HEADER_SIZE || s->index_location >= s->fill.size ||
+        s->fill.size - s->index_location < GSD_ENTRY_SIZE)
+        return hpc_fail(err, HPC_E_CORRUPT, path, "index_location", GSD_OFF_INDEX_LOC,
+                        "index at %" PRIu64 " lies outside the file (%" PRIu64 " bytes)",
+                        s->index_location, s->fill.size);
+    s->index_usable = (s->fill.size - s->index_location) / GSD_ENTRY_SIZE;
+    if (s->index_allocated <= s->index_usable)
+        s->index_usable = s->index_allocated;
+    else
+        g_string_append_printf(s->damage, "index: only %" PRIu64 " of %" PRIu64
+                               " allocated entries lie inside the file\n",
+                               s->index_usable, s->index_allocated);
+    return HPC_OK;
+}
+
 /* Build a snapshot of the file as it is now. */
 static int state_build(hpc_container *c, gsd *g, const gsd_state *prev, gsd_state **out,
                        GError **err)
 {
     const char *path = g->src->path;
-    unsigned char h[GSD_HEADER_SIZE];
     gsd_state *s = g_atomic_rc_box_new0(gsd_state);
     int rc;
     s->cache = hpc_container_cache(c);
@@ -223,45 +261,8 @@ static int state_build(hpc_container *c, gsd *g, const gsd_state *prev, gsd_stat
     g_mutex_init(&s->series_lock);
     *out = NULL;
 
-    rc = gsd_snap_read(s, h, GSD_HEADER_SIZE, 0);
-    if (rc != HPC_OK) {
-        rc = hpc_fail(err, rc, path, "header", 0, "the file (%" PRIu64 " bytes) is shorter "
-                      "than the %d-byte header", s->fill.size, GSD_HEADER_SIZE);
+    if ((rc = state_header(s, path, err)) != HPC_OK)
         goto out;
-    }
-    if (hpc_le64(h) != GSD_MAGIC) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, path, "magic", 0, "0x%016" PRIx64 " is not the GSD magic",
-                      hpc_le64(h));
-        goto out;
-    }
-    s->index_location = hpc_le64(h + GSD_OFF_INDEX_LOC);
-    s->index_allocated = hpc_le64(h + GSD_OFF_INDEX_ALLOC);
-    s->namelist_location = hpc_le64(h + GSD_OFF_NAMES_LOC);
-    s->namelist_allocated = hpc_le64(h + GSD_OFF_NAMES_ALLOC);
-    s->schema_version = hpc_le32(h + GSD_OFF_SCHEMA_VERSION);
-    s->gsd_version = hpc_le32(h + GSD_OFF_GSD_VERSION);
-    copy_text(s->application, h + GSD_OFF_APPLICATION);
-    copy_text(s->schema, h + GSD_OFF_SCHEMA);
-    if (s->gsd_version != 3 && (s->gsd_version < 0x10000 || s->gsd_version >= 0x30000)) {
-        rc = hpc_fail(err, HPC_E_UNSUPPORTED, path, "gsd_version", GSD_OFF_GSD_VERSION,
-                      "file layer %u.%u is not supported (0.3 and 1.0 to 2.x are)",
-                      s->gsd_version >> 16, s->gsd_version & 0xffff);
-        goto out;
-    }
-    if (s->index_location < GSD_HEADER_SIZE || s->index_location >= s->fill.size ||
-        s->fill.size - s->index_location < GSD_ENTRY_SIZE) {
-        rc = hpc_fail(err, HPC_E_CORRUPT, path, "index_location", GSD_OFF_INDEX_LOC,
-                      "index at %" PRIu64 " lies outside the file (%" PRIu64 " bytes)",
-                      s->index_location, s->fill.size);
-        goto out;
-    }
-    s->index_usable = (s->fill.size - s->index_location) / GSD_ENTRY_SIZE;
-    if (s->index_allocated <= s->index_usable)
-        s->index_usable = s->index_allocated;
-    else
-        g_string_append_printf(s->damage, "index: only %" PRIu64 " of %" PRIu64
-                               " allocated entries lie inside the file\n",
-                               s->index_usable, s->index_allocated);
     if ((rc = gsd_read_names(s, path, err)) != HPC_OK)
         goto out;
     if ((rc = index_end(s, &s->seen)) != HPC_OK || (rc = validate(s, prev)) != HPC_OK) {

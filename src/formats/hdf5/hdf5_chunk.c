@@ -2,6 +2,7 @@
  * calling thread (see hdf5_chunk.h). */
 #include "config.h"
 #include "hdf5_chunk.h"
+#include "hpc_bytes.h"
 #include "hpc_error.h"
 
 #include <glib.h>
@@ -297,14 +298,14 @@ static int plan_shape(hpc_h5chunk_plan *p, int rank, const uint64_t *dims,
     uint64_t elems = 1;
     for (int k = 0; k < rank; k++) {
         if (cdims[k] == 0 || dims[k] == 0 ||
-            __builtin_mul_overflow(p->chunk_elems, cdims[k], &p->chunk_elems) ||
-            __builtin_mul_overflow(elems, dims[k], &elems))
+            !hpc_mul_u64(p->chunk_elems, cdims[k], &p->chunk_elems) ||
+            !hpc_mul_u64(elems, dims[k], &elems))
             return HPC_E_NOTSUP;
         p->dims[k] = dims[k];
         p->cdims[k] = cdims[k];
         p->nchunk[k] = (dims[k] + cdims[k] - 1) / cdims[k];
     }
-    if (__builtin_mul_overflow(p->chunk_elems, esize, &p->chunk_bytes) ||
+    if (!hpc_mul_u64(p->chunk_elems, esize, &p->chunk_bytes) ||
         p->chunk_bytes > HPC_H5CHUNK_MAX_BYTES)
         return HPC_E_NOTSUP;
     p->full_from = rank - 1;

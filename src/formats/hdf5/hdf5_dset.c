@@ -153,21 +153,12 @@ static void note_unavailable(h5 *h, h5_dset *d, const char *what, int decoded)
                            d->path, what);
 }
 
-/* Describe dataset d->id: shape, types, layout, how it is read.  Fills
- * *chunk_band with the bytes of one row of chunks (0 if not chunked), the
- * bytes of a chunk and the number of chunks. */
-int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
-                     uint64_t *nchunks)
+/* d's shape from its dataspace: rank, dims, nelem and the text.  Sets
+ * d->note (and d->kind DS_NONE) when the elements do not fit in 64 bits. */
+static int dset_shape(h5_dset *d, hid_t space)
 {
-    hid_t ftype = H5Dget_type(d->id), space = H5Dget_space(d->id), dcpl = H5Dget_create_plist(d->id);
-    int rc = HPC_E_IO;
     GString *g = g_string_new(NULL);
-    char *unavail = NULL;          /* the last filter libhdf5 lacks */
-    int own_lzf = 1;               /* ... all of them LZF, which the reader decodes */
-    *chunk_band = *chunk_bytes = *nchunks = 0;
-    if (ftype < 0 || space < 0 || dcpl < 0)
-        goto out;
-
+    int rc = HPC_E_IO;
     H5S_class_t sc = H5Sget_simple_extent_type(space);
     if (sc == H5S_SIMPLE) {
         hsize_t hd[H5S_MAX_RANK];
@@ -179,14 +170,11 @@ int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_by
         for (int i = 0; i < r; i++) {
             d->dims[i] = hd[i];
             g_string_append_printf(g, "%s%" PRIu64, i ? "," : "", d->dims[i]);
-            if (__builtin_mul_overflow(d->nelem, d->dims[i], &d->nelem)) {
+            if (!hpc_mul_u64(d->nelem, d->dims[i], &d->nelem) && !d->note) {
                 d->kind = DS_NONE;
                 d->note = g_strdup("more elements than 2^64");
-                rc = HPC_OK;
             }
         }
-        if (d->note)
-            goto out;
     } else if (sc == H5S_SCALAR) {
         d->rank = 0;
         d->nelem = 1;
@@ -197,23 +185,53 @@ int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_by
     } else {
         goto out;
     }
-    d->shape = g_strdup(g->str);
-    g_string_truncate(g, 0);
+    rc = HPC_OK;
+    if (!d->note)
+        d->shape = g_strdup(g->str);
+out:
+    g_string_free(g, TRUE);
+    return rc;
+}
 
-    /* layout, filters, chunking */
-    H5D_layout_t lay = H5Pget_layout(dcpl);
-    int next = H5Pget_external_count(dcpl);
+/* d->layout: "contiguous", "chunked/<index>", ..., "+external(n)". */
+static void dset_layout(h5_dset *d, H5D_layout_t lay, int next)
+{
+    const char *name;
     switch (lay) {
-    case H5D_COMPACT: g_string_append(g, "compact"); break;
-    case H5D_CONTIGUOUS: g_string_append(g, "contiguous"); break;
-    case H5D_CHUNKED: g_string_append_printf(g, "chunked/%s", chunk_index_name(d->id)); break;
-    case H5D_VIRTUAL: g_string_append(g, "virtual"); break;
-    default: g_string_append(g, "?"); break;
+    case H5D_COMPACT: name = "compact"; break;
+    case H5D_CONTIGUOUS: name = "contiguous"; break;
+    case H5D_CHUNKED: name = NULL; break;
+    case H5D_VIRTUAL: name = "virtual"; break;
+    default: name = "?"; break;
     }
+    GString *g = g_string_new(name);
+    if (!name)
+        g_string_append_printf(g, "chunked/%s", chunk_index_name(d->id));
     if (next > 0)
         g_string_append_printf(g, "+external(%d)", next);
-    d->layout = g_strdup(g->str);
-    g_string_truncate(g, 0);
+    d->layout = g_string_free(g, FALSE);
+}
+
+static void filter_name(GString *g, H5Z_filter_t id, const unsigned *cd, size_t ncd)
+{
+    switch (id) {
+    case H5Z_FILTER_DEFLATE: g_string_append_printf(g, "deflate(%u)", ncd ? cd[0] : 0); break;
+    case H5Z_FILTER_SHUFFLE: g_string_append(g, "shuffle"); break;
+    case H5Z_FILTER_FLETCHER32: g_string_append(g, "fletcher32"); break;
+    case H5Z_FILTER_SZIP: g_string_append(g, "szip"); break;
+    case H5Z_FILTER_NBIT: g_string_append(g, "nbit"); break;
+    case H5Z_FILTER_SCALEOFFSET: g_string_append(g, "scaleoffset"); break;
+    case HPC_H5CHUNK_FILTER_LZF: g_string_append(g, "lzf"); break;
+    default: g_string_append_printf(g, "filter-%d", (int)id); break;
+    }
+}
+
+/* d->filters, in pipeline order.  *unavail gets the last filter libhdf5
+ * lacks (a new string, or NULL); *own_lzf stays 1 when all of them are
+ * LZF, which the reader decodes itself. */
+static void dset_filters(h5_dset *d, hid_t dcpl, char **unavail, int *own_lzf)
+{
+    GString *g = g_string_new(NULL);
     int nf = H5Pget_nfilters(dcpl);
     for (int i = 0; i < nf; i++) {
         unsigned flags, cd[8];
@@ -222,26 +240,26 @@ int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_by
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, NULL);
         if (i)
             g_string_append_c(g, ',');
-        switch (id) {
-        case H5Z_FILTER_DEFLATE: g_string_append_printf(g, "deflate(%u)", ncd ? cd[0] : 0); break;
-        case H5Z_FILTER_SHUFFLE: g_string_append(g, "shuffle"); break;
-        case H5Z_FILTER_FLETCHER32: g_string_append(g, "fletcher32"); break;
-        case H5Z_FILTER_SZIP: g_string_append(g, "szip"); break;
-        case H5Z_FILTER_NBIT: g_string_append(g, "nbit"); break;
-        case H5Z_FILTER_SCALEOFFSET: g_string_append(g, "scaleoffset"); break;
-        case HPC_H5CHUNK_FILTER_LZF: g_string_append(g, "lzf"); break;
-        default: g_string_append_printf(g, "filter-%d", (int)id); break;
-        }
-        if (id >= 0 && H5Zfilter_avail(id) <= 0) {
-            g_string_append(g, "(unavailable)");
-            g_free(unavail);
-            unavail = g_strdup_printf("filter %d (%s) is not available", (int)id,
-                                      *name ? name : "unnamed");
-            own_lzf = own_lzf && id == HPC_H5CHUNK_FILTER_LZF;
-        }
+        filter_name(g, id, cd, ncd);
+        if (id < 0 || H5Zfilter_avail(id) > 0)
+            continue;
+        g_string_append(g, "(unavailable)");
+        g_free(*unavail);
+        *unavail = g_strdup_printf("filter %d (%s) is not available", (int)id,
+                                   *name ? name : "unnamed");
+        *own_lzf = *own_lzf && id == HPC_H5CHUNK_FILTER_LZF;
     }
     d->filters = g_strdup(nf > 0 ? g->str : "-");
-    g_string_truncate(g, 0);
+    g_string_free(g, TRUE);
+}
+
+/* d->chunks (the chunk shape or "-"); the bytes of a chunk, of a row of
+ * chunks (along dimension 0) and the number of chunks, saturated at
+ * UINT64_MAX; all 0 when not chunked. */
+static void dset_chunking(h5_dset *d, hid_t dcpl, hid_t ftype, H5D_layout_t lay,
+                          uint64_t *chunk_band, uint64_t *chunk_bytes, uint64_t *nchunks)
+{
+    GString *g = g_string_new(NULL);
     hsize_t cd[H5S_MAX_RANK];
     if (lay == H5D_CHUNKED && d->rank > 0 && H5Pget_chunk(dcpl, d->rank, cd) == d->rank) {
         uint64_t nchunks_row = 1, cb = H5Tget_size(ftype);
@@ -249,64 +267,83 @@ int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_by
             g_string_append_printf(g, "%s%" PRIu64, i ? "," : "", (uint64_t)cd[i]);
             if (cd[i] == 0)
                 continue;
-            if (__builtin_mul_overflow(cb, (uint64_t)cd[i], &cb))
-                cb = UINT64_MAX;
-            uint64_t across = (d->dims[i] + cd[i] - 1) / cd[i];
-            if (i > 0 && __builtin_mul_overflow(nchunks_row, across, &nchunks_row))
-                nchunks_row = UINT64_MAX;
+            cb = hpc_mul_u64_sat(cb, (uint64_t)cd[i]);
+            if (i > 0)
+                nchunks_row = hpc_mul_u64_sat(nchunks_row, (d->dims[i] + cd[i] - 1) / cd[i]);
         }
         *chunk_bytes = cb;
-        if (__builtin_mul_overflow(cb, nchunks_row, chunk_band))
-            *chunk_band = UINT64_MAX;
+        *chunk_band = hpc_mul_u64_sat(cb, nchunks_row);
         uint64_t rows = cd[0] ? (d->dims[0] + cd[0] - 1) / cd[0] : 0;
-        if (__builtin_mul_overflow(rows, nchunks_row, nchunks))
-            *nchunks = UINT64_MAX;
+        *nchunks = hpc_mul_u64_sat(rows, nchunks_row);
     }
     d->chunks = g_strdup(g->len ? g->str : "-");
-    g_string_truncate(g, 0);
+    g_string_free(g, TRUE);
+}
 
-    /* types and how to read */
+/* Leave d out with a note (and a warning in .info when warn). */
+static void dset_leave_out(h5 *h, h5_dset *d, int warn, char *note)
+{
+    d->kind = DS_NONE;
+    d->note = note;
+    if (warn)
+        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, note);
+}
+
+/* A contiguous dataset stored as its byte image inside the file is read
+ * with pread at its address (DS_FAST). */
+static void dset_try_fast(h5 *h, h5_dset *d, hid_t ftype)
+{
+    if (d->size == 0 || d->pad || H5Tequal(ftype, d->mtype) <= 0)
+        return;
+    haddr_t a = H5Dget_offset(d->id);
+    if (a == HADDR_UNDEF)
+        return;
+    if (hpc_source_contains(h->src, (uint64_t)a, d->size)) {
+        d->kind = DS_FAST;
+        d->addr = (uint64_t)a;
+        return;
+    }
+    d->note = g_strdup_printf("raw data at %" PRIu64 " (+%" PRIu64 ") end beyond the "
+                              "end of the file", (uint64_t)a, d->size);
+    g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
+}
+
+/* d's element types, its size and how it is read (d->kind). */
+static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous)
+{
     if (H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) > 0) {
         d->kind = DS_TEXT;
         d->dtype = g_strdup("O");
         d->esize = 0;
-        if (d->nelem > MAX_TEXT_ELEMS) {
-            d->kind = DS_NONE;
-            d->note = g_strdup_printf("more than %u strings: not rendered", MAX_TEXT_ELEMS);
-            rc = HPC_OK;
-            goto out;
-        }
-        rc = dset_text(d, ftype, space);
-        goto out;
+        if (d->nelem <= MAX_TEXT_ELEMS)
+            return dset_text(d, ftype, space);
+        dset_leave_out(h, d, 0, g_strdup_printf("more than %u strings: not rendered", MAX_TEXT_ELEMS));
+        return HPC_OK;
     }
     d->mtype = hpc_h5t_mem_type(ftype);
     if (d->mtype < 0) {
-        d->kind = DS_NONE;
         d->dtype = g_strdup("O");
-        d->note = g_strdup("type without a byte image (variable-length or reference): not served");
-        rc = HPC_OK;
-        goto out;
+        dset_leave_out(h, d, 0, g_strdup("type without a byte image (variable-length or "
+                                         "reference): not served"));
+        return HPC_OK;
     }
+    GString *g = g_string_new(NULL);
     hpc_h5t_np_dtype(d->mtype, g);
-    d->dtype = g_strdup(g->str);
+    d->dtype = g_string_free(g, FALSE);
     d->esize = H5Tget_size(d->mtype);
     /* one element is held at a time when a read ends inside one */
     if (d->esize > MAX(h->max_handle_bytes, MAX_ELEM_SIZE)) {
-        d->kind = DS_NONE;
-        d->note = g_strdup_printf("elements of %zu bytes, more than h5cache: not served", d->esize);
-        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
-        rc = HPC_OK;
-        goto out;
+        dset_leave_out(h, d, 1, g_strdup_printf("elements of %zu bytes, more than h5cache: "
+                                                "not served", d->esize));
+        return HPC_OK;
     }
-    if (d->esize == 0 || __builtin_mul_overflow(d->nelem, (uint64_t)d->esize, &d->size) ||
+    if (d->esize == 0 || !hpc_mul_u64(d->nelem, (uint64_t)d->esize, &d->size) ||
         d->size > (uint64_t)INT64_MAX) {
-        d->kind = DS_NONE;
         d->size = 0;
-        d->note = g_strdup_printf("%" PRIu64 " elements of %zu bytes: larger than the largest "
-                                  "file size: left out (empty)", d->nelem, d->esize);
-        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
-        rc = HPC_OK;
-        goto out;
+        dset_leave_out(h, d, 1, g_strdup_printf("%" PRIu64 " elements of %zu bytes: larger than "
+                                                "the largest file size: left out (empty)",
+                                                d->nelem, d->esize));
+        return HPC_OK;
     }
     d->kind = DS_DATA;
     d->rtype = read_type(ftype, d->mtype);
@@ -316,28 +353,44 @@ int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_by
      * Other compounds keep the file's padding where libhdf5 copies
      * unconverted, as h5py does. */
     d->pad = H5Tdetect_class(ftype, H5T_BITFIELD) > 0 ? hpc_h5t_padding(d->mtype, d->esize) : NULL;
-    if (lay == H5D_CONTIGUOUS && next == 0 && d->size > 0 && !d->pad && H5Tequal(ftype, d->mtype) > 0) {
-        haddr_t a = H5Dget_offset(d->id);
-        if (a != HADDR_UNDEF && hpc_source_contains(h->src, (uint64_t)a, d->size)) {
-            d->kind = DS_FAST;
-            d->addr = (uint64_t)a;
-        } else if (a != HADDR_UNDEF) {
-            d->note = g_strdup_printf("raw data at %" PRIu64 " (+%" PRIu64 ") end beyond the "
-                                      "end of the file", (uint64_t)a, d->size);
-            g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
-        }
-    }
+    if (contiguous)
+        dset_try_fast(h, d, ftype);
+    return HPC_OK;
+}
+
+/* Describe dataset d->id: shape, types, layout, how it is read.  Fills
+ * *chunk_band with the bytes of one row of chunks (0 if not chunked), the
+ * bytes of a chunk and the number of chunks. */
+int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
+                     uint64_t *nchunks)
+{
+    hid_t ftype = H5Dget_type(d->id), space = H5Dget_space(d->id), dcpl = H5Dget_create_plist(d->id);
+    int rc = HPC_E_IO;
+    char *unavail = NULL;          /* the last filter libhdf5 lacks */
+    int own_lzf = 1;               /* ... all of them LZF, which the reader decodes */
+    *chunk_band = *chunk_bytes = *nchunks = 0;
+    if (ftype < 0 || space < 0 || dcpl < 0)
+        goto out;
+    rc = dset_shape(d, space);
+    if (rc != HPC_OK || d->note)
+        goto out;
+    H5D_layout_t lay = H5Pget_layout(dcpl);
+    int next = H5Pget_external_count(dcpl);
+    dset_layout(d, lay, next);
+    dset_filters(d, dcpl, &unavail, &own_lzf);
+    dset_chunking(d, dcpl, ftype, lay, chunk_band, chunk_bytes, nchunks);
+    rc = dset_kind(h, d, ftype, space, lay == H5D_CONTIGUOUS && next == 0);
+    if (rc != HPC_OK || d->kind != DS_DATA)
+        goto out;
     if (unavail && own_lzf) {
         hpc_h5chunk_plan *p = NULL;
         own_lzf = hpc_h5chunk_plan_new(dcpl, ftype, d->mtype, d->esize, d->rank, d->dims, &p) == HPC_OK;
         hpc_h5chunk_plan_free(p);
     }
-    rc = HPC_OK;
 out:
     if (unavail)
         note_unavailable(h, d, unavail, own_lzf && d->kind == DS_DATA);
     g_free(unavail);
-    g_string_free(g, TRUE);
     if (ftype >= 0)
         H5Tclose(ftype);
     if (space >= 0)

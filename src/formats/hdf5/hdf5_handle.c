@@ -50,9 +50,7 @@ static void plan_chunks(h5_handle *hd)
 static void size_chunk_cache(h5 *h, h5_dset *d, hid_t g, const char *name, uint64_t band,
                              uint64_t cbytes, uint64_t nchunks)
 {
-    uint64_t all;
-    if (__builtin_mul_overflow(cbytes, nchunks, &all))
-        all = UINT64_MAX;
+    uint64_t all = hpc_mul_u64_sat(cbytes, nchunks);
     /* libhdf5's default cache (1 MiB) holds all chunks of small datasets */
     if (!band || all <= CHUNK_CACHE_DEFAULT)
         return;

@@ -5,6 +5,7 @@
 #ifndef HDF5_INT_H
 #define HDF5_INT_H
 
+#include "hpc_bytes.h"
 #include "hpc_format.h"
 #include "hpc_tree.h"
 #include "fmt_hdf5.h"

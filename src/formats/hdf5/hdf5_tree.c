@@ -182,7 +182,7 @@ static int too_large(h5 *h, hid_t g, uint32_t dir, const char *name)
     uint64_t bytes = t >= 0 ? H5Tget_size(t) : 0;
     int over = 0;
     for (int i = 0; i < r && bytes && !over; i++)
-        over = __builtin_mul_overflow(bytes, (uint64_t)dims[i], &bytes) || bytes > (uint64_t)INT64_MAX;
+        over = !hpc_mul_u64(bytes, (uint64_t)dims[i], &bytes) || bytes > (uint64_t)INT64_MAX;
     if (over) {
         char *dpath = h5_node_path(h, dir);
         g_string_append_printf(h->warnings, "warning: %s%s%s: more bytes than the largest file "

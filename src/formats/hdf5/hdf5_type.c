@@ -2,6 +2,7 @@
  * its NumPy name (user.dtype) and attribute values rendered as text.
  * Split from fmt_hdf5.c so that type work and tree work stay apart. */
 #include "hdf5_type.h"
+#include "hpc_bytes.h"
 #include "hpc_error.h"
 
 #include <inttypes.h>
@@ -445,116 +446,170 @@ static void append_real(GString *o, double v, int single)
     g_string_append(o, buf);
 }
 
+/* Read all values of attribute aid (bytes of them in memory type m) into
+ * *buf, a new zeroed buffer the caller frees even on failure. */
+static int attr_read(hid_t aid, hid_t m, size_t bytes, void **buf)
+{
+    *buf = g_malloc0(bytes + 1);
+    return m >= 0 && H5Aread(aid, m, *buf) >= 0 ? HPC_OK : HPC_E_IO;
+}
+
+/* The attribute's n integers, as decimal numbers. */
+static int attr_ints(hid_t aid, hid_t t, size_t n, GString *o)
+{
+    int sgn = H5Tget_sign(t) == H5T_SGN_2;
+    int64_t *v = NULL;
+    int rc = attr_read(aid, sgn ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, n * sizeof *v,
+                       (void **)&v);
+    for (size_t i = 0; rc == HPC_OK && i < n; i++) {
+        if (sgn)
+            g_string_append_printf(o, "%s%" PRId64, i ? "," : "", v[i]);
+        else
+            g_string_append_printf(o, "%s%" PRIu64, i ? "," : "", (uint64_t)v[i]);
+    }
+    g_free(v);
+    return rc;
+}
+
+/* The attribute's n reals (single precision when tsize <= 4). */
+static int attr_reals(hid_t aid, size_t n, size_t tsize, GString *o)
+{
+    double *v = NULL;
+    int rc = attr_read(aid, H5T_NATIVE_DOUBLE, n * sizeof *v, (void **)&v);
+    for (size_t i = 0; rc == HPC_OK && i < n; i++) {
+        if (i)
+            g_string_append_c(o, ',');
+        append_real(o, v[i], tsize <= 4);
+    }
+    g_free(v);
+    return rc;
+}
+
+/* The attribute's n variable-length strings, one a line. */
+static int attr_vstrings(hid_t aid, hid_t t, hid_t s, size_t n, GString *o)
+{
+    hid_t m = H5Tcopy(H5T_C_S1);
+    char **v = NULL;
+    int rc = HPC_E_IO;
+    if (m >= 0 && H5Tset_size(m, H5T_VARIABLE) >= 0 && H5Tset_cset(m, H5Tget_cset(t)) >= 0)
+        rc = attr_read(aid, m, n * sizeof *v, (void **)&v);
+    for (size_t i = 0; rc == HPC_OK && i < n; i++)
+        g_string_append_printf(o, "%s%s", i ? "\n" : "", v[i] ? v[i] : "");
+    if (rc == HPC_OK)
+        H5Dvlen_reclaim(m, s, H5P_DEFAULT, v);
+    g_free(v);
+    if (m >= 0)
+        H5Tclose(m);
+    return rc;
+}
+
+/* The attribute's n fixed-length strings of tsize bytes, one a line, as
+ * h5py gives them: NUL-padded, trailing NULs dropped. */
+static int attr_fstrings(hid_t aid, hid_t t, size_t n, size_t tsize, GString *o)
+{
+    hid_t m = str_mem_type(t);
+    char *v = NULL;
+    int rc = attr_read(aid, m, n * tsize, (void **)&v);
+    for (size_t i = 0; rc == HPC_OK && i < n; i++) {
+        const char *e = v + i * tsize;
+        size_t l = tsize;
+        while (l > 0 && e[l - 1] == '\0')
+            l--;
+        if (i)
+            g_string_append_c(o, '\n');
+        g_string_append_len(o, e, (gssize)l);
+    }
+    g_free(v);
+    if (m >= 0)
+        H5Tclose(m);
+    return rc;
+}
+
+/* The attribute's n enum values, by member name ("?" for non-members). */
+static int attr_enums(hid_t aid, hid_t t, size_t n, GString *o)
+{
+    hid_t m = H5Tget_native_type(t, H5T_DIR_ASCEND);
+    size_t ms = m >= 0 ? H5Tget_size(m) : 0;
+    char *v = NULL;
+    int rc = ms ? attr_read(aid, m, n * ms, (void **)&v) : HPC_E_IO;
+    for (size_t i = 0; rc == HPC_OK && i < n; i++) {
+        char name[256];
+        if (i)
+            g_string_append_c(o, ',');
+        if (H5Tenum_nameof(m, v + i * ms, name, sizeof name) >= 0)
+            g_string_append(o, name);
+        else
+            g_string_append(o, "?");
+    }
+    g_free(v);
+    if (m >= 0)
+        H5Tclose(m);
+    return rc;
+}
+
+/* The attribute's n values of another type, as hex bytes of their memory
+ * type; "(no text form)" for types without one. */
+static int attr_bytes(hid_t aid, hid_t t, size_t n, GString *o)
+{
+    hid_t m = hpc_h5t_mem_type(t);
+    size_t ms = m >= 0 ? H5Tget_size(m) : 0;
+    unsigned char *v = NULL;
+    int rc = HPC_OK;
+    if (ms == 0)
+        g_string_append(o, "(no text form)");
+    else
+        rc = attr_read(aid, m, n * ms, (void **)&v);
+    for (size_t i = 0; v && rc == HPC_OK && i < n; i++) {
+        g_string_append(o, i ? ",0x" : "0x");
+        for (size_t b = 0; b < ms; b++)
+            g_string_append_printf(o, "%02x", v[i * ms + b]);
+    }
+    g_free(v);
+    if (m >= 0)
+        H5Tclose(m);
+    return rc;
+}
+
+/* The attribute's n values of type t (of tsize bytes) as text. */
+static int attr_values(hid_t aid, hid_t t, hid_t s, size_t n, size_t tsize, GString *o)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    if (cls == H5T_INTEGER)
+        return attr_ints(aid, t, n, o);
+    if (cls == H5T_FLOAT)
+        return attr_reals(aid, n, tsize, o);
+    if (cls == H5T_STRING && H5Tis_variable_str(t) > 0)
+        return attr_vstrings(aid, t, s, n, o);
+    if (cls == H5T_STRING)
+        return attr_fstrings(aid, t, n, tsize, o);
+    if (cls == H5T_ENUM)
+        return attr_enums(aid, t, n, o);
+    return attr_bytes(aid, t, n, o);
+}
+
 /* Render attribute aid as text: numbers joined by ',', strings one per
  * line, enums by member name, other types as hex.  limit: the file size,
  * which the attribute's raw data must fit in. */
 int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o)
 {
-    hid_t t = H5Aget_type(aid), s = H5Aget_space(aid), m = H5I_INVALID_HID;
+    hid_t t = H5Aget_type(aid), s = H5Aget_space(aid);
     int rc = HPC_E_IO;
-    void *buf = NULL;
     hssize_t np = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
     if (t < 0 || np < 0)
         goto out;
+    rc = HPC_OK;
     if ((uint64_t)np > MAX_ATTR_ELEMS) {
         g_string_append_printf(o, "(%" PRId64 " elements not shown)", (int64_t)np);
-        rc = HPC_OK;
         goto out;
     }
     size_t n = (size_t)np, tsize = H5Tget_size(t);
-    H5T_class_t cls = H5Tget_class(t);
     uint64_t raw;
-    if (tsize == 0 || __builtin_mul_overflow((uint64_t)n, (uint64_t)tsize, &raw) || raw > limit) {
+    if (tsize == 0 || !hpc_mul_u64((uint64_t)n, (uint64_t)tsize, &raw) || raw > limit) {
         g_string_append_printf(o, "(%zu elements of %zu bytes: larger than the file)", n, tsize);
-        rc = HPC_OK;
         goto out;
     }
-    if (cls == H5T_INTEGER) {
-        int sgn = H5Tget_sign(t) == H5T_SGN_2;
-        buf = g_new0(int64_t, n ? n : 1);
-        if (H5Aread(aid, sgn ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            if (sgn)
-                g_string_append_printf(o, "%s%" PRId64, i ? "," : "", ((int64_t *)buf)[i]);
-            else
-                g_string_append_printf(o, "%s%" PRIu64, i ? "," : "", ((uint64_t *)buf)[i]);
-        }
-    } else if (cls == H5T_FLOAT) {
-        buf = g_new0(double, n ? n : 1);
-        if (H5Aread(aid, H5T_NATIVE_DOUBLE, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            if (i)
-                g_string_append_c(o, ',');
-            append_real(o, ((double *)buf)[i], tsize <= 4);
-        }
-    } else if (cls == H5T_STRING && H5Tis_variable_str(t) > 0) {
-        m = H5Tcopy(H5T_C_S1);
-        if (m < 0 || H5Tset_size(m, H5T_VARIABLE) < 0 || H5Tset_cset(m, H5Tget_cset(t)) < 0)
-            goto out;
-        buf = g_new0(char *, n ? n : 1);
-        if (H5Aread(aid, m, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            const char *v = ((char **)buf)[i];
-            g_string_append_printf(o, "%s%s", i ? "\n" : "", v ? v : "");
-        }
-        H5Dvlen_reclaim(m, s, H5P_DEFAULT, buf);
-    } else if (cls == H5T_STRING) {
-        /* as h5py gives them: NUL-padded, trailing NULs dropped */
-        m = str_mem_type(t);
-        buf = g_malloc0(n * tsize + 1);
-        if (m < 0 || H5Aread(aid, m, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            const char *v = (const char *)buf + i * tsize;
-            size_t l = tsize;
-            while (l > 0 && v[l - 1] == '\0')
-                l--;
-            if (i)
-                g_string_append_c(o, '\n');
-            g_string_append_len(o, v, (gssize)l);
-        }
-    } else if (cls == H5T_ENUM) {
-        m = H5Tget_native_type(t, H5T_DIR_ASCEND);
-        size_t ms = m >= 0 ? H5Tget_size(m) : 0;
-        if (ms == 0)
-            goto out;
-        buf = g_malloc0(n * ms + 1);
-        if (H5Aread(aid, m, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            char name[256];
-            if (i)
-                g_string_append_c(o, ',');
-            if (H5Tenum_nameof(m, (char *)buf + i * ms, name, sizeof name) >= 0)
-                g_string_append(o, name);
-            else
-                g_string_append(o, "?");
-        }
-    } else {
-        m = hpc_h5t_mem_type(t);
-        size_t ms = m >= 0 ? H5Tget_size(m) : 0;
-        if (ms == 0) {
-            g_string_append(o, "(no text form)");
-            rc = HPC_OK;
-            goto out;
-        }
-        buf = g_malloc0(n * ms + 1);
-        if (H5Aread(aid, m, buf) < 0)
-            goto out;
-        for (size_t i = 0; i < n; i++) {
-            g_string_append(o, i ? ",0x" : "0x");
-            for (size_t b = 0; b < ms; b++)
-                g_string_append_printf(o, "%02x", ((unsigned char *)buf)[i * ms + b]);
-        }
-    }
-    rc = HPC_OK;
+    rc = attr_values(aid, t, s, n, tsize, o);
 out:
-    g_free(buf);
-    if (m >= 0)
-        H5Tclose(m);
     if (t >= 0)
         H5Tclose(t);
     if (s >= 0)
