@@ -43,7 +43,7 @@ SRC = os.environ.get("top_srcdir", os.path.dirname(HERE))
 BUILD = os.environ.get("top_builddir", SRC)
 HPCMOUNT = os.path.join(BUILD, "fuse", "hpcmount")
 HPCDUMP = os.path.join(BUILD, "dump", "hpcdump")
-ORACLE4 = os.path.join(BUILD, "tests", "hdf4_oracle")
+ORACLE4 = os.path.join(BUILD, "tests", "gen", "hdf4_oracle")
 MEM_LIMIT = 4194304 * 1024          # ulimit -v 4194304 (KiB)
 SANITIZED = b"libasan" in subprocess.run(["ldd", HPCMOUNT], capture_output=True).stdout
 FILE_TIMEOUT = 1800                 # a safety net against a hang, not a measure

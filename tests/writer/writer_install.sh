@@ -64,7 +64,7 @@ check "the header declares the writers ($(echo $funcs | wc -w) functions)" \
     test "$(echo $funcs | wc -w)" -ge 16
 check "every declared function links from the installed library" \
     $CC -Wall -Wextra -Werror -o allsyms allsyms.c $(pc --cflags --libs)
-sed -n '/<!-- example: tests\/writer_install.sh -->/,/^```$/p' "$top_srcdir/docs/writer.md" |
+sed -n '/<!-- example: tests\/writer\/writer_install.sh -->/,/^```$/p' "$top_srcdir/docs/writer.md" |
     sed '1,2d;$d' > example.c
 check "the example is in docs/writer.md" grep -q "hpc_gsd_create" example.c
 if $CC -Wall -Wextra -Werror -o example example.c $(pc --cflags --libs) > cc.log 2>&1; then
