@@ -80,15 +80,7 @@ static const hpc_format *detect_format(const char *path, GError **err)
         hpc_fail(err, HPC_E_INVAL, path, NULL, 0, "not a regular file or directory");
         return NULL;
     }
-    const hpc_format *best = NULL;
-    int best_score = 0;
-    for (const hpc_format *const *f = hpc_formats; *f; f++) {
-        int s = (*f)->probe(path, len ? head : NULL, len);
-        if (s > best_score) {
-            best_score = s;
-            best = *f;
-        }
-    }
+    const hpc_format *best = hpc_format_best(path, head, len);
     if (!best) {
         GString *names = g_string_new(NULL);
         for (const hpc_format *const *f = hpc_formats; *f; f++)

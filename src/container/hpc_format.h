@@ -105,6 +105,10 @@ extern const hpc_format hpc_format_dhdf;
 
 /** Find a format by name, NULL if unknown. */
 const hpc_format *hpc_format_by_name(const char *name);
+/** The reader whose probe scores path highest (head: its first len bytes;
+ *  len 0 for a directory), or NULL: the one probe of the container and of
+ *  a run directory's members. */
+const hpc_format *hpc_format_best(const char *path, const unsigned char *head, size_t len);
 
 /** 0 for the stand-in of a reader this build leaves out (it recognises
  *  the format's magic and refuses to open: "HDF5 support not built"). */

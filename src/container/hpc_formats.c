@@ -101,3 +101,17 @@ const hpc_format *hpc_format_by_name(const char *name)
             return *f;
     return NULL;
 }
+
+const hpc_format *hpc_format_best(const char *path, const unsigned char *head, size_t len)
+{
+    const hpc_format *best = NULL;
+    int best_score = 0;
+    for (const hpc_format *const *f = hpc_formats; *f; f++) {
+        int sc = (*f)->probe(path, len ? head : NULL, len);
+        if (sc > best_score) {
+            best_score = sc;
+            best = *f;
+        }
+    }
+    return best;
+}

@@ -44,7 +44,7 @@ static gboolean is_one_container(const char *source, const hpc_options *opts)
         return TRUE;
     if (opts->rundir)
         return FALSE;
-    const hpc_format *f = hpc_rundir_probe_any(source, NULL, 0);
+    const hpc_format *f = hpc_format_best(source, NULL, 0);
     return f && !hpc_rundir_holds_other_format(source, f);
 }
 

@@ -90,9 +90,6 @@ dnode *hpc_rundir_node_get(hpc_mount *m, uint64_t id);
 /* The relative path of the layer's node ino (a new string), or NULL. */
 char *hpc_rundir_node_rel(hpc_mount *m, hpc_ino ino);
 
-/* The best reader's format for path (head: its first len bytes, NULL for
- * a directory), or NULL. */
-const hpc_format *hpc_rundir_probe_any(const char *path, const unsigned char *head, size_t len);
 
 /* Take slot number sn for a call: open it if needed.  *c is NULL when it
  * failed to open (then s->error says why).  Pair with hpc_rundir_slot_release. */

@@ -85,22 +85,6 @@ static const struct {
     { "fti", { "config.fti", "Local", "Global", "Meta", "l1", "l2", "l3", "l4", NULL } },
 };
 
-/* The best reader's format for path (head: its first len bytes, NULL for
- * a directory), or NULL. */
-const hpc_format *hpc_rundir_probe_any(const char *path, const unsigned char *head, size_t len)
-{
-    const hpc_format *best = NULL;
-    int best_score = 0;
-    for (const hpc_format *const *f = hpc_formats; *f; f++) {
-        int sc = (*f)->probe(path, head, len);
-        if (sc > best_score) {
-            best_score = sc;
-            best = *f;
-        }
-    }
-    return best;
-}
-
 static const hpc_format *probe_file(const char *path)
 {
     unsigned char head[PROBE_HEAD];
@@ -112,7 +96,7 @@ static const hpc_format *probe_file(const char *path)
     struct stat st;
     ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head, 0) : -1;
     close(fd);
-    return n > 0 ? hpc_rundir_probe_any(path, head, (size_t)n) : NULL;
+    return n > 0 ? hpc_format_best(path, head, (size_t)n) : NULL;
 }
 
 /* Does dir hold (directly, among its first entries) a file that a reader
@@ -156,7 +140,7 @@ static const hpc_format *probe(const char *path, gboolean dir)
         return probe_file(path);
     if (!has_marker(path))
         return NULL;
-    const hpc_format *f = hpc_rundir_probe_any(path, NULL, 0);
+    const hpc_format *f = hpc_format_best(path, NULL, 0);
     return f && !hpc_rundir_holds_other_format(path, f) ? f : NULL;
 }
 
