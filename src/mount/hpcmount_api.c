@@ -211,6 +211,15 @@ int hpcmount_readdir(hpcmount *h, uint64_t dir, hpcmount_dirent_fn fn, void *ctx
     return fail_ino(rc, dir);
 }
 
+/* Are extent e's bytes the source file's own?  A growing file's extent
+ * is read through a snapshot of its size: only below that size. */
+static gboolean in_source(const hpc_extent *e)
+{
+    uint64_t end = 0;
+    return e->src && (e->space == 0 ||
+                      (hpc_add_u64(e->off, e->len, &end) && end <= e->space_size));
+}
+
 /* Tell the kernel the span of each source holding ext[] is wanted, when
  * the span is not much more than the extents (GSD series: one extent per
  * frame, spread over the file, which sequential read-ahead does not see). */
@@ -244,10 +253,7 @@ static int direct_batch(hpcmount *h, uint64_t ino, char *buf, size_t len, uint64
     if (rc != HPC_OK)
         return HPC_E_NOTSUP;     /* the core's read says what is wrong */
     for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
-        uint64_t end = 0;
-        gboolean fits = ext[i].len <= len - pos && (ext[i].space == 0 ||
-                        (hpc_add_u64(ext[i].off, ext[i].len, &end) && end <= ext[i].space_size));
-        rc = fits && ext[i].src ? HPC_OK : HPC_E_NOTSUP;
+        rc = ext[i].len <= len - pos && in_source(&ext[i]) ? HPC_OK : HPC_E_NOTSUP;
         pos += rc == HPC_OK ? ext[i].len : 0;
     }
     if (rc == HPC_OK)
@@ -366,8 +372,7 @@ int hpcmount_info(hpcmount *h, char **text, size_t *len)
 }
 
 /* Append the extents of [off, size) from one core map call; *done the bytes
- * they cover.  A growing (append-only) file's extent is read through a
- * snapshot of its size: its bytes are the source's below that size. */
+ * they cover (NOTSUP where they are not the source's own: in_source). */
 static int map_batch(hpcmount *h, uint64_t ino, uint64_t off, uint64_t size, GArray *out,
                      uint64_t *done)
 {
@@ -378,10 +383,7 @@ static int map_batch(hpcmount *h, uint64_t ino, uint64_t off, uint64_t size, GAr
     if (rc != HPC_OK)
         return rc;
     for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
-        uint64_t end = 0;
-        int snap_ok = ext[i].space == 0 ||
-                      (hpc_add_u64(ext[i].off, ext[i].len, &end) && end <= ext[i].space_size);
-        if (!snap_ok || !ext[i].src || !ext[i].src->path) {
+        if (!in_source(&ext[i]) || !ext[i].src->path) {
             rc = HPC_E_NOTSUP;
             break;
         }
