@@ -27,6 +27,29 @@
 
 typedef struct hpc_core hpc_core;
 
+/** A request to the helper process that runs a reader's library
+ *  (hpc_remote.h: op is an HPC_RQ_* code): HPC_OK with *payload (g_free
+ *  it) of *len bytes, or the error of the helper or of the reader. */
+typedef int (*hpc_remote_call)(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a,
+                               uint64_t b, char **payload, size_t *len);
+
+/** What a reader whose library runs in the helper process does in the
+ *  daemon: read some nodes itself from what the helper describes (the
+ *  HDF5 reader's chunks, hdf5_remote.h).  The proxy (hpc_remote.c) owns
+ *  the state and calls these; it knows no reader by name. */
+typedef struct hpc_remote_side {
+    /** New state of one container, with a cache of cache_bytes. */
+    void *(*state_new)(uint64_t cache_bytes);
+    /** Free it (NULL is fine; no read may be running). */
+    void (*state_free)(void *st);
+    /** Read [off, off+len) of ino here, asking the helper through call;
+     *  HPC_E_NOTSUP when the helper must read it. */
+    int (*read)(void *st, hpc_container *c, hpc_remote_call call, hpc_ino ino, void *buf,
+                size_t len, uint64_t off, size_t *nread);
+    /** .info lines of what it read so far. */
+    void (*info)(void *st, GString *out);
+} hpc_remote_side;
+
 typedef struct hpc_format {
     const char *name;
     /** The third-party library open() runs on the file (e.g. "libhdf5"), or
@@ -71,8 +94,11 @@ typedef struct hpc_format {
     /** Optional: where the stored bytes of array ino lie, as text lines
      *  (layout, codecs, fill value, one line per stored chunk) that
      *  hpc_refs_chunks.c turns into references; HPC_E_NOTSUP for nodes
-     *  without such a description.  The HDF5 reader's: src/refs/hdf5_refs.c. */
+     *  without such a description.  The HDF5 reader's: src/formats/hdf5/hdf5_refs.c. */
     int (*chunks)(hpc_container *c, hpc_ino ino, GString *out);
+    /** Optional, for a reader with sandbox_lib: its part in the daemon
+     *  when its library runs in the helper process. */
+    const hpc_remote_side *remote_side;
 } hpc_format;
 
 /* What a reader sees of its container: the first block is the core's and

@@ -432,9 +432,8 @@ static int px_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
     return rc;
 }
 
-#ifdef HAVE_HDF5
-/* hpc_h5remote_call: a request whose answer is a payload. */
-static int h5_call(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a, uint64_t b,
+/* hpc_remote_call: a request whose answer is a payload. */
+static int side_call(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a, uint64_t b,
                    char **payload, size_t *len)
 {
     hpc_rq rq = { .op = op, .ino = ino, .off = a, .size = b };
@@ -443,22 +442,19 @@ static int h5_call(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a, uint6
     *len = rc == HPC_OK ? rp.len : 0;
     return rc;
 }
-#endif
 
 static int px_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
                    size_t *nread)
 {
     size_t done = 0;
     int rc = HPC_OK;
-#ifdef HAVE_HDF5
     remote *r = c->priv;
-    if (r->h5) {
-        rc = hpc_h5remote_read(r->h5, c, h5_call, ino, buf, len, off, nread);
+    if (r->side) {
+        rc = r->real->remote_side->read(r->side, c, side_call, ino, buf, len, off, nread);
         if (rc != HPC_E_NOTSUP)
             return rc;
         rc = HPC_OK;
     }
-#endif
     while (rc == HPC_OK && done < len) {
         hpc_rq rq = { .op = HPC_RQ_READ, .ino = ino, .off = off + done,
                       .size = MIN(len - done, (size_t)HPC_REMOTE_SHM) };
@@ -528,10 +524,8 @@ static int px_info(hpc_container *c, GString *out)
     if (r->broken)
         g_string_append_printf(out, "broken: %s\n", r->broken);
     g_mutex_unlock(&r->lock);
-#ifdef HAVE_HDF5
-    if (r->h5)
-        hpc_h5remote_info(r->h5, out);
-#endif
+    if (r->side)
+        r->real->remote_side->info(r->side, out);
     g_mutex_lock(&r->tables);
     g_string_append(out, r->notes->str);
     g_mutex_unlock(&r->tables);
@@ -582,9 +576,8 @@ static void px_close(hpc_container *c)
     g_hash_table_destroy(r->spaces);
     g_string_free(r->notes, TRUE);
     g_free(r->broken);
-#ifdef HAVE_HDF5
-    hpc_h5remote_free(r->h5);
-#endif
+    if (r->side)
+        r->real->remote_side->state_free(r->side);
     g_mutex_clear(&r->lock);
     g_mutex_clear(&r->tables);
     g_free(r);
@@ -647,10 +640,9 @@ static remote *remote_new(const hpc_container *c)
     uint64_t h5 = c->opts.h5_cache ? c->opts.h5_cache : ((uint64_t)HPC_DEFAULT_H5_CACHE_MB << 20);
     r->mem = c->opts.helper_mem ? c->opts.helper_mem
                                 : HPC_REMOTE_MEM_BASE + 2 * (c->opts.cache_size + h5);
-#ifdef HAVE_HDF5
-    if (c->format == &hpc_format_hdf5)
-        r->h5 = hpc_h5remote_new(c->opts.cache_size ? c->opts.cache_size : HPC_DEFAULT_CACHE_SIZE);
-#endif
+    if (r->real->remote_side)
+        r->side = r->real->remote_side->state_new(c->opts.cache_size ? c->opts.cache_size
+                                                                      : HPC_DEFAULT_CACHE_SIZE);
     return r;
 }
 

@@ -9,9 +9,6 @@
 
 #include "hpc_core.h"
 #include "hpc_remote.h"
-#ifdef HAVE_HDF5
-#include "hdf5_remote.h"
-#endif
 
 #define NAMES_MAX (1u << 18)     /* names remembered for messages */
 
@@ -55,9 +52,7 @@ typedef struct remote {
     GHashTable *spaces;          /* helper's cache space -> ours */
     double cpu, wait;
     uint64_t mem;
-#ifdef HAVE_HDF5
-    hpc_h5remote *h5;            /* HDF5 chunks decoded here, or NULL */
-#endif
+    void *side;                  /* the reader's remote_side state, or NULL */
 } remote;
 
 /* What went wrong with a request: nothing, or the helper went away. */

@@ -424,4 +424,5 @@ const hpc_format hpc_format_hdf5 = {
     .xattrs = h5_xattrs,
     .info = h5_info,
     .chunks = h5_chunks,
+    .remote_side = &hpc_h5remote_side,
 };

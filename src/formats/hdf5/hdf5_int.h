@@ -10,6 +10,7 @@
 #include "hpc_tree.h"
 #include "fmt_hdf5.h"
 #include "hdf5_refs.h"
+#include "hdf5_remote.h"
 #include "hdf5_chunk.h"
 #include "hdf5_elem.h"
 #include "hdf5_type.h"

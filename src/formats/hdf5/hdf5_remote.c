@@ -23,12 +23,12 @@ typedef struct where_key {
     uint64_t chunk;
 } where_key;
 
-struct hpc_h5remote {
+typedef struct hpc_h5remote {
     GMutex lock;                 /* the tables */
     GHashTable *plans;           /* ino -> dplan */
     GHashTable *where;           /* where_key -> hpc_h5chunk_where */
     hpc_h5chunk_cache *cc;
-};
+} hpc_h5remote;
 
 static void dplan_free(gpointer p)
 {
@@ -49,7 +49,7 @@ static gboolean where_equal(gconstpointer a, gconstpointer b)
     return x->ino == y->ino && x->chunk == y->chunk;
 }
 
-hpc_h5remote *hpc_h5remote_new(uint64_t cache_bytes)
+static void *h5r_new(uint64_t cache_bytes)
 {
     hpc_h5remote *hr = g_new0(hpc_h5remote, 1);
     g_mutex_init(&hr->lock);
@@ -59,8 +59,9 @@ hpc_h5remote *hpc_h5remote_new(uint64_t cache_bytes)
     return hr;
 }
 
-void hpc_h5remote_free(hpc_h5remote *hr)
+static void h5r_free(void *st)
 {
+    hpc_h5remote *hr = st;
     if (!hr)
         return;
     g_hash_table_destroy(hr->plans);
@@ -71,7 +72,7 @@ void hpc_h5remote_free(hpc_h5remote *hr)
 }
 
 /* The plan of dataset ino, asked of the helper the first time. */
-static const dplan *plan_of(hpc_h5remote *hr, hpc_container *c, hpc_h5remote_call call,
+static const dplan *plan_of(hpc_h5remote *hr, hpc_container *c, hpc_remote_call call,
                             hpc_ino ino)
 {
     g_mutex_lock(&hr->lock);
@@ -109,7 +110,7 @@ static const dplan *plan_of(hpc_h5remote *hr, hpc_container *c, hpc_h5remote_cal
 }
 
 /* Ask the helper where chunks from `chunk` on are, and remember them. */
-static int where_fetch(hpc_h5remote *hr, hpc_container *c, hpc_h5remote_call call, hpc_ino ino,
+static int where_fetch(hpc_h5remote *hr, hpc_container *c, hpc_remote_call call, hpc_ino ino,
                        uint64_t chunk)
 {
     char *payload = NULL;
@@ -136,7 +137,7 @@ static int where_fetch(hpc_h5remote *hr, hpc_container *c, hpc_h5remote_call cal
 typedef struct raw_ctx {
     hpc_h5remote *hr;
     hpc_container *c;
-    hpc_h5remote_call call;
+    hpc_remote_call call;
     hpc_ino ino;
     uint64_t chunk_bytes;
 } raw_ctx;
@@ -180,9 +181,10 @@ static int remote_raw(void *ctx, uint64_t chunk, const hsize_t *off, unsigned ch
     return HPC_OK;
 }
 
-int hpc_h5remote_read(hpc_h5remote *hr, hpc_container *c, hpc_h5remote_call call, hpc_ino ino,
-                      void *buf, size_t len, uint64_t off, size_t *nread)
+static int h5r_read(void *st, hpc_container *c, hpc_remote_call call, hpc_ino ino, void *buf,
+                    size_t len, uint64_t off, size_t *nread)
 {
+    hpc_h5remote *hr = st;
     *nread = 0;
     const dplan *d = plan_of(hr, c, call, ino);
     if (!d || !d->p)
@@ -208,8 +210,9 @@ int hpc_h5remote_read(hpc_h5remote *hr, hpc_container *c, hpc_h5remote_call call
     return rc == HPC_OK || rc == HPC_E_CHANGED ? rc : HPC_E_NOTSUP;
 }
 
-void hpc_h5remote_info(hpc_h5remote *hr, GString *out)
+static void h5r_info(void *st, GString *out)
 {
+    hpc_h5remote *hr = st;
     uint64_t decoded, hits, helper;
     hpc_h5chunk_cache_stats(hr->cc, &decoded, &hits, &helper);
     g_string_append_printf(out, "chunks_in_daemon: %" G_GUINT64_FORMAT " decoded, %"
@@ -217,3 +220,10 @@ void hpc_h5remote_info(hpc_h5remote *hr, GString *out)
                            " left to the helper (so far)\n",
                            (guint64)decoded, (guint64)hits, (guint64)helper);
 }
+
+const hpc_remote_side hpc_h5remote_side = {
+    .state_new = h5r_new,
+    .state_free = h5r_free,
+    .read = h5r_read,
+    .info = h5r_info,
+};

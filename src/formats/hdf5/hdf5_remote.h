@@ -21,31 +21,10 @@
 
 #include "hpc_format.h"
 
-/** The daemon's chunk state of one container. */
-typedef struct hpc_h5remote hpc_h5remote;
-
-/** A request to the helper (op, node, two arguments): HPC_OK with
- *  *payload (g_free it) of *len bytes, or the error of the helper or of
- *  the reader. */
-typedef int (*hpc_h5remote_call)(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a,
-                                 uint64_t b, char **payload, size_t *len);
-
-/** New state with a chunk cache of cache_bytes. */
-hpc_h5remote *hpc_h5remote_new(uint64_t cache_bytes);
-
-/** Free it (NULL is fine; no reader may be using it). */
-void hpc_h5remote_free(hpc_h5remote *hr);
-
-/**
- * Read len bytes at off of dataset ino of c by decoding its chunks here;
- * call asks the helper for plans and places.  HPC_E_NOTSUP when the helper
- * must read it (the caller then sends the read to the helper).
- */
-int hpc_h5remote_read(hpc_h5remote *hr, hpc_container *c, hpc_h5remote_call call, hpc_ino ino,
-                      void *buf, size_t len, uint64_t off, size_t *nread);
-
-/** The .info line of the chunks read so far: decoded here, from the
- *  cache, left to the helper. */
-void hpc_h5remote_info(hpc_h5remote *hr, GString *out);
+/** The reader's part in the daemon (hpc_format.h), the chunk state of one
+ *  container: reads decode chunks here, asking the helper for plans and
+ *  places; .info says how many were decoded here, came from the cache,
+ *  were left to the helper. */
+extern const hpc_remote_side hpc_h5remote_side;
 
 #endif
