@@ -27,6 +27,22 @@ struct hpcmount {
 static GPrivate last_error = G_PRIVATE_INIT(g_free);
 
 G_STATIC_ASSERT(HPCMOUNT_REFS_INLINE_DEFAULT == HPC_REFS_INLINE_DEFAULT);
+/* the public codes are the core's (hpc_error.h): calls pass them through */
+#define SAME_CODE(x) G_STATIC_ASSERT((int)HPCMOUNT_##x == (int)HPC_##x)
+SAME_CODE(OK);
+SAME_CODE(E_IO);
+SAME_CODE(E_CORRUPT);
+SAME_CODE(E_NOMEM);
+SAME_CODE(E_NOENT);
+SAME_CODE(E_NOTDIR);
+SAME_CODE(E_ISDIR);
+SAME_CODE(E_INVAL);
+SAME_CODE(E_UNSUPPORTED);
+SAME_CODE(E_NODATA);
+SAME_CODE(E_RANGE);
+SAME_CODE(E_CHECKSUM);
+SAME_CODE(E_NOTSUP);
+SAME_CODE(E_CHANGED);
 
 static int fail_msg(int code, char *msg)
 {

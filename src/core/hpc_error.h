@@ -12,25 +12,24 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "hpcmount.h"
-
-/* The values are the public ones of hpcmount.h, the one place they are
- * written; the writers' installed header checks its copy against them. */
+/* The public header (hpcmount.h) gives the same values to libhpcmount's
+ * users as HPCMOUNT_E_*; hpcmount_api.c checks at build time that the two
+ * agree, so the core includes nothing above it. */
 typedef enum {
-    HPC_OK = HPCMOUNT_OK,
-    HPC_E_IO = HPCMOUNT_E_IO,                   /* a read of a source file failed */
-    HPC_E_CORRUPT = HPCMOUNT_E_CORRUPT,         /* the container's metadata are inconsistent */
-    HPC_E_NOMEM = HPCMOUNT_E_NOMEM,
-    HPC_E_NOENT = HPCMOUNT_E_NOENT,             /* no such node or name */
-    HPC_E_NOTDIR = HPCMOUNT_E_NOTDIR,
-    HPC_E_ISDIR = HPCMOUNT_E_ISDIR,
-    HPC_E_INVAL = HPCMOUNT_E_INVAL,             /* bad argument or option */
-    HPC_E_UNSUPPORTED = HPCMOUNT_E_UNSUPPORTED, /* a valid container this reader cannot serve */
-    HPC_E_NODATA = HPCMOUNT_E_NODATA,           /* no such extended attribute */
-    HPC_E_RANGE = HPCMOUNT_E_RANGE,             /* caller's buffer too small */
-    HPC_E_CHECKSUM = HPCMOUNT_E_CHECKSUM,       /* stored checksum does not match the data */
-    HPC_E_NOTSUP = HPCMOUNT_E_NOTSUP,           /* operation not implemented for this node */
-    HPC_E_CHANGED = HPCMOUNT_E_CHANGED,         /* a source file changed since it was opened */
+    HPC_OK = 0,
+    HPC_E_IO = -1,          /* a read of a source file failed */
+    HPC_E_CORRUPT = -2,     /* the container's metadata are inconsistent */
+    HPC_E_NOMEM = -3,
+    HPC_E_NOENT = -4,       /* no such node or name */
+    HPC_E_NOTDIR = -5,
+    HPC_E_ISDIR = -6,
+    HPC_E_INVAL = -7,       /* bad argument or option */
+    HPC_E_UNSUPPORTED = -8, /* a valid container this reader cannot serve */
+    HPC_E_NODATA = -9,      /* no such extended attribute */
+    HPC_E_RANGE = -10,      /* caller's buffer too small */
+    HPC_E_CHECKSUM = -11,   /* stored checksum does not match the data */
+    HPC_E_NOTSUP = -12,     /* operation not implemented for this node */
+    HPC_E_CHANGED = -13,    /* a source file changed since it was opened */
 } hpc_err;
 
 #define HPC_ERROR (hpc_error_quark())
