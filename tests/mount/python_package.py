@@ -15,6 +15,7 @@ import random
 import shutil
 import stat
 import sys
+import tempfile
 import threading
 import unittest
 
@@ -268,7 +269,19 @@ class Arrays(unittest.TestCase):
         self.assertGreater(n, 0)
 
 
-class BulkReads(unittest.TestCase):
+class Scratch(unittest.TestCase):
+    """A test class with a directory of its own (cls.dir), removed after."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix=cls.__name__ + "-", dir=os.environ.get("TMPDIR"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+
+class BulkReads(Scratch):
     """Reads of 1 MiB and more take the bytes straight from the source
     files (no block cache): they equal the library's values, at any
     offset, through npy views, and never come from a changed source."""
@@ -276,8 +289,7 @@ class BulkReads(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         import gsd.fl
-        cls.dir = os.path.join(os.environ.get("TMPDIR", "/tmp"), "bulk-%d" % os.getpid())
-        os.makedirs(cls.dir, exist_ok=True)
+        super().setUpClass()
         cls.gsd = os.path.join(cls.dir, "bulk.gsd")
         rng = np.random.default_rng(7)
         cls.pos = rng.random((300, 1000, 3), dtype=np.float32)   # 3.6 MB in 300 frames
@@ -324,7 +336,7 @@ class BulkReads(unittest.TestCase):
             self.assertEqual(got, ("errno", errno.EIO), "a changed source: EIO, never its new bytes")
 
 
-class MapAdvice(unittest.TestCase):
+class MapAdvice(Scratch):
     """array() of a verbatim file is a view of the source: mapped at once
     when the page cache holds all of it, left lazy when it does not (a
     slice reads only its pages), as populate= says otherwise."""
@@ -332,16 +344,11 @@ class MapAdvice(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         import h5py
-        cls.dir = os.path.join(os.environ.get("TMPDIR", "/tmp"), "advice-%d" % os.getpid())
-        os.makedirs(cls.dir, exist_ok=True)
+        super().setUpClass()
         cls.h5 = os.path.join(cls.dir, "contig.h5")
         cls.want = np.random.default_rng(3).random(1 << 20)          # 8 MiB of f8
         with h5py.File(cls.h5, "w") as f:
             f["d"] = cls.want
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.dir, ignore_errors=True)
 
     def array(self, c, populate=None):
         a = c.array("d", populate=populate)
@@ -378,7 +385,7 @@ class MapAdvice(unittest.TestCase):
             np.testing.assert_array_equal(a, self.want)
 
 
-class GzipBulk(unittest.TestCase):
+class GzipBulk(Scratch):
     """Compressed HDF5 chunks decoded straight into array()'s buffer (the
     chunks a read covers whole) and through the chunk cache (the others)
     give h5py's bytes, by the thread pool and at any offset."""
@@ -386,8 +393,7 @@ class GzipBulk(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         import h5py
-        cls.dir = os.path.join(os.environ.get("TMPDIR", "/tmp"), "gzbulk-%d" % os.getpid())
-        os.makedirs(cls.dir, exist_ok=True)
+        super().setUpClass()
         cls.h5 = os.path.join(cls.dir, "gz.h5")
         rng = np.random.default_rng(5)
         n = (5 << 20) + 123                        # 20 MiB of f4: pieces of the thread pool
@@ -404,10 +410,6 @@ class GzipBulk(unittest.TestCase):
                              chunks=(4096,), compression="gzip")   # no shuffle
             f.create_dataset("shuf", data=np.arange(100003, dtype="<i4"), chunks=(1000,),
                              shuffle=True)                         # shuffle alone
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.dir, ignore_errors=True)
 
     def test_equal_h5py(self):
         import h5py
