@@ -413,14 +413,18 @@ class GzipBulk(Scratch):
 
     def test_equal_h5py(self):
         import h5py
-        with h5py.File(self.h5, "r") as f, hpcmount.open(self.h5) as c:
-            for name in ("f4", "i2", "f8", "u8", "shuf"):
-                want = f[name][()]
+        names = ("f4", "i2", "f8", "u8", "shuf")
+        with h5py.File(self.h5, "r") as f:       # closed: inproc opens it in this process
+            wants = {name: f[name][()] for name in names}
+        with hpcmount.open(self.h5) as c, hpcmount.open(self.h5, inproc=True) as ci:
+            for name in names:
+                want = wants[name]
                 raw = want.tobytes()
                 for threads in (1, 2, 4):
                     got = c.array(name, threads=threads)
                     self.assertTrue(got.flags.owndata, name)
                     np.testing.assert_array_equal(got, want, "%s threads=%d" % (name, threads))
+                np.testing.assert_array_equal(ci.array(name), want, "%s, inproc" % name)
                 esize = want.dtype.itemsize
                 for off in (0, esize, 1, 65536 * esize - 3, len(raw) // 3, len(raw) - 5000):
                     n = min(len(raw) - off, (1 << 20) + 4096 + 3)
