@@ -84,11 +84,11 @@ def same(a, b, what):
         raise SystemExit("MISMATCH: %s" % what)
 
 
-def fresh_array(src, node, threads=None, **options):
+def fresh_array(src, node, threads=None, populate=None, **options):
     """c.array() of a container opened for it: no bytes cached by an
     earlier side."""
     with hpcmount.open(src, **options) as c:
-        return c.array(node, threads=threads)
+        return c.array(node, threads=threads, populate=populate)
 
 
 def bulk(title, src, node, raw_off, dtype):
@@ -103,6 +103,7 @@ def bulk(title, src, node, raw_off, dtype):
         ("np.fromfile of the plain file (reference)",
          lambda: np.fromfile(src, dtype=dtype, count=count, offset=raw_off)),
         ("c.array()", lambda: fresh_array(src, node)),
+        ("c.array(populate=False) (a lazy map)", lambda: fresh_array(src, node, populate=False)),
         ("np.fromfile through the mount", lambda: np.fromfile(os.path.join(mnt, node), dtype=dtype)),
     ]
     header("%s: %d MiB, load + one pass" % (title, n >> 20))

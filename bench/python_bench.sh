@@ -2,7 +2,8 @@
 # bench/python_bench.sh [BUILDDIR] - the Python package (c.array()) side by
 # side with plain-file reads, the mount and the formats' Python libraries:
 #   - a 1 GiB SION rank and a 1 GiB contiguous HDF5 dataset: c.array() (a
-#     memory map of the source) vs np.fromfile of the same bytes of the
+#     memory map of the source, mapped at once when cached; and with
+#     populate=False, a lazy map) vs np.fromfile of the same bytes of the
 #     plain file vs np.fromfile through the mount, cold and warm; every
 #     side loads and then makes one pass over the bytes (a map is read by
 #     that pass);

@@ -287,14 +287,17 @@ class Container:
         finally:
             lib.hpcmount_extents_free(ext, n.value)
 
-    def array(self, path, threads=None):
+    def array(self, path, threads=None, populate=None):
         """A NumPy array of file path with the dtype and shape of its
         user.dtype and user.shape (uint8, 1-D without them): a read-only
         memory map of the source file where the bytes are one verbatim
         extent, else one read into a new array (large computed files in
-        parallel pieces, so the library decodes on every core)."""
+        parallel pieces, so the library decodes on every core).  A map
+        of 1 MiB to 4 GiB whose pages are all in the page cache is mapped
+        at once (populate=None); populate=True maps (and reads) every
+        page now, False leaves the map lazy."""
         from . import _array
-        return _array.array(self, path, threads)
+        return _array.array(self, path, threads, populate)
 
 
 def _stat_result(st):

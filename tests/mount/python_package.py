@@ -12,8 +12,10 @@ per HDF4 file of tests/data/dhdf with tests/gen/hdf4_oracle's output.
 import errno
 import os
 import random
+import shutil
 import stat
 import sys
+import tempfile
 import threading
 import unittest
 
@@ -50,6 +52,43 @@ def read_or_errno(fn):
         return fn()
     except OSError as e:
         return ("errno", e.errno)
+
+
+def mapped_kb(addr):
+    """Rss (KiB) of this process's mapping that holds address addr."""
+    inside = False
+    with open("/proc/self/smaps") as fh:
+        for line in fh:
+            head = line.split()[0]
+            if "-" in head and ":" not in head:
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                inside = lo <= addr < hi
+            elif inside and head == "Rss:":
+                return int(line.split()[1])
+    raise AssertionError("no mapping holds %#x" % addr)
+
+
+def page_cached(path):
+    """Fraction of path's pages in the page cache (mincore of a map)."""
+    import ctypes
+    import mmap
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    with open(path, "rb") as fh:
+        m = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        a = np.frombuffer(m, np.uint8)
+        vec = np.zeros(-(-len(m) // mmap.PAGESIZE), np.uint8)
+        rc = libc.mincore(a.ctypes.data, len(m), vec.ctypes.data)
+        del a
+        m.close()
+    return float((vec & 1).mean()) if rc == 0 else -1.0
+
+
+def evict(path):
+    """Drop path's pages from the page cache (clean pages: written back first)."""
+    with open(path, "rb+") as fh:
+        os.fsync(fh.fileno())
+        os.posix_fadvise(fh.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
 
 
 class Tree(unittest.TestCase):
@@ -230,7 +269,19 @@ class Arrays(unittest.TestCase):
         self.assertGreater(n, 0)
 
 
-class BulkReads(unittest.TestCase):
+class Scratch(unittest.TestCase):
+    """A test class with a directory of its own (cls.dir), removed after."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix=cls.__name__ + "-", dir=os.environ.get("TMPDIR"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+
+class BulkReads(Scratch):
     """Reads of 1 MiB and more take the bytes straight from the source
     files (no block cache): they equal the library's values, at any
     offset, through npy views, and never come from a changed source."""
@@ -238,8 +289,7 @@ class BulkReads(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         import gsd.fl
-        cls.dir = os.path.join(os.environ.get("TMPDIR", "/tmp"), "bulk-%d" % os.getpid())
-        os.makedirs(cls.dir, exist_ok=True)
+        super().setUpClass()
         cls.gsd = os.path.join(cls.dir, "bulk.gsd")
         rng = np.random.default_rng(7)
         cls.pos = rng.random((300, 1000, 3), dtype=np.float32)   # 3.6 MB in 300 frames
@@ -284,6 +334,102 @@ class BulkReads(unittest.TestCase):
                 fh.write(b"\xff" * 4096)
             got = read_or_errno(lambda: c.read("d", 0, 2 << 20))
             self.assertEqual(got, ("errno", errno.EIO), "a changed source: EIO, never its new bytes")
+
+
+class MapAdvice(Scratch):
+    """array() of a verbatim file is a view of the source: mapped at once
+    when the page cache holds all of it, left lazy when it does not (a
+    slice reads only its pages), as populate= says otherwise."""
+
+    @classmethod
+    def setUpClass(cls):
+        import h5py
+        super().setUpClass()
+        cls.h5 = os.path.join(cls.dir, "contig.h5")
+        cls.want = np.random.default_rng(3).random(1 << 20)          # 8 MiB of f8
+        with h5py.File(cls.h5, "w") as f:
+            f["d"] = cls.want
+
+    def array(self, c, populate=None):
+        a = c.array("d", populate=populate)
+        self.assertFalse(a.flags.owndata, "a view of the file")
+        self.assertFalse(a.flags.writeable)
+        return a, mapped_kb(a.ctypes.data) * 1024
+
+    def test_cached_is_mapped_at_once(self):
+        slurp(self.h5)
+        with hpcmount.open(self.h5) as c:
+            a, rss = self.array(c)
+            self.assertGreaterEqual(rss, a.nbytes, "every page of a cached file mapped")
+            np.testing.assert_array_equal(a, self.want)
+            a, rss = self.array(c, populate=False)
+            self.assertEqual(rss, 0, "populate=False: nothing mapped before it is touched")
+            np.testing.assert_array_equal(a, self.want)
+
+    def test_uncached_stays_lazy(self):
+        evict(self.h5)
+        if page_cached(self.h5) != 0.0:
+            self.skipTest("the page cache keeps %s (%.2f cached)" % (self.h5, page_cached(self.h5)))
+        with hpcmount.open(self.h5) as c:
+            a, rss = self.array(c)
+            self.assertEqual(rss, 0, "a file not in the page cache: nothing read at array()")
+            self.assertLess(page_cached(self.h5), 0.5, "array() read the file")
+            np.testing.assert_array_equal(a[1000:1010], self.want[1000:1010])
+            self.assertLess(mapped_kb(a.ctypes.data) * 1024, a.nbytes // 2,
+                            "a slice reads only its pages")
+            np.testing.assert_array_equal(a, self.want)
+            del a
+            evict(self.h5)
+            a, rss = self.array(c, populate=True)
+            self.assertGreaterEqual(rss, a.nbytes, "populate=True maps every page now")
+            np.testing.assert_array_equal(a, self.want)
+
+
+class GzipBulk(Scratch):
+    """Compressed HDF5 chunks decoded straight into array()'s buffer (the
+    chunks a read covers whole) and through the chunk cache (the others)
+    give h5py's bytes, by the thread pool and at any offset."""
+
+    @classmethod
+    def setUpClass(cls):
+        import h5py
+        super().setUpClass()
+        cls.h5 = os.path.join(cls.dir, "gz.h5")
+        rng = np.random.default_rng(5)
+        n = (5 << 20) + 123                        # 20 MiB of f4: pieces of the thread pool
+        with h5py.File(cls.h5, "w") as f:
+            f.create_dataset("f4", data=(np.sin(np.arange(n) / 999.0) * 50).astype("<f4"),
+                             chunks=(1 << 16,), compression="gzip", compression_opts=1,
+                             shuffle=True)
+            f.create_dataset("i2", data=rng.integers(-900, 900, (3001, 500)).astype("<i2"),
+                             chunks=(64, 500), compression="gzip", shuffle=True,
+                             fletcher32=True)                      # whole rows
+            f.create_dataset("f8", data=rng.random((600, 1000)), chunks=(50, 300),
+                             compression="gzip", shuffle=True)     # parts of rows
+            f.create_dataset("u8", data=np.arange(200001, dtype="<u8") * 7,
+                             chunks=(4096,), compression="gzip")   # no shuffle
+            f.create_dataset("shuf", data=np.arange(100003, dtype="<i4"), chunks=(1000,),
+                             shuffle=True)                         # shuffle alone
+
+    def test_equal_h5py(self):
+        import h5py
+        names = ("f4", "i2", "f8", "u8", "shuf")
+        with h5py.File(self.h5, "r") as f:       # closed: inproc opens it in this process
+            wants = {name: f[name][()] for name in names}
+        with hpcmount.open(self.h5) as c, hpcmount.open(self.h5, inproc=True) as ci:
+            for name in names:
+                want = wants[name]
+                raw = want.tobytes()
+                for threads in (1, 2, 4):
+                    got = c.array(name, threads=threads)
+                    self.assertTrue(got.flags.owndata, name)
+                    np.testing.assert_array_equal(got, want, "%s threads=%d" % (name, threads))
+                np.testing.assert_array_equal(ci.array(name), want, "%s, inproc" % name)
+                esize = want.dtype.itemsize
+                for off in (0, esize, 1, 65536 * esize - 3, len(raw) // 3, len(raw) - 5000):
+                    n = min(len(raw) - off, (1 << 20) + 4096 + 3)
+                    self.assertEqual(c.read(name, off, n), raw[off:off + n],
+                                     "%s at %d, %d bytes" % (name, off, n))
 
 
 class BadInput(unittest.TestCase):

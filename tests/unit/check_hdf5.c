@@ -296,6 +296,31 @@ START_TEST(wire_plan_checked)
 }
 END_TEST
 
+/* Unshuffling (the fast paths for 2, 4 and 8 bytes and the general one)
+ * puts byte k of element i back from plane k, and keeps a partial last
+ * element's bytes as they are stored. */
+START_TEST(unshuffle_sizes)
+{
+    static const size_t esizes[] = { 1, 2, 3, 4, 5, 8, 16 };
+    unsigned char src[1031], dst[1031], want[1031];
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (unsigned char)(i * 131u + 7u);
+    for (size_t e = 0; e < G_N_ELEMENTS(esizes); e++) {
+        for (size_t n = 0; n <= sizeof src; n += n < 40 ? 1 : 99) {
+            size_t es = esizes[e], nelem = n / es;
+            memcpy(want, src, n);            /* esize 1, one element, and the tail */
+            for (size_t i = 0; nelem > 1 && i < nelem; i++)
+                for (size_t k = 0; k < es; k++)
+                    want[i * es + k] = src[k * nelem + i];
+            memset(dst, 0xee, sizeof dst);
+            hpc_h5chunk_unshuffle(src, dst, n, es);
+            ck_assert_msg(memcmp(dst, want, n) == 0, "esize %zu, %zu bytes", es, n);
+            ck_assert_int_eq(n < sizeof dst ? dst[n] : 0xee, 0xee);
+        }
+    }
+}
+END_TEST
+
 /* ---- errors ----------------------------------------------------------- */
 
 START_TEST(open_errors)
@@ -471,6 +496,7 @@ int main(void)
     tcase_add_test(tc, chunks_decoded_once);
     tcase_add_test(tc, chunks_in_daemon);
     tcase_add_test(tc, wire_plan_checked);
+    tcase_add_test(tc, unshuffle_sizes);
     tcase_add_test(tc, open_errors);
     tcase_add_test(tc, mem_type_nbit);
     tcase_add_test(tc, mem_type_float_string);
