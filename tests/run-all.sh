@@ -23,14 +23,15 @@ for variant in plain sanitizers; do
     flags="--enable-werror"; [ "$variant" = sanitizers ] && flags="$flags --enable-sanitizers"
     # the CVE reproducers in both builds; the corpus (mounted under load by
     # tests/mount/load_mount.sh, checked against the libraries by
-    # tests/mount/conformance.sh) in the plain build only: under ASan the two
-    # would not fit CI's 90 minutes next to the rest
+    # tests/mount/conformance.sh, its references read through zarr and
+    # xarray by tests/mount/refs_corpus_[01].sh) in the plain build only:
+    # under ASan they would not fit CI's 90 minutes next to the rest
     cve=${HPC_CVE_DIR:-}; corpus=${HPC_CORPUS:-}; load_corpus=$corpus
     [ "$variant" = sanitizers ] && corpus="" && load_corpus=""
     echo "=== $variant build: configure $flags"
     "$top/configure" $flags > configure.log || { cat configure.log; exit 1; }
     make -j"$(nproc)" > make.log 2>&1 || { cat make.log; exit 1; }
-    if ! HPC_CVE_DIR=$cve HPC_CORPUS=$corpus HPC_LOAD_CORPUS=$load_corpus \
+    if ! HPC_CVE_DIR=$cve HPC_CORPUS=$corpus HPC_REFS_CORPUS=$corpus HPC_LOAD_CORPUS=$load_corpus \
         make -j"$(nproc)" check > check.log 2>&1; then
         status=1
         tail -n 200 test-suite.log || true

@@ -588,9 +588,46 @@ static int follow(hpc_mount *m, const char *path, hpc_stat *st)
 
 static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const char *path);
 
+/* The root's .info (once), where readers name damaged nodes and why. */
+static const char *root_info(hpc_refs *r)
+{
+    hpc_stat st;
+    if (r->info || hpc_mount_resolve(r->m, "/.info", &st) != HPC_OK || !S_ISREG(st.mode))
+        return r->info ? r->info : "";
+    size_t len = (size_t)MIN(st.size, (uint64_t)(1u << 20)), got = 0;
+    r->info = g_malloc0(len + 1);
+    if (hpc_mount_read(r->m, st.ino, r->info, len, 0, &got) != HPC_OK)
+        got = 0;
+    r->info[got] = '\0';
+    return r->info;
+}
+
+/* Why node path cannot be referenced: the error, and the line of .info
+ * that names it ("damaged: PATH (...): why") when there is one. */
+static char *damage_why(hpc_refs *r, const char *path, int rc)
+{
+    char *head = g_strdup_printf("damaged: %s ", path);
+    const char *l = strstr(root_info(r), head), *why = l ? strstr(l, "): ") : NULL;
+    const char *end = why ? strchr(why, '\n') : NULL;
+    char *out = why ? g_strdup_printf("cannot be read (%s): %.*s", hpc_strerror(rc),
+                                      (int)(end ? end - why - 3 : (ptrdiff_t)strlen(why + 3)),
+                                      why + 3)
+                    : g_strdup_printf("cannot be read (%s)", hpc_strerror(rc));
+    g_free(head);
+    return out;
+}
+
+/* A node whose reads fail (a damaged dataset, a group that cannot be
+ * listed) is left out with a note; other errors (memory, a source that
+ * changed, the root's own structure) refuse the document. */
+static int node_damaged(int rc)
+{
+    return rc == HPC_E_IO || rc == HPC_E_CORRUPT || rc == HPC_E_CHECKSUM;
+}
+
 /* One entry of a directory. */
-static int walk_entry(hpc_refs *r, const dent *e, const char *key, const char *path,
-                      GString *notes)
+static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *path,
+                    GString *notes)
 {
     char *sub = g_strdup_printf("%s/%s", strcmp(path, "/") ? path : "", e->name);
     char *subkey = key[0] ? g_strdup_printf("%s/%s", key, e->name) : g_strdup(e->name);
@@ -621,6 +658,31 @@ out:
     g_free(sub);
     g_free(subkey);
     return rc;
+}
+
+/* One entry of a directory; a damaged one becomes a note. */
+static int walk_entry(hpc_refs *r, const dent *e, const char *key, const char *path,
+                      GString *notes)
+{
+    gsize mark = r->refs->len;
+    hpc_refs counts = *r;
+    int rc = walk_one(r, e, key, path, notes);
+    if (!node_damaged(rc))
+        return rc;
+    g_string_truncate(r->refs, mark);   /* nothing half: drop what was written of it */
+    r->nrefs = counts.nrefs;
+    r->narrays = counts.narrays;
+    r->nranges = counts.nranges;
+    r->ninline = counts.ninline;
+    r->nnotes = counts.nnotes;
+    char *sub = g_strdup_printf("%s/%s", strcmp(path, "/") ? path : "", e->name);
+    char *why = damage_why(r, sub, rc);
+    hpc_log("refs: %s: %s: left out: %s", r->source, sub, why);
+    hpc_refs_note(r, notes, e->name, why);
+    g_clear_pointer(&r->failed_at, g_free);
+    g_free(why);
+    g_free(sub);
+    return HPC_OK;
 }
 
 /* A group: .zgroup, its members, then .zattrs with the notes. */
@@ -718,6 +780,7 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
         g_set_error(err, HPC_ERROR, rc, "%s: %s: %s", r.source, r.failed_at ? r.failed_at : "?",
                     rc == HPC_E_NOTSUP ? "cannot be described as an array" : hpc_strerror(rc));
     g_free(r.failed_at);
+    g_free(r.info);
     g_string_chunk_free(r.texts);
     g_hash_table_destroy(r.tmpl);
     g_ptr_array_free(r.tmpl_paths, TRUE);

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "hpc_bytes.h"
 #include "hpc_refs_int.h"
 
@@ -48,6 +50,8 @@ typedef struct desc {
     uint64_t nchunks;
     GArray *codecs;            /* codec: what zarr undoes, for fill chunks */
     GHashTable *seen;          /* chunk keys referenced */
+    uint64_t file_size;        /* of file, once known (file_size_known) */
+    int file_size_known;
 } desc;
 
 /* A codec of the pipeline, to encode chunks never written (fsspec 2022.11's
@@ -205,6 +209,27 @@ static const char *start_array(hpc_refs *r, desc *d, const char *key, const hpc_
     return nofill ? "FILL" : NULL;
 }
 
+/* Whether [off, off + len) lies inside file path (the dataset's own file
+ * is looked at once): a damaged chunk index can name bytes past the end,
+ * which a reference must never point at. */
+static gboolean inside_file(desc *d, const char *path, uint64_t off, uint64_t len)
+{
+    uint64_t end, size = d->file_size;
+    GStatBuf sb;
+    if (!hpc_add_u64(off, len, &end))
+        return FALSE;
+    if (strcmp(path, d->file) || !d->file_size_known) {
+        if (g_stat(path, &sb) != 0)
+            return FALSE;
+        size = (uint64_t)sb.st_size;
+    }
+    if (!strcmp(path, d->file)) {
+        d->file_size = size;
+        d->file_size_known = 1;
+    }
+    return end <= size;
+}
+
 /* "c OFFSET SIZE MASK C0,C1,...": one chunk's reference. */
 static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char *rest,
                               const hpc_refs_array *a)
@@ -222,6 +247,8 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
                "unfiltered partial edge chunk)";
     if (d->fletcher && size < 4)
         return "a chunk shorter than its fletcher32 checksum";
+    if (!inside_file(d, file, off, size))
+        return "a chunk lies beyond the end of its file (a damaged chunk index)";
     gchar **c = g_strsplit(coords, ",", -1);
     GString *name = g_string_new(NULL);
     int i = 0, rank = d->nd - d->nadims;
@@ -440,6 +467,10 @@ static int contiguous(hpc_refs *r, desc *d, hpc_ino ino, const char *key, const 
 {
     if (d->size != f->nbytes) {
         *why = "its stored size differs from its shape";
+        return HPC_OK;
+    }
+    if (!inside_file(d, d->file, d->addr, d->size)) {
+        *why = "its data lie beyond the end of its file (a damaged layout)";
         return HPC_OK;
     }
     GArray *ex = g_array_new(FALSE, FALSE, sizeof(hpc_refs_ext));

@@ -18,6 +18,7 @@ typedef struct hpc_refs {
     GPtrArray *tmpl_paths;     /* in order of first use */
     char *failed_at;           /* path of the node that failed the walk */
     GStringChunk *texts;       /* reasons a reader gave, alive until the end */
+    char *info;                /* the root's .info, read at the first damaged node */
     unsigned narrays, nranges, ninline, nnotes;
 } hpc_refs;
 

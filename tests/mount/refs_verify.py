@@ -10,8 +10,11 @@ TREE is the container's tree as the mount shows it (a mount point, or
 node at its .zattrs "hpcmount_path" (block arrays with their rows).  The
 library oracles compare the same arrays with what the format's library
 reads: gsd.fl (frames and series), h5py (every dataset), SDreaddata
-(tests/gen/hdf4_oracle output, by SDS name).  Prints "arrays: N, not covered:
-M" and every note; exit 0 when all compared equal, 1 otherwise.
+(tests/gen/hdf4_oracle output, by SDS name); xarray's values equal zarr's.
+zarr's values are read once per array; an array larger than MAX_COMPARED
+is compared on a fixed sample of its chunks (sample(), printed as
+"sampled").  Prints "arrays: N, compared with the library: L, not
+covered: M" and every note; exit 0 when all compared equal, 1 otherwise.
 
   refs_verify.py --batch LIST
 
@@ -27,7 +30,8 @@ import numpy
 import zarr
 
 
-MAX_COMPARED = 256 << 20    # larger arrays are described but not read here
+MAX_COMPARED = 256 << 20    # larger arrays: a sample of chunks (sample())
+SAMPLED = 8
 
 
 def native(a):
@@ -84,18 +88,49 @@ def notes_of(root):
     return notes
 
 
-def tree_value(tree, arr):
-    """The node's bytes in TREE as arr's dtype and shape (a block: its rows)."""
+def sample(arr):
+    """The selections compared of arr: the whole array up to MAX_COMPARED
+    bytes; above it a fixed sample of whole chunks (the first, the last
+    and up to SAMPLED - 2 evenly spaced between, by position in the chunk
+    grid), so that a large array's reference is still checked without
+    reading gigabytes."""
+    if arr.nbytes <= MAX_COMPARED or arr.ndim == 0:
+        return [Ellipsis]
+    grid = [-(-s // c) for s, c in zip(arr.shape, arr.chunks)]
+    n = int(numpy.prod(grid, dtype=numpy.int64))
+    picks = sorted({(i * (n - 1)) // (SAMPLED - 1) for i in range(SAMPLED)})
+    sels = []
+    for lin in picks:
+        pos = numpy.unravel_index(lin, grid)
+        sels.append(tuple(slice(p * c, min((p + 1) * c, s))
+                          for p, c, s in zip(pos, arr.chunks, arr.shape)))
+    return sels
+
+
+def tree_value(tree, arr, sel):
+    """The node's bytes in TREE as arr's dtype and shape (a block: its
+    rows), at sel: only the rows sel spans are read."""
     path = arr.attrs["hpcmount_path"]
-    if "hpcmount_block_of" in arr.attrs:
+    first, block = 0, "hpcmount_block_of" in arr.attrs
+    if block:
         path = os.path.join(os.path.dirname(path), arr.attrs["hpcmount_block_of"])
+        first = arr.attrs["hpcmount_first_row"]
     # the tree's bytes are little-endian (structured: every member)
-    raw = numpy.fromfile(os.path.join(tree, path.lstrip("/")), dtype=arr.dtype.newbyteorder("<"))
-    if "hpcmount_block_of" in arr.attrs:
-        row = int(numpy.prod(arr.shape[1:], dtype=numpy.int64))
-        first = arr.attrs["hpcmount_first_row"] * row
-        raw = raw[first:first + arr.shape[0] * row]
-    return raw.reshape(arr.shape)
+    dt = arr.dtype.newbyteorder("<")
+    row = int(numpy.prod(arr.shape[1:], dtype=numpy.int64))
+    rows = arr.shape[0] if arr.ndim else 1
+    lo = 0
+    if sel is not Ellipsis:
+        lo, rows = sel[0].start, sel[0].stop - sel[0].start
+        sel = (slice(0, rows),) + sel[1:]
+    node = os.path.join(tree, path.lstrip("/"))
+    if not block and sel is Ellipsis and os.path.getsize(node) != arr.nbytes:
+        raise ValueError("%s: %d bytes in the tree, %d in the array" %
+                         (path, os.path.getsize(node), arr.nbytes))
+    with open(node, "rb") as fh:
+        fh.seek((first + lo) * row * dt.itemsize)
+        raw = numpy.fromfile(fh, dtype=dt, count=rows * row)
+    return raw.reshape((rows,) + tuple(arr.shape[1:]) if arr.ndim else ())[sel]
 
 
 def gsd_value(f, path, shape):
@@ -129,68 +164,97 @@ def hdf4_values(paths):
     return out
 
 
-def check_library(args, arrays, gsdf, h5f, h4):
-    bad = 0
-    compared = 0
-    for name, arr in arrays:
-        path = arr.attrs["hpcmount_path"]
-        want = None
-        if "hpcmount_block_of" in arr.attrs:
-            continue
-        if gsdf is not None:
-            try:
-                want = gsd_value(gsdf, path, arr.shape)
-            except ValueError:      # a type gsd.fl cannot read (character): the tree's bytes only
-                continue
-        elif h5f is not None and path.strip("/") in h5f:
-            want = h5f[path.strip("/")][()]
-            if not isinstance(want, numpy.ndarray) and not numpy.isscalar(want):
-                want = numpy.empty(arr.shape, arr.dtype)    # h5py.Empty: a null dataspace
-            want = numpy.asarray(want)
-        elif h4 is not None:
-            if os.path.isdir(os.path.join(args.tree, path.lstrip("/") + ".pieces")):
-                continue        # assembled: the MHF's SDS of that name holds no data
-            b = h4.get(os.path.basename(path))
-            if b is None:
-                continue
-            want = numpy.frombuffer(b, dtype=native(numpy.empty(0, arr.dtype)).dtype).reshape(arr.shape)
-        if want is None:
-            continue
-        compared += 1
-        if not same(arr[...], want):
-            print("FAIL: %s differs from the library's values" % path)
-            bad += 1
-    return bad, compared
+def library_value(args, arr, libs, sel):
+    """What the format's library reads for arr at sel, or None when it
+    has no value to compare (a block, a name the library does not list,
+    a type gsd.fl cannot read)."""
+    gsdf, h5f, h4 = libs
+    path = arr.attrs["hpcmount_path"]
+    if "hpcmount_block_of" in arr.attrs:
+        return None
+    if gsdf is not None:
+        try:
+            want = gsd_value(gsdf, path, arr.shape)
+        except ValueError:      # a type gsd.fl cannot read (character): the tree's bytes only
+            return None
+        return None if want is None else want[sel]
+    if h5f is not None and path.strip("/") in h5f:
+        ds = h5f[path.strip("/")]
+        if sel is not Ellipsis:
+            return ds[sel[:ds.ndim]]    # an array type's trailing axes: one chunk
+        want = ds[()]
+        if not isinstance(want, numpy.ndarray) and not numpy.isscalar(want):
+            want = numpy.empty(arr.shape, arr.dtype)    # h5py.Empty: a null dataspace
+        return numpy.asarray(want)
+    if h4 is not None:
+        if os.path.isdir(os.path.join(args.tree, path.lstrip("/") + ".pieces")):
+            return None         # assembled: the MHF's SDS of that name holds no data
+        b = h4.get(os.path.basename(path))
+        if b is None:
+            return None
+        return numpy.frombuffer(b, dtype=native(numpy.empty(0, arr.dtype)).dtype).reshape(arr.shape)[sel]
+    return None
 
 
-def check_xarray(refs, root):
+def xarray_datasets(refs, root):
+    """{group: xarray Dataset} for every group holding arrays."""
     import xarray
     groups = [""]
     if isinstance(root, zarr.Group):
         root.visititems(lambda name, g: groups.append(name) if isinstance(g, zarr.Group) else None)
-    bad = 0
+    out = {}
     for g in groups:
         grp = root[g] if g else root
         if not list(grp.array_keys()):
             continue
-        ds = xarray.open_dataset("reference://", engine="zarr", group=g or None, decode_cf=False,
-                                 backend_kwargs={"consolidated": False,
-                                                 "storage_options": {"fo": refs,
-                                                                     "remote_protocol": "file"}})
-        for v in ds.data_vars:
-            if grp[v].nbytes > MAX_COMPARED:
-                continue                # listed as not compared
-            if grp[v].dtype.names is not None and not grp[v].dtype.isnative:
-                # xarray 2023.01 casts non-native arrays to a native dtype
-                # of the same kind, which fails for structured ones (zarr
-                # and Dask read them): docs/refs.md
-                print("  xarray cannot decode (structured, big-endian members): %s/%s" % (g, v))
-                continue
-            if not same(ds[v].values, grp[v][...]):
-                print("FAIL: xarray %s/%s differs from zarr's" % (g, v))
+        out[g] = xarray.open_dataset("reference://", engine="zarr", group=g or None, decode_cf=False,
+                                     backend_kwargs={"consolidated": False,
+                                                     "storage_options": {"fo": refs,
+                                                                         "remote_protocol": "file"}})
+    return out
+
+
+def xarray_value(dsets, name, arr, sel):
+    """xarray's values of the array NAME at sel, or None (not in a
+    dataset; a structured dtype with big-endian members, which xarray
+    2023.01 cannot decode: it casts non-native arrays to a native dtype of
+    the same kind, which fails for structured ones; zarr and Dask read
+    them, docs/refs.md)."""
+    g, _, v = name.rpartition("/")
+    ds = dsets.get(g)
+    if ds is None or v not in ds.variables:
+        return None
+    if arr.dtype.names is not None and not arr.dtype.isnative:
+        print("  xarray cannot decode (structured, big-endian members): %s" % name)
+        return None
+    return ds[v][sel].values
+
+
+def check_array(args, name, arr, libs, dsets):
+    """Compare arr (its sample) through zarr with the tree, the library and
+    xarray; reads zarr's values once.  Returns (failures, compared with
+    the library)."""
+    bad = lib = 0
+    sels = sample(arr)
+    if sels[0] is not Ellipsis:
+        print("  sampled (%d of its chunks; larger than %d MiB): %s" %
+              (len(sels), MAX_COMPARED >> 20, name))
+    for sel in sels:
+        got = arr[sel]
+        if not same(got, tree_value(args.tree, arr, sel)):
+            print("FAIL: %s differs from the tree's bytes" % name)
+            bad += 1
+        want = library_value(args, arr, libs, sel)
+        if want is not None:
+            lib = 1
+            if not same(got, want):
+                print("FAIL: %s differs from the library's values" % arr.attrs["hpcmount_path"])
                 bad += 1
-        ds.close()
-    return bad
+        xv = xarray_value(dsets, name, arr, sel) if dsets is not None else None
+        if xv is not None and not same(xv, got):
+            print("FAIL: xarray %s differs from zarr's" % name)
+            bad += 1
+    return bad, lib
 
 
 def parse(argv):
@@ -205,19 +269,7 @@ def parse(argv):
     return ap.parse_args(argv)
 
 
-def verify(args):
-    json.load(open(args.refs))          # valid JSON, whole
-    root = open_refs(args.refs)
-    arrays = arrays_of(root)
-    big = [n for n, a in arrays if a.nbytes > MAX_COMPARED]
-    arrays = [(n, a) for n, a in arrays if a.nbytes <= MAX_COMPARED]
-    for n in big:
-        print("  not compared (larger than %d MiB): %s" % (MAX_COMPARED >> 20, n))
-    bad = 0
-    for name, arr in arrays:
-        if not same(arr[...], tree_value(args.tree, arr)):
-            print("FAIL: %s differs from the tree's bytes" % name)
-            bad += 1
+def open_libs(args):
     gsdf = h5f = h4 = None
     if args.gsd:
         import gsd.fl
@@ -227,10 +279,25 @@ def verify(args):
         h5f = h5py.File(args.h5, "r")
     if args.hdf4:
         h4 = hdf4_values(args.hdf4)
-    lbad, compared = check_library(args, arrays, gsdf, h5f, h4)
-    bad += lbad
-    if not args.no_xarray:
-        bad += check_xarray(args.refs, root)
+    return gsdf, h5f, h4
+
+
+def verify(args):
+    json.load(open(args.refs))          # valid JSON, whole
+    root = open_refs(args.refs)
+    arrays = arrays_of(root)
+    libs = open_libs(args)
+    dsets = None if args.no_xarray else xarray_datasets(args.refs, root)
+    bad = compared = 0
+    try:
+        for name, arr in arrays:
+            b, c = check_array(args, name, arr, libs, dsets)
+            bad += b
+            compared += c
+    finally:
+        for f in list(libs[:2]) + list((dsets or {}).values()):
+            if f is not None:
+                f.close()
     notes = notes_of(root)
     print("arrays: %d, compared with the library: %d, not covered: %d" %
           (len(arrays), compared, len(notes)))
@@ -239,22 +306,20 @@ def verify(args):
     if len(arrays) < args.min_arrays:
         print("FAIL: only %d arrays" % len(arrays))
         bad += 1
-    for f in (gsdf, h5f):
-        if f is not None:
-            f.close()
     return 1 if bad else 0
 
 
 def batch(listfile):
-    """One call per line of listfile: OUTFILE, a tab, then the arguments
-    of one call (shell words).  Each call's output goes to OUTFILE, ended
-    by "status: N"; one interpreter for many files (the imports of zarr,
-    xarray and h5py cost more than most files' checks)."""
+    """One call per line of listfile: OUTFILE, a tab, the arguments of
+    one call (shell words), optionally a tab and anything (ignored).  Each
+    call's output goes to OUTFILE, ended by "status: N"; one interpreter
+    for many files (the imports of zarr, xarray and h5py cost more than
+    most files' checks)."""
     import contextlib
     import shlex
     import traceback
     for line in open(listfile):
-        out, argv = line.rstrip("\n").split("\t", 1)
+        out, argv = line.rstrip("\n").split("\t")[:2]
         with open(out, "w") as fh, contextlib.redirect_stdout(fh):
             try:
                 rc = verify(parse(shlex.split(argv)))
