@@ -342,6 +342,10 @@ static int open_container(server *s, const char *format, const char *source, cha
     hpc_options_clear(&o);
     if (rc == HPC_OK)
         hpc_sandbox_walk(s->c, HPC_REMOTE_WALK_NODES);
+#ifdef HAVE_HDF5
+    if (rc == HPC_OK && s->c->format == &hpc_format_hdf5)
+        hpc_hdf5_drop_handles(s->c);   /* the daemon's calls start as in -o inproc */
+#endif
     hpc_sandbox_note(NULL);
     return rc;
 }
