@@ -20,7 +20,9 @@
 # PARTS (abcd) picks the parts.  (a) and (b) also run with -o inproc (the
 # library in the daemon instead of the helper process) side by side, with
 # the CPU seconds of the daemon and its helper (from /proc) next to the
-# wall times: the cost of the isolation.
+# wall times: the cost of the isolation.  LOAD=N keeps N busy loops running
+# (normal priority, started by this script) during every part: the wall
+# time under load, where each round trip to the helper waits for a CPU.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
 build=${1:-$top}
@@ -31,7 +33,12 @@ WORK=${WORK:-/var/tmp/hpcbench-h5scale}
 PY=/usr/bin/python3
 M=$WORK/mnt
 mkdir -p "$M"
-cleanup() { fusermount3 -u "$M" 2>/dev/null || true; }
+LOAD=${LOAD:-0}
+busy=""
+cleanup() {
+    fusermount3 -u "$M" 2>/dev/null || true
+    [ -z "$busy" ] || kill $busy 2>/dev/null || true
+}
 trap cleanup EXIT
 
 now() { date +%s.%N; }
@@ -103,6 +110,7 @@ if part d && [ ! -s "$big" ]; then
     "$WORK/hdf5_many" "$big.tmp" 1000 $((NBIG / 1000)) && mv "$big.tmp" "$big"
 fi
 cat "$many" "$gz" > /dev/null
+for k in $(seq "$LOAD"); do sh -c 'while :; do :; done' & busy="$busy $!"; done
 
 # ---- (a) the tree ----------------------------------------------------------
 : > "$WORK/a.mount"; : > "$WORK/a.mount0"; : > "$WORK/a.find"; : > "$WORK/a.h5ls"
@@ -198,4 +206,4 @@ printf "%-66s %10.2f\n" "(d) hpcmount of $NBIG datasets in 1000 groups, s (defau
 printf "%-66s %10.2f\n" "(d) hpcmount, -o inproc, s" "$(v d.mount0)"
 printf "%-66s %10s\n" "(d) daemon RSS after the mount, MiB (largest)" "$(sort -g "$WORK/d.rss" | tail -1)"
 printf "%-66s %10s\n" "(d) daemon RSS after ls -l of a group of 1000, MiB (largest)" "$(sort -g "$WORK/d.rss2" | tail -1)"
-echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (LOAD=$LOAD busy loops of this script)"

@@ -269,7 +269,7 @@ static char *listed_as(remote *r, hpc_ino ino, hpc_ino *parent)
     const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
     char *name = rec && !rec->has_st ? g_strdup(rec->name) : NULL;
     if (name)
-        *parent = rec->parent;
+        *parent = rec->key.parent;
     g_mutex_unlock(&r->tables);
     return name;
 }
@@ -329,10 +329,14 @@ static int dir_serve(hpc_container *c, const struct dir_batch *b, hpc_dirent_fn 
             serving = d.next == *cookie;
             continue;
         }
-        char *name = g_strndup(at_name, d.namelen);
+        char small[256];         /* file names: 255 bytes at most, but no reliance on it */
+        char *name = d.namelen < sizeof small ? small : g_malloc((gsize)d.namelen + 1);
+        memcpy(name, at_name, d.namelen);
+        name[d.namelen] = '\0';
         hpc_remote_remember_from(c->priv, b->dir, name, &d.st, &b->start);
         *stopped = fn(ctx, name, &d.st, d.next);
-        g_free(name);
+        if (name != small)
+            g_free(name);
         if (*stopped)
             return HPC_OK;
         *cookie = d.next;
@@ -566,8 +570,8 @@ static void px_close(hpc_container *c)
         hpc_helper_unref(r->cur);
     }
     g_hash_table_destroy(r->damaged);
+    g_hash_table_destroy(r->children);   /* before the records go */
     g_hash_table_destroy(r->nodes);
-    g_hash_table_destroy(r->children);
     g_hash_table_destroy(r->plussed);
     for (unsigned i = 0; i < G_N_ELEMENTS(r->dirs); i++)
         if (r->dirs[i].data)
@@ -629,8 +633,8 @@ static remote *remote_new(const hpc_container *c)
     g_mutex_init(&r->lock);
     g_mutex_init(&r->tables);
     r->damaged = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    r->nodes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, hpc_remote_rec_free);
-    r->children = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    r->nodes = hpc_remote_nodes_new();
+    r->children = hpc_remote_children_new();
     r->plussed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     r->nomap = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     r->spaces = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);

@@ -38,7 +38,7 @@ typedef struct remote {
     GHashTable *damaged;         /* key -> why */
     gint ndamaged;
     GHashTable *nodes;           /* ino -> node_rec: names for messages, attributes */
-    GHashTable *children;        /* "parent/name" -> ino, of the nodes above */
+    GHashTable *children;        /* name_key -> node_rec, of the nodes above */
     GHashTable *plussed;         /* "dir/cookie" of batches asked for in full */
     struct dir_batch {           /* readdir answers, for the calls that follow */
         hpc_ino dir;
@@ -66,9 +66,14 @@ static inline const char *lib_of(const remote *r)
 /* What the daemon learnt of a node: its name under its parent (for
  * messages and lookups), its attributes and its extended attributes (they
  * never change: no live formats here). */
-typedef struct node_rec {
+typedef struct name_key {
     hpc_ino parent;
-    hpc_stat st;
+    const char *name;
+} name_key;
+
+typedef struct node_rec {
+    name_key key;                /* parent, and name[] below: the key of r->children */
+    hpc_stat st;                 /* st.ino: the key of r->nodes */
     int has_st;
     GBytes *xattrs;              /* the helper's answer, or NULL */
     int listed;                  /* seen in a readdir batch ... */
@@ -165,6 +170,11 @@ int hpc_remote_plus_take(remote *r, hpc_ino dir, const char *p, size_t len);
 
 /* Free a node_rec (the nodes table's value). */
 void hpc_remote_rec_free(gpointer p);
+
+/* The tables of node_recs, keys inside the records (one allocation per
+ * node: a find over 10^5 datasets remembers each). */
+GHashTable *hpc_remote_nodes_new(void);
+GHashTable *hpc_remote_children_new(void);
 
 /* Note a node seen outside a readdir batch. */
 void hpc_remote_remember(remote *r, hpc_ino parent, const char *name, const hpc_stat *st);

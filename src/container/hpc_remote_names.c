@@ -18,9 +18,26 @@ void hpc_remote_rec_free(gpointer p)
     g_free(rec);
 }
 
-static char *child_key(hpc_ino parent, const char *name)
+static guint key_hash(gconstpointer p)
 {
-    return g_strdup_printf("%" G_GUINT64_FORMAT "/%s", (guint64)parent, name);
+    const name_key *k = p;
+    return g_str_hash(k->name) ^ (guint)(k->parent * 0x9e3779b97f4a7c15ull >> 32);
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+    const name_key *x = a, *y = b;
+    return x->parent == y->parent && strcmp(x->name, y->name) == 0;
+}
+
+GHashTable *hpc_remote_nodes_new(void)
+{
+    return g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, hpc_remote_rec_free);
+}
+
+GHashTable *hpc_remote_children_new(void)
+{
+    return g_hash_table_new(key_hash, key_equal);
 }
 
 /* Note a node (from: the cookie of the readdir batch it came in, or NULL). */
@@ -29,26 +46,32 @@ void hpc_remote_remember_from(remote *r, hpc_ino parent, const char *name, const
 {
     size_t n = strlen(name);
     g_mutex_lock(&r->tables);
-    const node_rec *old = g_hash_table_lookup(r->nodes, &st->ino);
-    if (old && (old->has_st || st->partial) && old->parent == parent && strcmp(old->name, name) == 0) {
+    node_rec *old = g_hash_table_lookup(r->nodes, &st->ino);
+    if (old && (old->has_st || st->partial) && old->key.parent == parent &&
+        strcmp(old->name, name) == 0) {
         g_mutex_unlock(&r->tables);
         return;                  /* known already, as well or better */
     }
     if (g_hash_table_size(r->nodes) >= NAMES_MAX) {
-        g_hash_table_remove_all(r->nodes);
         g_hash_table_remove_all(r->children);
+        g_hash_table_remove_all(r->nodes);
         g_hash_table_remove_all(r->plussed);
+        old = NULL;
     }
     node_rec *rec = g_malloc(sizeof *rec + n + 1);
-    rec->parent = parent;
+    memcpy(rec->name, name, n + 1);
+    rec->key = (name_key){ .parent = parent, .name = rec->name };
     rec->st = *st;
     rec->has_st = !st->partial;
     rec->xattrs = NULL;
     rec->listed = from != NULL;
     rec->listed_from = from ? *from : 0;
-    memcpy(rec->name, name, n + 1);
-    g_hash_table_replace(r->nodes, g_memdup2(&st->ino, sizeof st->ino), rec);
-    g_hash_table_replace(r->children, child_key(parent, name), g_memdup2(&st->ino, sizeof st->ino));
+    /* the old record of this node goes (another name of it, as a hard
+     * link gives, is asked for again) */
+    if (old && g_hash_table_lookup(r->children, &old->key) == old)
+        g_hash_table_remove(r->children, &old->key);
+    g_hash_table_replace(r->nodes, &rec->st.ino, rec);
+    g_hash_table_replace(r->children, &rec->key, rec);
     g_mutex_unlock(&r->tables);
 }
 
@@ -71,10 +94,8 @@ int hpc_remote_cached_stat(remote *r, hpc_ino ino, hpc_stat *st)
 /* The record of name under parent, or NULL (r->tables held). */
 static node_rec *child_rec(remote *r, hpc_ino parent, const char *name)
 {
-    char *key = child_key(parent, name);
-    const hpc_ino *ino = g_hash_table_lookup(r->children, key);
-    g_free(key);
-    return ino ? g_hash_table_lookup(r->nodes, ino) : NULL;
+    name_key k = { .parent = parent, .name = name };
+    return g_hash_table_lookup(r->children, &k);
 }
 
 /* A lookup the daemon can answer from names and attributes it saw. */
@@ -122,7 +143,7 @@ static char *path_of(remote *r, hpc_ino ino)
         }
         g_string_prepend(p, rec->name);
         g_string_prepend_c(p, '/');
-        ino = rec->parent;
+        ino = rec->key.parent;
     }
     g_mutex_unlock(&r->tables);
     if (p->len == 0)

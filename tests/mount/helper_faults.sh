@@ -7,7 +7,8 @@
 # why, .info lists it, a second read of it fails again without a second
 # helper fault (remembered as damaged; not for the wall-clock limit), and
 # the other datasets of the same mount and of a second container of the
-# same run directory keep reading right.  Then the same through hpcdump.
+# same run directory keep reading right.  Then the same through hpcdump,
+# and a helper that ends with hpcdump killed in the middle of a request.
 . "$(dirname "$0")/../lib/lib.sh"
 need_fuse
 "$HPCDUMP" --version | grep -q '^formats:.* hdf5' || { echo "SKIP: HDF5 reader not built"; exit 77; }
@@ -81,6 +82,31 @@ check "hpcdump cat of the crashing dataset fails" test $? -ne 0
 check "hpcdump says which object" grep -q "/boom: libhdf5 crashed" "$TMP/dump.err"
 HPCMOUNT_HELPER_FAULT="crash:$BOOM" "$HPCDUMP" cat "$RUN/a.h5" ok >"$TMP/ok"
 check "hpcdump still reads the others" test "$(sha "$TMP/ok")" = "$OK"
+
+# the helper has a session of its own (the scheduler's autogroup of the
+# daemon's kind, not the mounting shell's), and so no terminal signal
+# reaches it: it ends when the process it serves ends, even while the
+# library spins in the open
+helper_of() { pgrep -f "hpcmount-helper .* $1( |\$)"; }
+cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+mount_container "$RUN/a.h5" "$TMP/sess"
+h=$(helper_of "$RUN/a.h5")
+check "the helper of a mount is found" test -n "$h"
+expect_eq "the helper leads a session of its own" "$h" "$(ps -o sid= -p "$h" | tr -d ' ')"
+unmount_container "$TMP/sess"
+HPCMOUNT_HELPER_FAULT="spin:open" "$HPCDUMP" -o helper_cpu=3600 ls "$RUN/b.h5" >/dev/null 2>&1 &
+dump=$!
+started() { helper_of "$RUN/b.h5" >/dev/null || ! kill -0 "$dump" 2>/dev/null; }
+wait_until started
+h=$(helper_of "$RUN/b.h5")
+spinning() { [ "$(cpu_ticks "$h")" -ge "$(($(getconf CLK_TCK) * 2))" ] || ! kill -0 "$h" 2>/dev/null; }
+check "hpcdump's helper is there" test -n "$h"
+wait_until spinning
+check "hpcdump's helper spins in its open (2 s of CPU)" kill -0 "${h:-0}" 2>/dev/null
+kill -9 "$dump"
+wait "$dump" 2>/dev/null
+gone() { ! kill -0 "$h" 2>/dev/null; }
+check "the spinning helper ends with the killed hpcdump" wait_until gone
 
 # the readers in the process (-o inproc) serve the same bytes
 mount_container "$RUN/a.h5" "$TMP/inproc" -o inproc

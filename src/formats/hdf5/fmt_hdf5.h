@@ -43,4 +43,9 @@ int hpc_hdf5_chunk_plan(hpc_container *c, hpc_ino ino, GByteArray *out);
 int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t n,
                          GByteArray *out);
 
+/** Close the datasets the reader holds open but nobody uses: the helper
+ *  calls it after its walk at open (open datasets slow down every later
+ *  open in libhdf5). */
+void hpc_hdf5_drop_handles(hpc_container *c);
+
 #endif

@@ -15,11 +15,12 @@ void h5_handle_close(h5 *h, h5_handle *hd)
     g_free(hd);
 }
 
-/* Close unused handles, least recently used first, while over a bound. */
-static void handles_trim(h5 *h)
+/* Close unused handles, least recently used first, while over max
+ * handles or the bound of their bytes. */
+static void handles_trim_to(h5 *h, unsigned max)
 {
     GList *l = h->lru.tail;
-    while (l && (h->nhandles > h->max_handles || h->handle_bytes > h->max_handle_bytes)) {
+    while (l && (h->nhandles > max || h->handle_bytes > h->max_handle_bytes)) {
         GList *prev = l->prev;
         h5_handle *hd = l->data;
         if (hd->refs == 0) {
@@ -28,6 +29,23 @@ static void handles_trim(h5 *h)
         }
         l = prev;
     }
+}
+
+static void handles_trim(h5 *h)
+{
+    handles_trim_to(h, h->max_handles);
+}
+
+/* Every open dataset is an id and an open object that libhdf5 searches
+ * (skip lists) on each later open: the helper's walk at mount leaves up
+ * to h5handles of them, which made the listings of a `find` over 10^5
+ * datasets cost 8 % more CPU than with no dataset open. */
+void hpc_hdf5_drop_handles(hpc_container *c)
+{
+    h5 *h = c->priv;
+    g_mutex_lock(&h->lock);
+    handles_trim_to(h, 0);
+    g_mutex_unlock(&h->lock);
 }
 
 /* Can the chunks of d be decoded by hdf5_chunk.c?  Sets hd->plan. */
