@@ -10,7 +10,10 @@
  *   values.h5 values that need a conversion to match h5py: n-bit signed and
  *            unsigned integers at a bit offset, scale-offset integers and
  *            floats, fixed-length strings with space padding and bytes after
- *            the NUL, 80-bit long doubles stored in 16 and in 12 bytes.
+ *            the NUL, 80-bit long doubles stored in 16 and in 12 bytes;
+ *            bit fields: standard ones (served), and with padding bits, at
+ *            a bit offset or inside a compound (h5py converts none of
+ *            these: EIO), an HDF5 time type (no NumPy type: EIO).
  *   bigelem.h5 one element of 72 MiB (an array type), gzip-compressed.
  *   edges.h5 (libver latest) partial edge chunks stored unfiltered
  *            (H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) under deflate and
@@ -338,6 +341,41 @@ static void values_ldouble(hid_t f)
     H5Tclose(t12);
 }
 
+/* bit fields h5py reads (HDF5's standard ones) and those it has no
+ * conversion for; a time type */
+static void values_bitfields(hid_t f)
+{
+    static const unsigned short v[6] = { 0xffff, 0x1234, 0x0020, 0x8000, 0x7fe0, 0x0001 };
+    hsize_t n = 6;
+    hid_t b11 = H5Tcopy(H5T_STD_B16LE), b3 = H5Tcopy(H5T_STD_B8LE), b16 = H5Tcopy(H5T_STD_B16LE);
+    CHECK(H5Tset_precision(b11, 11));
+    CHECK(H5Tset_offset(b11, 5));
+    CHECK(H5Tset_precision(b3, 3));
+    CHECK(H5Tset_offset(b3, 2));
+    CHECK(H5Tset_pad(b3, H5T_PAD_ONE, H5T_PAD_ONE));
+    CHECK(H5Tset_pad(b16, H5T_PAD_ONE, H5T_PAD_ONE));
+    put(f, "bf_b16be", H5T_STD_B16BE, H5T_STD_B16LE, 1, &n, H5P_DEFAULT, v);
+    put(f, "bf_b64le", H5T_STD_B64LE, H5T_STD_B16LE, 1, &n, H5P_DEFAULT, v);
+    put(f, "bf_prec11_off5", b11, b11, 1, &n, H5P_DEFAULT, v);
+    put(f, "bf8_prec3_pad_one", b3, b3, 1, &n, H5P_DEFAULT, v);
+    put(f, "bf16_pad_one", b16, b16, 1, &n, H5P_DEFAULT, v);
+    hid_t c = H5Tcreate(H5T_COMPOUND, 8);
+    CHECK(H5Tinsert(c, "bits", 0, b11));
+    CHECK(H5Tinsert(c, "n", 4, H5T_STD_I32LE));
+    hsize_t three = 3;
+    put(f, "cmp_bf_prec11", c, c, 1, &three, H5P_DEFAULT, v);
+    H5Tclose(c);
+    c = H5Tcreate(H5T_COMPOUND, 8);
+    CHECK(H5Tinsert(c, "bits", 0, H5T_STD_B16BE));
+    CHECK(H5Tinsert(c, "n", 4, H5T_STD_I32LE));
+    put(f, "cmp_bf_b16be", c, c, 1, &three, H5P_DEFAULT, v);
+    H5Tclose(c);
+    put(f, "time_d32", H5T_UNIX_D32LE, H5T_UNIX_D32LE, 1, &three, H5P_DEFAULT, v);
+    H5Tclose(b11);
+    H5Tclose(b3);
+    H5Tclose(b16);
+}
+
 static void values(const char *dir)
 {
     char path[4096];
@@ -348,6 +386,7 @@ static void values(const char *dir)
     values_scaleoffset(f);
     values_strings(f);
     values_ldouble(f);
+    values_bitfields(f);
     H5Fclose(f);
 }
 

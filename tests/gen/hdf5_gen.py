@@ -16,6 +16,13 @@ fidelity.h5 the chunk decoder's hard cases; fill.h5 every fill/alloc time.
 structs.h5  nested compounds, arrays of compounds, arrays of arrays, unpacked
             compounds, a scalar compound.
 plugins.h5  LZ4, BZip2 and Blosc through filter plugins (those installed).
+numpy.h5    h5py's own type mapping: enums of FALSE/TRUE of any base (bool),
+            compounds {r, i} wherever their members lie (complex), floats
+            by size, mantissa and exponent range (half in 4 bytes, shifted
+            biases, bfloat16, x87 with an implied bit), members served in
+            fewer bytes; and what h5py has no NumPy type for (3- and 16-byte
+            integers, complex of halves, quad floats) or reads into another
+            layout (members served in more bytes): EIO; enum attributes.
 """
 import os
 import sys
@@ -340,3 +347,127 @@ with h5py.File(os.path.join(out, "longname.h5"), "w") as f:
     g["short"] = np.arange(3, dtype="<i4")
     g["L" * 300] = np.arange(4, dtype="<i4")
     g["S" * 400] = h5py.SoftLink("/grp/short")
+
+
+# numpy.h5: h5py's mapping of HDF5 types to NumPy's, and the types it has
+# none for (tests/mount/hdf5_values.sh)
+def numpy_file(path):
+    h5t, h5s, h5d = h5py.h5t, h5py.h5s, h5py.h5d
+    with h5py.File(path, "w") as f:
+        def ll(name, tid, data, mtype=None, loc=f):
+            ds = h5d.create(loc.id, name.encode(), tid, h5s.create_simple(np.shape(data)))
+            ds.write(h5s.ALL, h5s.ALL, np.ascontiguousarray(data), mtype=mtype or tid)
+
+        def enum(base, members):
+            e = h5t.enum_create(base)
+            for name, v in members:
+                e.enum_insert(name, v)
+            return e
+
+        def cmp(size, *members):
+            c = h5t.create(h5t.COMPOUND, size)
+            for name, off, t in members:
+                c.insert(name, off, t)
+            return c
+
+        def flt(base, size, fields, ebias, prec=None):
+            t = base.copy()
+            t.set_fields(*fields)
+            if size < t.get_size():
+                t.set_precision(prec or 8 * size)
+                t.set_offset(0)
+                t.set_size(size)
+            elif prec:
+                t.set_precision(prec)
+            t.set_ebias(ebias)
+            return t
+
+        # enums of FALSE = 0 and TRUE = 1 are NumPy's bool whatever the base;
+        # other values become ff, as h5py converts them
+        tf = [(b"FALSE", 0), (b"TRUE", 1)]
+        for name, base in [("bool_i4", h5t.STD_I32LE), ("bool_u2be", h5t.STD_U16BE),
+                           ("bool_u8", h5t.STD_U64LE), ("bool_i1", h5t.STD_I8LE)]:
+            bt = base.dtype
+            ll(name, enum(base, tf), np.array([0, 1, 1, 0, 7, -1 if bt.kind == "i" else 9], dtype=bt),
+               mtype=base)
+        ll("bool_true_first", enum(h5t.STD_U8LE, tf[::-1]), np.array([1, 0, 1], dtype="u1"))
+        ll("enum_true_m1", enum(h5t.STD_I8LE, [(b"FALSE", 0), (b"TRUE", -1)]), np.array([0, -1], dtype="i1"))
+        b2 = enum(h5t.STD_I16BE, tf)
+        ll("array_bool2", h5t.array_create(b2, (3,)), np.array([[0, 1, 1], [1, 0, 0]], dtype=">i2"),
+           mtype=h5t.array_create(h5t.STD_I16BE, (3,)))
+        c = cmp(12, (b"flag", 0, enum(h5t.STD_I32LE, tf)), (b"x", 4, h5t.IEEE_F64LE))
+        a = np.zeros(3, dtype=[("flag", "<i4"), ("x", "<f8")])
+        a["flag"], a["x"] = [1, 0, 1], [1.5, 2.5, -3]
+        ll("cmp_bool4", c, a, mtype=cmp(12, (b"flag", 0, h5t.STD_I32LE), (b"x", 4, h5t.IEEE_F64LE)))
+
+        # complex: r then i of one float and order, wherever they lie
+        z = np.array([(1, 2), (3, -4), (5.5, 6)], dtype=[("r", "<f8"), ("i", "<f8")])
+        ll("complex_gap", cmp(24, (b"r", 0, h5t.IEEE_F64LE), (b"i", 16, h5t.IEEE_F64LE)),
+           z.astype({"names": ["r", "i"], "formats": ["<f8", "<f8"], "offsets": [0, 16], "itemsize": 24}))
+        ll("complex_swapped", cmp(16, (b"r", 8, h5t.IEEE_F64LE), (b"i", 0, h5t.IEEE_F64LE)),
+           z.astype({"names": ["r", "i"], "formats": ["<f8", "<f8"], "offsets": [8, 0], "itemsize": 16}))
+        ll("complex_be", cmp(8, (b"r", 0, h5t.IEEE_F32BE), (b"i", 4, h5t.IEEE_F32BE)),
+           z.astype([("r", ">f4"), ("i", ">f4")]))
+        ll("complex_mixed", cmp(16, (b"r", 0, h5t.IEEE_F64BE), (b"i", 8, h5t.IEEE_F64LE)),
+           z.astype([("r", ">f8"), ("i", "<f8")]))
+        ll("complex_ir", cmp(8, (b"i", 0, h5t.IEEE_F32LE), (b"r", 4, h5t.IEEE_F32LE)),
+           z.astype([("i", "<f4"), ("r", "<f4")]))
+        ld = h5t.NATIVE_LDOUBLE
+        ll("complex_ld", cmp(32, (b"r", 0, ld), (b"i", 16, ld)), np.array([1 + 2j, 3 - 4j], dtype=np.clongdouble))
+        cz = np.zeros(2, dtype=[("z", "<c8"), ("n", ">i4")])
+        cz["z"], cz["n"] = [1 + 2j, 3 - 4j], [5, 6]
+        ll("cmp_complex", cmp(12, (b"z", 0, h5t.py_create(np.dtype("<c8"))), (b"n", 8, h5t.STD_I32BE)), cz)
+
+        # floats: the first NumPy float as large as the type that holds
+        # its mantissa and exponent range
+        v = np.array([1.5, -2.25, 1000.0, 0.1, 6e4, 1e-5, 0.0, -0.0])
+        D = h5t.NATIVE_DOUBLE
+        ll("half_in_4", flt(h5t.IEEE_F32LE, 4, (15, 10, 5, 0, 10), 15, prec=16), v, D)
+        ll("f4_bias63", flt(h5t.IEEE_F32LE, 4, (31, 23, 8, 0, 23), 63), v, D)
+        ll("f4_bias200", flt(h5t.IEEE_F32LE, 4, (31, 23, 8, 0, 23), 200), v * 1e-30, D)
+        ll("f4_in_8", flt(h5t.IEEE_F64LE, 8, (63, 55, 8, 32, 23), 127), v, D)
+        ll("bfloat16", flt(h5t.IEEE_F32LE, 2, (15, 7, 8, 0, 7), 127), v, D)
+        ll("float24", flt(h5t.IEEE_F32BE, 3, (23, 16, 7, 0, 16), 63), v, D)
+        ll("half_be", flt(h5t.IEEE_F32BE, 2, (15, 10, 5, 0, 10), 15), v, D)
+        imp = h5t.NATIVE_LDOUBLE.copy()
+        imp.set_norm(h5t.NORM_IMPLIED)
+        ll("ld_implied", imp, v, D)
+
+        # members served in fewer bytes than stored keep their offsets
+        c = cmp(12, (b"h", 0, flt(h5t.IEEE_F32LE, 4, (15, 10, 5, 0, 10), 15, prec=16)), (b"b", 4, b2),
+                (b"c", 8, h5t.STD_I32LE))
+        ll("cmp_smaller", c, np.frombuffer(bytes(range(36)), dtype="V12"), c)
+
+        # no NumPy image: EIO (h5py raises, or reads another layout)
+        i3 = h5t.STD_I32LE.copy()
+        i3.set_size(3)
+        ll("int3", i3, np.array([1, -2, 3], dtype="<i4"), h5t.NATIVE_INT32)
+        i16 = h5t.STD_U64LE.copy()
+        i16.set_size(16)
+        ll("int16", i16, np.array([1, 2, 3], dtype="<u8"), h5t.NATIVE_UINT64)
+        ll("enum_int3", enum(i3, [(b"A", 5), (b"B", 6)]), np.array([5, 6], dtype="<i4"), h5t.NATIVE_INT32)
+        ll("bool_int3", enum(i3, tf), np.array([1, 0, 1], dtype="<i4"), h5t.NATIVE_INT32)
+        f2 = h5t.py_create(np.dtype("<f2"))
+        ll("complex_f2", cmp(4, (b"r", 0, f2), (b"i", 2, f2)), np.zeros(2, dtype=[("r", "<f2"), ("i", "<f2")]))
+        q = h5t.IEEE_F64LE.copy()
+        q.set_size(16)
+        q.set_precision(128)
+        q.set_fields(127, 112, 15, 0, 112)
+        q.set_ebias(16383)
+        ll("quad", q, v[:3], D)
+        c = cmp(7, (b"a", 0, flt(h5t.IEEE_F32BE, 3, (23, 16, 7, 0, 16), 63)), (b"b", 3, h5t.STD_I32LE))
+        ll("cmp_float24", c, np.frombuffer(bytes(range(14)), dtype="V7"), c)
+        ld12 = h5t.NATIVE_LDOUBLE.copy()
+        ld12.set_size(12)
+        c = cmp(16, (b"a", 0, ld12), (b"b", 12, h5t.STD_I32LE))
+        ll("cmp_ld12", c, np.frombuffer(bytes(range(32)), dtype="V16"), c)
+        c = cmp(7, (b"a", 0, i3), (b"b", 3, h5t.STD_I32LE))
+        ll("cmp_int3", c, np.frombuffer(bytes(range(14)), dtype="V7"), c)
+
+        # attributes by member name (enums) and empty ones
+        f.attrs["enum"] = np.array([1, 2, 3], dtype=h5py.enum_dtype({"A": 1, "B": 2}, "u1"))
+        f.attrs["zero_len"] = np.zeros((0,), dtype="<f8")
+        f.attrs["bool_i4"] = np.array([1, 0], dtype=h5py.enum_dtype({"FALSE": 0, "TRUE": 1}, "<i4"))
+
+
+numpy_file(os.path.join(out, "numpy.h5"))

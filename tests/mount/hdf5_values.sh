@@ -4,7 +4,9 @@
 # hpcdump (tests/mount/hdf5_verify.py): n-bit and scale-offset data, fixed-length
 # strings in each padding, long doubles in 16 and 12 bytes, nested and
 # array-of-compound types (user.dtype parsed by numpy), filter plugins with
-# and without the plugin installed.
+# and without the plugin installed; h5py's own type mapping (numpy.h5:
+# bool enums of any base, complex compounds, the float it picks) and the
+# types it has no NumPy image of (EIO, named in .info).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/hdf5_lib.sh"
 need_fuse
@@ -14,6 +16,7 @@ h5_generate
 
 h5_verify "$G/values.h5"
 h5_verify "$G/structs.h5"
+h5_verify "$G/numpy.h5"
 # Blosc's library leaks its global context at exit and libhdf5 unloads the
 # plugin before LeakSanitizer reports: the slow unwinder reaches libhdf5's
 # frames, which tests/lib/lsan.supp names (sanitizer builds only)
@@ -38,6 +41,26 @@ import ast, os, sys, numpy as np
 d = np.dtype(ast.literal_eval(os.getxattr(sys.argv[1], 'user.dtype').decode()))
 sys.exit(d != np.dtype((('<i4', (6, 3)), (4,))))" "$M/array_of_array"
 unmount_container "$M"
+
+# h5py's mapping, spelled out (numpy.h5, values.h5)
+expect_eq "enum FALSE/TRUE of int32: NumPy's bool, 1 byte each, ff for other values" \
+    "000101 00ffff" "$(hex numpy.h5 bool_i4 3) $("$HPCDUMP" cat "$G/numpy.h5" bool_i4 | od -An -tx1 -j3 | tr -d ' \n')"
+expect_eq "complex with a gap: NumPy's complex128" "<c16 48" \
+    "$("$HPCDUMP" info "$G/numpy.h5" | awk -F'\t' '$1 == "/complex_gap" { print $3, $7 }')"
+expect_eq "half precision stored in 4 bytes: <f4" "<f4" \
+    "$("$HPCDUMP" info "$G/numpy.h5" | awk -F'\t' '$1 == "/half_in_4" { print $3 }')"
+M="$TMP/mnt-numpy"
+mount_container "$G/numpy.h5" "$M" -o log="$TMP/numpy.log" || fail "mount numpy.h5"
+for d in int3 int16 quad complex_f2 cmp_float24 cmp_ld12; do
+    cat "$M/$d" > /dev/null 2> "$TMP/err"
+    check "$d: no NumPy image in h5py: EIO" grep -q "Input/output error" "$TMP/err"
+    check "$d: .info says why" grep -q "^warning: /$d: .*reads fail with EIO" "$M/.info"
+done
+check "refused read: the daemon logged why" grep -q "/int3: .*NumPy has no such integer" "$TMP/numpy.log"
+unmount_container "$M"
+for d in bf_prec11_off5 bf8_prec3_pad_one cmp_bf_prec11 time_d32; do
+    check "values.h5 $d: h5py converts none: EIO through hpcdump" sh -c "! '$HPCDUMP' cat '$G/values.h5' $d > /dev/null 2>&1"
+done
 
 # without the plugin: EIO, a log line and the filter id in .info
 mkdir -p "$TMP/no-plugins"

@@ -347,11 +347,11 @@ START_TEST(open_errors)
 }
 END_TEST
 
-/* hpc_h5t_np_dtype text of memory type m, freed by the caller */
-static char *dtype_text(hid_t m)
+/* hpc_h5t_np_dtype text of file type t (memory type m), freed by the caller */
+static char *dtype_text(hid_t t, hid_t m)
 {
     GString *o = g_string_new(NULL);
-    hpc_h5t_np_dtype(m, o);
+    hpc_h5t_np_dtype(t, m, o);
     return g_string_free(o, FALSE);
 }
 
@@ -369,7 +369,7 @@ START_TEST(mem_type_nbit)
     unsigned char v[2] = { 0xff, 0xe0 };
     ck_assert(H5Tconvert(t, m, 1, v, NULL, H5P_DEFAULT) >= 0);
     ck_assert(v[0] == 0xff && v[1] == 0xff);
-    char *d = dtype_text(m);
+    char *d = dtype_text(t, m);
     ck_assert_str_eq(d, "<i2");
     g_free(d);
     H5Tclose(m);
@@ -384,7 +384,7 @@ START_TEST(mem_type_float_string)
     ck_assert(H5Tset_size(ld12, 12) >= 0);
     hid_t m = hpc_h5t_mem_type(ld12);
     ck_assert(m >= 0 && H5Tget_size(m) == 16);
-    char *d = dtype_text(m);
+    char *d = dtype_text(ld12, m);
     ck_assert_str_eq(d, "<f16");
     g_free(d);
     H5Tclose(m);
@@ -427,7 +427,7 @@ START_TEST(dtype_literals)
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         hid_t m = hpc_h5t_mem_type(cases[i].t);
         ck_assert(m >= 0);
-        char *d = dtype_text(m);
+        char *d = dtype_text(cases[i].t, m);
         ck_assert_str_eq(d, cases[i].want);
         g_free(d);
         H5Tclose(m);

@@ -252,6 +252,7 @@ static const char *kind_name(const h5_handle *hd)
     case DS_FAST: return "pread";
     case DS_DATA: return hd->plan ? "decode" : "H5Dread";
     case DS_TEXT: return "text";
+    case DS_REFUSED: return "EIO";
     default: return "none";
     }
 }

@@ -176,6 +176,10 @@ static int read_dset(hpc_container *c, const h5_handle *hd, void *buf, size_t le
             rc = hpc_container_sources_unchanged(c);
         break;
     }
+    case DS_REFUSED:
+        hpc_log("hdf5: %s: bytes %" PRIu64 "..%" PRIu64 ": %s", d->path, off, off + len, d->note);
+        rc = HPC_E_IO;
+        break;
     default:
         rc = HPC_E_NOTSUP;
         break;

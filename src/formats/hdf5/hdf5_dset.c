@@ -308,9 +308,24 @@ static void dset_try_fast(h5 *h, h5_dset *d, hid_t ftype)
     g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
 }
 
+/* A type h5py has no NumPy image of (why, taken): listed with the file
+ * type's size, reads fail with EIO; .info has a note and a warning. */
+static void dset_refuse(h5 *h, h5_dset *d, hid_t ftype, char *why)
+{
+    d->kind = DS_REFUSED;
+    d->esize = H5Tget_size(ftype);
+    d->dtype = g_strdup_printf("|V%zu", d->esize);
+    if (!hpc_mul_u64(d->nelem, (uint64_t)d->esize, &d->size) || d->size > (uint64_t)INT64_MAX)
+        d->size = 0;
+    d->note = g_strdup_printf("%s: reads fail with EIO", why);
+    g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
+    g_free(why);
+}
+
 /* d's element types, its size and how it is read (d->kind). */
 static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous)
 {
+    char *why = NULL;
     if (H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) > 0) {
         d->kind = DS_TEXT;
         d->dtype = g_strdup("O");
@@ -320,7 +335,11 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
         dset_leave_out(h, d, 0, g_strdup_printf("more than %u strings: not rendered", MAX_TEXT_ELEMS));
         return HPC_OK;
     }
-    d->mtype = hpc_h5t_mem_type(ftype);
+    if (hpc_h5t_refusal(ftype, &why) != HPC_OK) {
+        dset_refuse(h, d, ftype, why);
+        return HPC_OK;
+    }
+    d->mtype = hpc_h5t_mem_type_of(ftype);
     if (d->mtype < 0) {
         d->dtype = g_strdup("O");
         dset_leave_out(h, d, 0, g_strdup("type without a byte image (variable-length or "
@@ -328,7 +347,7 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
         return HPC_OK;
     }
     GString *g = g_string_new(NULL);
-    hpc_h5t_np_dtype(d->mtype, g);
+    hpc_h5t_np_dtype(ftype, d->mtype, g);
     d->dtype = g_string_free(g, FALSE);
     d->esize = H5Tget_size(d->mtype);
     /* one element is held at a time when a read ends inside one */

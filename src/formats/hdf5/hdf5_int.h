@@ -40,6 +40,7 @@ typedef enum {
     DS_DATA,    /* H5Dread of hyperslabs */
     DS_FAST,    /* pread at H5Dget_offset */
     DS_TEXT,    /* variable-length strings rendered as lines at open */
+    DS_REFUSED, /* no NumPy image in h5py (hpc_h5t_refusal): reads fail with EIO */
 } ds_kind;
 
 typedef struct h5_dset {

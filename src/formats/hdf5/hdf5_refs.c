@@ -35,6 +35,15 @@ static const char *type_verbatim(hid_t t, H5T_order_t *order)
     H5T_class_t cls = H5Tget_class(t);
     size_t size = H5Tget_size(t);
     *order = size > 1 ? H5Tget_order(t) : H5T_ORDER_NONE;
+    if (cls == H5T_ENUM && hpc_h5t_is_bool(t)) {
+        /* h5py's bool: its 1-byte enum; other bases are converted */
+        hid_t m = hpc_h5t_mem_type_of(t);
+        int same = m >= 0 && H5Tequal(t, m) > 0;
+        if (m >= 0)
+            H5Tclose(m);
+        *order = H5T_ORDER_NONE;
+        return same ? NULL : "an enum h5py converts to bool";
+    }
     if (cls == H5T_ENUM) {
         hid_t base = H5Tget_super(t);
         const char *why = base < 0 ? "enum without a base type" : type_verbatim(base, order);
@@ -211,7 +220,7 @@ static const char *zdt_type(hid_t t, int depth, zdt *z)
     if (m < 0)
         return "a type with no byte image (variable-length data or references)";
     GString *lit = g_string_new(NULL);
-    hpc_h5t_np_dtype(m, lit);
+    hpc_h5t_np_dtype(t, m, lit);
     H5Tclose(m);
     const char *why;
     if (!strchr("[{(", lit->str[0]))
@@ -400,8 +409,11 @@ int hpc_h5refs_describe(hid_t did, GString *o)
                            : lay == H5D_CHUNKED ? "chunked" : lay == H5D_COMPACT ? "compact"
                            : "other");
     H5T_class_t cls = H5Tget_class(ftype);
-    const char *why = cls == H5T_COMPOUND || cls == H5T_ARRAY ? structured_out(ftype, o)
-                                                              : type_verbatim(ftype, &order);
+    char *refused = NULL;
+    const char *why = hpc_h5t_refusal(ftype, &refused) != HPC_OK ? "a type h5py has no NumPy image of"
+                      : cls == H5T_COMPOUND || cls == H5T_ARRAY ? structured_out(ftype, o)
+                      : type_verbatim(ftype, &order);
+    g_free(refused);
     g_string_append_printf(o, "order %s\n", order == H5T_ORDER_BE ? "be"
                            : order == H5T_ORDER_LE ? "le" : "none");
     if (why)

@@ -42,27 +42,24 @@ static hid_t half_type(void)
     return m;
 }
 
-/* Floats become the smallest NumPy float whose exponent and mantissa
- * hold the file type's, as h5py chooses: f2, f4, f8 or the platform's long
- * double (x87 80-bit in 16 bytes on x86_64, NumPy's <f16). */
-static hid_t float_mem_type(hid_t t)
+/* The little-endian NumPy float of size bytes (2, 4, 8, 16). */
+static hid_t np_float_type(size_t size)
 {
-    static const struct { size_t mant, exp; } np[] = { { 10, 5 }, { 23, 8 }, { 52, 11 }, { 63, 15 } };
-    size_t spos, epos, esize, mpos, msize;
-    if (H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0)
-        return H5I_INVALID_HID;
-    /* a mantissa with an explicit leading bit has one bit less of fraction */
-    size_t mant = msize - (H5Tget_norm(t) == H5T_NORM_NONE && msize > 0);
-    unsigned k = 0;
-    while (k < G_N_ELEMENTS(np) && (mant > np[k].mant || esize > np[k].exp))
-        k++;
-    switch (k) {
-    case 0: return half_type();
-    case 1: return H5Tcopy(H5T_IEEE_F32LE);
-    case 2: return H5Tcopy(H5T_IEEE_F64LE);
-    case 3: return H5Tcopy(H5T_NATIVE_LDOUBLE);
+    switch (size) {
+    case 2: return half_type();
+    case 4: return H5Tcopy(H5T_IEEE_F32LE);
+    case 8: return H5Tcopy(H5T_IEEE_F64LE);
+    case 16: return H5Tcopy(H5T_NATIVE_LDOUBLE);
     default: return H5I_INVALID_HID;
     }
+}
+
+/* Floats become the NumPy float h5py chooses (hdf5_npmap.c): f2, f4, f8
+ * or the platform's long double (x87 80-bit in 16 bytes on x86_64). */
+static hid_t float_mem_type(hid_t t)
+{
+    size_t size;
+    return hpc_h5t_np_float(t, &size) == HPC_OK ? np_float_type(size) : H5I_INVALID_HID;
 }
 
 /* Fixed-length strings as NumPy's S<n> holds them through h5py: the same
@@ -81,19 +78,33 @@ static hid_t str_mem_type(hid_t t)
     return m;
 }
 
+/* h5py's complex: r then i, adjacent, of one little-endian float. */
+static hid_t complex_mem_type(size_t part)
+{
+    hid_t f = np_float_type(part), m = f >= 0 ? H5Tcreate(H5T_COMPOUND, 2 * part) : H5I_INVALID_HID;
+    if (m >= 0 && (H5Tinsert(m, "r", 0, f) < 0 || H5Tinsert(m, "i", part, f) < 0)) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    if (f >= 0)
+        H5Tclose(f);
+    return m;
+}
+
 /* Compound: the same member offsets and size, each member in its memory
- * type; a member whose memory type has another size (a 12-byte long
- * double) would overlap the next one: no byte image, as in h5py. */
+ * type (libhdf5 refuses members that would overlap: no byte image). */
 static hid_t compound_mem_type(hid_t t)
 {
+    size_t part;
+    if (hpc_h5t_is_complex(t, &part))
+        return part == 2 ? H5I_INVALID_HID : complex_mem_type(part);
     int nm = H5Tget_nmembers(t);
     hid_t m = nm >= 0 ? H5Tcreate(H5T_COMPOUND, H5Tget_size(t)) : H5I_INVALID_HID;
     for (int i = 0; m >= 0 && i < nm; i++) {
         hid_t ft = H5Tget_member_type(t, (unsigned)i);
-        hid_t mt = ft >= 0 ? hpc_h5t_mem_type(ft) : H5I_INVALID_HID;
+        hid_t mt = ft >= 0 ? hpc_h5t_mem_type_of(ft) : H5I_INVALID_HID;
         char *name = H5Tget_member_name(t, (unsigned)i);
-        int bad = mt < 0 || !name || H5Tget_size(mt) != H5Tget_size(ft) ||
-                  H5Tinsert(m, name, H5Tget_member_offset(t, (unsigned)i), mt) < 0;
+        int bad = mt < 0 || !name || H5Tinsert(m, name, H5Tget_member_offset(t, (unsigned)i), mt) < 0;
         H5free_memory(name);
         if (mt >= 0)
             H5Tclose(mt);
@@ -107,317 +118,96 @@ static hid_t compound_mem_type(hid_t t)
     return m;
 }
 
+/* h5py's bool: an enum of 1-byte integers, FALSE = 0, TRUE = 1. */
+static hid_t bool_mem_type(void)
+{
+    signed char f = 0, t = 1;
+    hid_t m = H5Tenum_create(H5T_NATIVE_INT8);
+    if (m >= 0 && (H5Tenum_insert(m, "FALSE", &f) < 0 || H5Tenum_insert(m, "TRUE", &t) < 0)) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    return m;
+}
+
+/* Enum members fix the order of the base type: a new enum of the base's
+ * memory type with the same members; h5py's bool for FALSE/TRUE. */
+static hid_t enum_mem_type(hid_t t)
+{
+    if (hpc_h5t_is_bool(t))
+        return bool_mem_type();
+    hid_t m = H5I_INVALID_HID, fbase = H5Tget_super(t);
+    hid_t base = fbase >= 0 ? hpc_h5t_mem_type_of(fbase) : H5I_INVALID_HID;
+    int nm = H5Tget_nmembers(t);
+    size_t bs = base >= 0 ? H5Tget_size(base) : 0;
+    int ok = base >= 0 && nm >= 0 && bs > 0 && bs <= 16 && (m = H5Tenum_create(base)) >= 0;
+    for (int i = 0; ok && i < nm; i++) {
+        unsigned char v[16];
+        char *name = H5Tget_member_name(t, (unsigned)i);
+        ok = name && H5Tget_member_value(t, (unsigned)i, v) >= 0 &&
+             H5Tconvert(fbase, base, 1, v, NULL, H5P_DEFAULT) >= 0 && H5Tenum_insert(m, name, v) >= 0;
+        H5free_memory(name);
+    }
+    if (!ok && m >= 0) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    if (base >= 0)
+        H5Tclose(base);
+    if (fbase >= 0)
+        H5Tclose(fbase);
+    return m;
+}
+
+/* The memory type of an array type: its base's, repeated. */
+static hid_t array_mem_type(hid_t t)
+{
+    hsize_t adims[H5S_MAX_RANK];
+    int nd = H5Tget_array_ndims(t);
+    hid_t m = H5I_INVALID_HID, fbase = H5Tget_super(t);
+    hid_t base = fbase >= 0 ? hpc_h5t_mem_type_of(fbase) : H5I_INVALID_HID;
+    if (base >= 0 && nd >= 1 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(t, adims) >= 0)
+        m = H5Tarray_create2(base, (unsigned)nd, adims);
+    if (base >= 0)
+        H5Tclose(base);
+    if (fbase >= 0)
+        H5Tclose(fbase);
+    return m;
+}
+
+hid_t hpc_h5t_mem_type(hid_t t)
+{
+    char *why = NULL;
+    if (hpc_h5t_refusal(t, &why) != HPC_OK) {
+        g_free(why);
+        return H5I_INVALID_HID;
+    }
+    return hpc_h5t_mem_type_of(t);
+}
+
 /* The memory type for file type t: what h5py reads it into, little-endian,
  * built recursively for compound, array and enum types.  Negative when t
  * has no byte image (variable-length data, references). */
-hid_t hpc_h5t_mem_type(hid_t t)
+hid_t hpc_h5t_mem_type_of(hid_t t)
 {
-    hid_t m = H5I_INVALID_HID, base = H5I_INVALID_HID, fbase = H5I_INVALID_HID;
     switch (H5Tget_class(t)) {
     case H5T_INTEGER:
     case H5T_BITFIELD:
         return int_mem_type(t);
     case H5T_FLOAT:
         return float_mem_type(t);
-    case H5T_TIME:
-        m = H5Tcopy(t);
-        if (m >= 0 && H5Tget_size(m) > 1 && H5Tset_order(m, H5T_ORDER_LE) < 0) {
-            H5Tclose(m);
-            m = H5I_INVALID_HID;
-        }
-        return m;
     case H5T_OPAQUE:
         return H5Tcopy(t);
     case H5T_STRING:
         return str_mem_type(t);
     case H5T_COMPOUND:
         return compound_mem_type(t);
-    case H5T_ENUM: {
-        /* enum members fix the order of the base type: build a new enum */
-        fbase = H5Tget_super(t);
-        base = fbase >= 0 ? hpc_h5t_mem_type(fbase) : H5I_INVALID_HID;
-        int nm = H5Tget_nmembers(t);
-        size_t bs = base >= 0 ? H5Tget_size(base) : 0;
-        if (base < 0 || nm < 0 || bs == 0 || bs > 16 || (m = H5Tenum_create(base)) < 0)
-            goto fail;
-        for (int i = 0; i < nm; i++) {
-            unsigned char v[16];
-            char *name = H5Tget_member_name(t, (unsigned)i);
-            int bad = !name || H5Tget_member_value(t, (unsigned)i, v) < 0 ||
-                      H5Tconvert(fbase, base, 1, v, NULL, H5P_DEFAULT) < 0 ||
-                      H5Tenum_insert(m, name, v) < 0;
-            H5free_memory(name);
-            if (bad)
-                goto fail;
-        }
-        H5Tclose(base);
-        H5Tclose(fbase);
-        return m;
-    }
-    case H5T_ARRAY: {
-        hsize_t adims[H5S_MAX_RANK];
-        int nd = H5Tget_array_ndims(t);
-        fbase = H5Tget_super(t);
-        base = fbase >= 0 ? hpc_h5t_mem_type(fbase) : H5I_INVALID_HID;
-        if (base < 0 || nd < 1 || nd > H5S_MAX_RANK || H5Tget_array_dims2(t, adims) < 0)
-            goto fail;
-        m = H5Tarray_create2(base, (unsigned)nd, adims);
-        H5Tclose(base);
-        H5Tclose(fbase);
-        return m;
-    }
+    case H5T_ENUM:
+        return enum_mem_type(t);
+    case H5T_ARRAY:
+        return array_mem_type(t);
     default:
         return H5I_INVALID_HID;
-    }
-fail:
-    if (m >= 0)
-        H5Tclose(m);
-    if (base >= 0)
-        H5Tclose(base);
-    if (fbase >= 0)
-        H5Tclose(fbase);
-    return H5I_INVALID_HID;
-}
-
-static void append_quoted(GString *o, const char *s)
-{
-    g_string_append_c(o, '\'');
-    for (; *s; s++) {
-        if (*s == '\'' || *s == '\\')
-            g_string_append_c(o, '\\');
-        g_string_append_c(o, *s);
-    }
-    g_string_append_c(o, '\'');
-}
-
-/* h5py's bool: an enum FALSE = 0, TRUE = 1. */
-static int is_bool_enum(hid_t m)
-{
-    if (H5Tget_nmembers(m) != 2)
-        return 0;
-    for (unsigned i = 0; i < 2; i++) {
-        unsigned char v = 0xff;
-        char *name = H5Tget_member_name(m, i);
-        int ok = name && H5Tget_member_value(m, i, &v) >= 0 &&
-                 strcmp(name, v ? "TRUE" : "FALSE") == 0 && v <= 1;
-        H5free_memory(name);
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
-/* h5py's complex numbers: a packed compound {r, i} of two equal floats. */
-static int is_complex(hid_t m)
-{
-    if (H5Tget_nmembers(m) != 2)
-        return 0;
-    int ok = 1;
-    for (unsigned i = 0; i < 2; i++) {
-        char *name = H5Tget_member_name(m, i);
-        hid_t t = H5Tget_member_type(m, i);
-        ok = ok && name && strcmp(name, i ? "i" : "r") == 0 && t >= 0 &&
-             H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) * 2 == H5Tget_size(m);
-        H5free_memory(name);
-        if (t >= 0)
-            H5Tclose(t);
-    }
-    return ok;
-}
-
-/* Whether t, the dtype of an opaque tag, names size bytes that are served
- * as stored: little-endian or byte-order free, the opaque's item size, and
- * nothing but a datetime unit ("[s]", "[10us]") after the size. */
-static gboolean np_tag_ok(const char *t, size_t size)
-{
-    if ((t[0] != '<' && t[0] != '|') || !t[1] || !strchr("biufcSVMmU", t[1]) || !g_ascii_isdigit(t[2]))
-        return FALSE;
-    char *end = NULL;
-    guint64 n = g_ascii_strtoull(t + 2, &end, 10);
-    if ((t[1] == 'U' ? n * 4 : n) != size)
-        return FALSE;
-    size_t len = strlen(end);
-    if (len == 0)
-        return TRUE;
-    return (t[1] == 'M' || t[1] == 'm') && len > 2 && end[0] == '[' && end[len - 1] == ']' &&
-           strspn(end + 1, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == len - 2;
-}
-
-/* h5py gives an opaque type tagged "NUMPY:<dtype>" (how h5py stores numpy
- * types HDF5 has no class for: datetime64, ...) that dtype; append it when
- * np_tag_ok. */
-static gboolean np_opaque_tag(hid_t m, size_t size, GString *o)
-{
-    char *tag = H5Tget_tag(m);
-    gboolean ok = tag && g_str_has_prefix(tag, "NUMPY:") && np_tag_ok(tag + 6, size);
-    if (ok)
-        g_string_append(o, tag + 6);
-    H5free_memory(tag);
-    return ok;
-}
-
-/* NumPy's dtype string of an atomic memory type m ("<f8", "|S10", "|b1");
- * FALSE for array and compound types. */
-static gboolean np_simple(hid_t m, GString *o)
-{
-    size_t size = H5Tget_size(m);
-    H5T_class_t cls = H5Tget_class(m);
-    hid_t b;
-    switch (cls) {
-    case H5T_INTEGER:
-    case H5T_BITFIELD:
-        g_string_append_printf(o, "%c%c%zu", size == 1 ? '|' : '<',
-                               cls == H5T_INTEGER && H5Tget_sign(m) == H5T_SGN_2 ? 'i' : 'u', size);
-        return TRUE;
-    case H5T_FLOAT:
-        g_string_append_printf(o, "<f%zu", size);
-        return TRUE;
-    case H5T_STRING:
-        g_string_append_printf(o, "|S%zu", size);
-        return TRUE;
-    case H5T_ENUM:
-        if (size == 1 && is_bool_enum(m)) {
-            g_string_append(o, "|b1");
-            return TRUE;
-        }
-        b = H5Tget_super(m);
-        if (b >= 0) {
-            np_simple(b, o);
-            H5Tclose(b);
-        }
-        return TRUE;
-    case H5T_ARRAY:
-    case H5T_COMPOUND:
-        return FALSE;
-    case H5T_OPAQUE:
-        if (np_opaque_tag(m, size, o))
-            return TRUE;
-        g_string_append_printf(o, "|V%zu", size);
-        return TRUE;
-    default:
-        g_string_append_printf(o, "|V%zu", size);
-        return TRUE;
-    }
-}
-
-static void np_literal(hid_t m, GString *o);
-
-/* (base, (d0, d1, ...)) of array type m */
-static void np_array(hid_t m, GString *o)
-{
-    hsize_t adims[H5S_MAX_RANK];
-    int nd = H5Tget_array_ndims(m);
-    hid_t b = H5Tget_super(m);
-    g_string_append_c(o, '(');
-    if (b >= 0) {
-        np_literal(b, o);
-        H5Tclose(b);
-    }
-    g_string_append(o, ", (");
-    if (nd > 0 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(m, adims) >= 0)
-        for (int i = 0; i < nd; i++)
-            g_string_append_printf(o, "%s%" PRIu64 "%s", i ? " " : "", (uint64_t)adims[i],
-                                   nd == 1 || i + 1 < nd ? "," : "");
-    g_string_append(o, "))");
-}
-
-/* Do the members of compound m follow each other without gaps? */
-static gboolean is_packed(hid_t m)
-{
-    int nm = H5Tget_nmembers(m);
-    size_t packed = 0;
-    gboolean ok = TRUE;
-    for (int i = 0; i < nm; i++) {
-        hid_t mt = H5Tget_member_type(m, (unsigned)i);
-        if (H5Tget_member_offset(m, (unsigned)i) != packed)
-            ok = FALSE;
-        packed += mt >= 0 ? H5Tget_size(mt) : 0;
-        if (mt >= 0)
-            H5Tclose(mt);
-    }
-    return ok && packed == H5Tget_size(m);
-}
-
-/* One member of a packed compound as NumPy's dtype.descr has it:
- * ('name', 'type') or ('name', base, shape) for an array member. */
-static void np_member(hid_t mt, const char *name, GString *o)
-{
-    g_string_append_c(o, '(');
-    append_quoted(o, name);
-    g_string_append(o, ", ");
-    if (H5Tget_class(mt) != H5T_ARRAY) {
-        np_literal(mt, o);
-    } else {
-        GString *a = g_string_new(NULL);
-        np_array(mt, a);
-        /* (base, shape) -> base, shape */
-        g_string_append_len(o, a->str + 1, (gssize)a->len - 2);
-        g_string_free(a, TRUE);
-    }
-    g_string_append_c(o, ')');
-}
-
-/* Compound m: the list form of dtype.descr when packed, else the dict
- * form with names, formats, offsets and itemsize. */
-static void np_compound(hid_t m, GString *o)
-{
-    int nm = H5Tget_nmembers(m);
-    gboolean packed = is_packed(m);
-    GString *names = g_string_new(NULL), *formats = g_string_new(NULL), *offsets = g_string_new(NULL);
-    for (int i = 0; i < nm; i++) {
-        hid_t mt = H5Tget_member_type(m, (unsigned)i);
-        char *name = H5Tget_member_name(m, (unsigned)i);
-        const char *sep = i ? ", " : "";
-        g_string_append(names, sep);
-        g_string_append(formats, sep);
-        if (packed && mt >= 0) {
-            np_member(mt, name ? name : "", names);
-        } else {
-            append_quoted(names, name ? name : "");
-            if (mt >= 0)
-                np_literal(mt, formats);
-            g_string_append_printf(offsets, "%s%zu", sep, H5Tget_member_offset(m, (unsigned)i));
-        }
-        H5free_memory(name);
-        if (mt >= 0)
-            H5Tclose(mt);
-    }
-    if (packed)
-        g_string_append_printf(o, "[%s]", names->str);
-    else
-        g_string_append_printf(o, "{'names': [%s], 'formats': [%s], 'offsets': [%s], 'itemsize': %zu}",
-                               names->str, formats->str, offsets->str, H5Tget_size(m));
-    g_string_free(names, TRUE);
-    g_string_free(formats, TRUE);
-    g_string_free(offsets, TRUE);
-}
-
-/* m as a Python literal that numpy.dtype() accepts: a quoted dtype string,
- * (base, shape) for arrays, a list or dict for compounds. */
-static void np_literal(hid_t m, GString *o)
-{
-    if (H5Tget_class(m) == H5T_ARRAY) {
-        np_array(m, o);
-    } else if (H5Tget_class(m) == H5T_COMPOUND && !(is_packed(m) && is_complex(m))) {
-        np_compound(m, o);
-    } else if (H5Tget_class(m) == H5T_COMPOUND) {
-        g_string_append_printf(o, "'<c%zu'", H5Tget_size(m));
-    } else {
-        GString *t = g_string_new(NULL);
-        np_simple(m, t);
-        append_quoted(o, t->str);
-        g_string_free(t, TRUE);
-    }
-}
-
-void hpc_h5t_np_dtype(hid_t m, GString *o)
-{
-    gsize at = o->len;
-    np_literal(m, o);
-    /* a simple type is its dtype string without the quotes */
-    if (o->str[at] == '\'') {
-        g_string_erase(o, at, 1);
-        g_string_truncate(o, o->len - 1);
     }
 }
 

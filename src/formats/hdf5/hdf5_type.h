@@ -8,13 +8,41 @@
 #include <hdf5.h>
 #include <stdint.h>
 
+/* Types nested deeper than this (compounds, arrays, enums) are refused. */
+#define HPC_H5T_MAX_DEPTH 32
+
 /**
- * The memory type in which a dataset of file type t is served: the same
- * layout in little-endian order, built recursively for compound, array
- * and enum types.  Returns a new type id (close with H5Tclose), or a
- * negative id when t has no byte image (variable-length data, references).
+ * The memory type in which a dataset of file type t is served: the type
+ * h5py reads it into, in little-endian order, built recursively for
+ * compound, array and enum types.  Returns a new type id (close with
+ * H5Tclose), or a negative id when t has no byte image (variable-length
+ * data, references) or h5py has no NumPy type for it (hpc_h5t_refusal).
  */
 hid_t hpc_h5t_mem_type(hid_t t);
+
+/** hpc_h5t_mem_type without the refusal check (for types already checked). */
+hid_t hpc_h5t_mem_type_of(hid_t t);
+
+/**
+ * Why h5py has no NumPy image of file type t (hdf5_npmap.c): an integer of
+ * 3 bytes, a bit field with padding, a float no NumPy float holds, a time
+ * type, a compound whose member h5py serves in more bytes than the file
+ * has for it.  Returns HPC_OK (*why NULL) or HPC_E_UNSUPPORTED with *why
+ * a new string (g_free it).  Variable-length data and references are not
+ * refused here: they have no byte image at all.
+ */
+int hpc_h5t_refusal(hid_t t, char **why);
+
+/** The size of the NumPy float h5py reads float type t into (2, 4, 8 or
+ * 16) in *size: HPC_OK, or HPC_E_UNSUPPORTED when none holds it. */
+int hpc_h5t_np_float(hid_t t, size_t *size);
+
+/** 1 when h5py reads enum t as NumPy's bool (members FALSE = 0, TRUE = 1). */
+int hpc_h5t_is_bool(hid_t t);
+
+/** 1 when h5py reads compound t as a complex number: members "r", "i" of
+ * one NumPy float (of *part bytes) and byte order. */
+int hpc_h5t_is_complex(hid_t t, size_t *part);
 
 /** A run of padding bytes inside one element. */
 typedef struct hpc_h5t_pad {
@@ -31,10 +59,10 @@ typedef struct hpc_h5t_pad {
 GArray *hpc_h5t_padding(hid_t m, size_t esize);
 
 /**
- * Append NumPy's name of memory type m to o, e.g. "<f8", "|S10" or a
- * structured description.
+ * Append NumPy's name of the type h5py gives file type t, whose memory
+ * type is m, to o, e.g. "<f8", "|S10" or a structured description.
  */
-void hpc_h5t_np_dtype(hid_t m, GString *o);
+void hpc_h5t_np_dtype(hid_t t, hid_t m, GString *o);
 
 /**
  * Append the value of attribute aid to o as text: numbers joined by ',',
