@@ -22,7 +22,8 @@ numpy.h5    h5py's own type mapping: enums of FALSE/TRUE of any base (bool),
             biases, bfloat16, x87 with an implied bit), members served in
             fewer bytes; and what h5py has no NumPy type for (3- and 16-byte
             integers, complex of halves, quad floats) or reads into another
-            layout (members served in more bytes): EIO; enum attributes.
+            layout (members served in more bytes): EIO; link names "." and
+            "..", a name that is not UTF-8, enum attributes.
 """
 import os
 import sys
@@ -464,6 +465,12 @@ def numpy_file(path):
         c = cmp(7, (b"a", 0, i3), (b"b", 3, h5t.STD_I32LE))
         ll("cmp_int3", c, np.frombuffer(bytes(range(14)), dtype="V7"), c)
 
+        # link names: "." is the group itself to HDF5, ".." is a name
+        g = f.create_group("names")
+        g[".."] = np.arange(3, dtype="<i2")
+        g["..."] = np.arange(4, dtype="<i2")
+        g["a\nb"] = np.arange(2, dtype="<i2")
+        g.id.links.create_hard(b"bad\xff\xfename", g.id, b"...")
         # attributes by member name (enums) and empty ones
         f.attrs["enum"] = np.array([1, 2, 3], dtype=h5py.enum_dtype({"A": 1, "B": 2}, "u1"))
         f.attrs["zero_len"] = np.zeros((0,), dtype="<f8")

@@ -134,6 +134,12 @@ def not_served(ds):
     return "variable-length or reference member"
 
 
+def name_bytes(name):
+    """The bytes of a link name as h5py lists it (str, or bytes when the
+    name is not UTF-8)."""
+    return name if isinstance(name, bytes) else name.encode("utf-8", "surrogateescape")
+
+
 def walk(f, skipped=None):
     """(path, object, link kind, link value) for every link, breadth first.
     Links not followed (external, user-defined) go to skipped as (path,
@@ -147,12 +153,14 @@ def walk(f, skipped=None):
     while todo:
         path, g = todo.pop(0)
         try:
-            names = sorted(g.keys())
+            names = sorted(g.keys(), key=name_bytes)
         except Exception as e:                # noqa: BLE001 - h5py cannot list the group
             out.append((path, None, "broken", str(e)))
             continue
         for name in names:
-            p = posixpath.join(path, name)
+            # h5py gives a name that is not UTF-8 as bytes: the file name
+            # in the mount has the same bytes (a surrogate-escaped str)
+            p = posixpath.join(path, os.fsdecode(name_bytes(name)))
             try:
                 link = g.get(name, getlink=True)
             except Exception as e:            # noqa: BLE001 - h5py raises many kinds
@@ -321,7 +329,8 @@ def verify(h5file, mnt, hpcdump, nodd=20, notserved=None, extracted=None, attrs=
     skipped = [] if notserved is None else notserved
 
     def check(ok, desc):
-        results.append(("ok: " if ok else "FAIL: ") + desc)
+        # one line each, whatever the names hold
+        results.append(("ok: " if ok else "FAIL: ") + desc.replace("\n", "\\n"))
 
     opts = dict(nodd=nodd, rnd=rnd, extracted=extracted, attrs=attrs)
     with h5py.File(h5file, "r") as f:
@@ -350,7 +359,13 @@ def verify(h5file, mnt, hpcdump, nodd=20, notserved=None, extracted=None, attrs=
 def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, opts,
                 skipped, check):
     full = mnt + path
-    if any(len(c.encode()) > 255 for c in path.split("/")):
+    if any(c in (".", "..") for c in path.split("/")):
+        # "." and ".." are no file names: left out, and .info says so
+        skipped.append((path, "name that is no file name"))
+        check(any(ln.startswith(path + " -> ") for ln in read_info(mnt).splitlines()),
+              "%s: left out, named in .info" % path)
+        return
+    if any(len(os.fsencode(c)) > 255 for c in path.split("/")):
         # no file name can be that long: left out, and .info says so
         skipped.append((path, "name longer than a file name"))
         check(not os.path.lexists(full), "%s: over-long name left out" % path[:80])
@@ -554,6 +569,8 @@ def verify_dataset(h5file, mnt, hpcdump, path, ds, exp, st, opts, check):
 
 
 def main():
+    # names that are not UTF-8 come as surrogate escapes: print them escaped
+    sys.stdout.reconfigure(errors="backslashreplace")
     if sys.argv[1] == "--expect":
         os.chdir(os.path.dirname(os.path.abspath(sys.argv[2])))
         with h5py.File(os.path.basename(sys.argv[2]), "r") as f:

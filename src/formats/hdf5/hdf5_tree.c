@@ -271,6 +271,35 @@ static void link_ents_free(GArray *a)
     g_array_free(a, TRUE);
 }
 
+/* Whether a link name can be no file name: "." and ".." (HDF5 links may
+ * have them, h5py lists and opens them), the empty name, names longer
+ * than 255 bytes (the kernel's limit); or names that are not UTF-8, which
+ * h5py lists (as bytes) but cannot open.  Such links are left out with a
+ * line in .info. */
+static int no_file_name(h5 *h, h5_list *l, uint32_t dir, const char *name)
+{
+    size_t len = strlen(name);
+    int dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+    int utf8 = g_utf8_validate(name, -1, NULL);
+    if (!dots && utf8 && len > 0 && len <= NAME_MAX_LEN)
+        return 0;
+    if (!l->notes)
+        l->notes = g_string_new(NULL);
+    char *dpath = h5_node_path(h, dir);
+    const char *sep = strcmp(dpath, "/") ? "/" : "";
+    if (len > NAME_MAX_LEN)
+        g_string_append_printf(l->notes, "%s%s%.40s... -> name of %zu bytes, longer than a "
+                               "file name (255): not shown\n", dpath, sep, name, len);
+    else if (!utf8)
+        g_string_append_printf(l->notes, "%s%s%s -> name that is not UTF-8 (h5py cannot open "
+                               "it): not shown\n", dpath, sep, name);
+    else
+        g_string_append_printf(l->notes, "%s%s%s -> name that is no file name: not shown\n",
+                               dpath, sep, name);
+    g_free(dpath);
+    return 1;
+}
+
 /* Build the listing of group dir from its links (g open). */
 static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
 {
@@ -293,19 +322,8 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
     g_hash_table_insert(h->lists, GUINT_TO_POINTER(dir), l);
     for (guint i = 0; i < ents->len; i++) {
         const link_ent *e = &g_array_index(ents, link_ent, i);
-        if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0 || !*e->name)
-            continue;              /* no file name: left out */
-        if (strlen(e->name) > NAME_MAX_LEN) {
-            /* no file name either (the kernel takes 255 bytes): left out, noted */
-            if (!l->notes)
-                l->notes = g_string_new(NULL);
-            char *dpath = h5_node_path(h, dir);
-            g_string_append_printf(l->notes, "%s%s%.40s... -> name of %zu bytes, longer than a "
-                                   "file name (255): not shown\n", dpath,
-                                   strcmp(dpath, "/") ? "/" : "", e->name, strlen(e->name));
-            g_free(dpath);
+        if (no_file_name(h, l, dir, e->name))
             continue;
-        }
         if (e->type == H5L_TYPE_HARD)
             l->child[i] = classify_hard(h, g, l, dir, i, e);
         else if (e->type == H5L_TYPE_SOFT)
