@@ -6,7 +6,7 @@ basic.h5    default (earliest) format: every element type, big-endian twins,
             external raw data, links, attributes of every kind.
 latest.h5   libver='latest': the four newer chunk indexes, dense link and
             attribute storage, creation-order tracking, a virtual dataset
-            (sources in vds_src.h5).
+            (sources in vds_src.h5), one of a source in the same file.
 userblock.h5 a 1 KiB user block before the superblock.
 big.h5      a 4 MiB shuffle+gzip dataset and a contiguous one (concurrency).
 lzf.h5      h5py's own LZF filter, which libhdf5 decodes only with a plugin
@@ -172,6 +172,13 @@ with h5py.File(os.path.join(out, "latest.h5"), "a") as f:
     lay[0:4] = h5py.VirtualSource("vds_src.h5", "a", shape=(4, 10))
     lay[4:8] = h5py.VirtualSource("vds_src.h5", "b", shape=(4, 10))
     f.create_virtual_dataset("virtual", lay, fillvalue=-1)
+    # a source in the same file ("."), met (and opened) by a reader first:
+    # the mount's open of it must not keep libhdf5 from opening it for the
+    # virtual dataset (which would read the fill value instead)
+    f["vds_local_src"] = np.arange(20, dtype="<u2")
+    lay = h5py.VirtualLayout(shape=(10,), dtype="<u2")
+    lay[:] = h5py.VirtualSource(".", "vds_local_src", shape=(20,))[::2]
+    f.create_virtual_dataset("virtual_local", lay, fillvalue=9)
 
 with h5py.File(os.path.join(out, "userblock.h5"), "w", userblock_size=1024) as f:
     f["data"] = np.arange(1000, dtype="<f4")

@@ -35,8 +35,7 @@ hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunk
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
     if (dapl < 0)
         return dapl;
-    /* external raw data and virtual sources next to the .h5 file */
-    H5Pset_efile_prefix(dapl, "${ORIGIN}");
+    /* virtual sources next to the .h5 file (external raw data: below) */
     H5Pset_virtual_prefix(dapl, "${ORIGIN}");
     if (cache_bytes) {
         /* hash slots: ~10 per chunk that fits, odd to spread the hash;
@@ -46,6 +45,27 @@ hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunk
         H5Pset_chunk_cache(dapl, slots, (size_t)cache_bytes, 0.75);
     }
     return dapl;
+}
+
+/* Reopen d (of group g, named name), which has external raw data, with
+ * the prefix that finds the raw data files next to the .h5 file.  Only
+ * such datasets get it: libhdf5 refuses to open a dataset that is open
+ * with another external-file prefix, and a virtual dataset opens its
+ * sources in the same file with none; had the mount one of them open
+ * with the prefix, the virtual dataset would read fill values there
+ * instead of the source's bytes.  HPC_E_IO when it cannot be reopened. */
+int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name)
+{
+    hid_t dapl = h5_dset_access(0, 0, 0);
+    if (dapl >= 0 && H5Pset_efile_prefix(dapl, "${ORIGIN}") < 0) {
+        H5Pclose(dapl);
+        dapl = H5I_INVALID_HID;
+    }
+    H5Dclose(d->id);
+    d->id = dapl >= 0 ? H5Dopen2(g, name, dapl) : H5I_INVALID_HID;
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    return d->id >= 0 ? HPC_OK : HPC_E_IO;
 }
 
 /* Render a variable-length string dataset as lines. */
@@ -395,6 +415,7 @@ int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_by
         goto out;
     H5D_layout_t lay = H5Pget_layout(dcpl);
     int next = H5Pget_external_count(dcpl);
+    d->external = next > 0;
     dset_layout(d, lay, next);
     dset_filters(d, dcpl, &unavail, &own_lzf);
     dset_chunking(d, dcpl, ftype, lay, chunk_band, chunk_bytes, nchunks);

@@ -99,7 +99,8 @@ static int handle_open(h5 *h, uint32_t id, h5_handle **out)
     hid_t g = h5_group_open(h, NODE(h, id)->parent);
     if (g >= 0)
         d->id = H5Dopen2(g, name, h->dapl);
-    if (d->id < 0 || h5_dset_describe(h, d, &band, &cbytes, &nchunks) != HPC_OK) {
+    if (d->id < 0 || h5_dset_describe(h, d, &band, &cbytes, &nchunks) != HPC_OK ||
+        (d->external && h5_dset_reopen_external(d, g, name) != HPC_OK)) {
         char *why = h5_errtext();
         h5_note_damaged(h, id, "cannot open the dataset", why);
         g_free(why);

@@ -59,6 +59,7 @@ typedef struct h5_dset {
     char *text;                    /* DS_TEXT */
     char *shape, *dtype, *layout, *filters, *chunks, *note;
     uint64_t cache_bytes;          /* chunk cache of the handle, 0: default */
+    int external;                  /* raw data in external files (H5Pset_external) */
 } h5_dset;
 
 /* One object or link met in the file (see "the lazy tree"): 32 bytes. */
@@ -132,6 +133,7 @@ char *h5_errtext(void);
 /* hdf5_dset.c */
 void h5_dset_free(gpointer p);
 hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunks);
+int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name);
 void h5_swap_elements(void *buf, uint64_t count, size_t n);
 int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
                      uint64_t *nchunks);
