@@ -481,7 +481,11 @@ def numpy_file(path):
         # attributes by member name (enums) and empty ones
         f.attrs["enum"] = np.array([1, 2, 3], dtype=h5py.enum_dtype({"A": 1, "B": 2}, "u1"))
         f.attrs["zero_len"] = np.zeros((0,), dtype="<f8")
-        f.attrs["bool_i4"] = np.array([1, 0], dtype=h5py.enum_dtype({"FALSE": 0, "TRUE": 1}, "<i4"))
+        f.attrs["bool_i4"] = np.array([1, 0, 7], dtype=h5py.enum_dtype({"FALSE": 0, "TRUE": 1}, "<i4"))
+        # a float attribute h5py reads as <f8 (single-precision fields, bias 63)
+        a = h5py.h5a.create(f.id, b"f4_bias63", flt(h5t.IEEE_F32LE, 4, (31, 23, 8, 0, 23), 63),
+                            h5s.create_simple((3,)))
+        a.write(np.array([0.1, 1.5, 1e-5]), mtype=h5t.NATIVE_DOUBLE)
 
 
 numpy_file(os.path.join(out, "numpy.h5"))

@@ -315,9 +315,22 @@ static int attr_fstrings(hid_t aid, hid_t t, size_t n, size_t tsize, GString *o)
     return rc;
 }
 
-/* The attribute's n enum values, by member name ("?" for non-members). */
+/* The attribute's n enum values, by member name ("?" for non-members);
+ * h5py's bools (hpc_h5t_is_bool) as it converts them: values that are
+ * neither FALSE nor TRUE are TRUE. */
 static int attr_enums(hid_t aid, hid_t t, size_t n, GString *o)
 {
+    if (hpc_h5t_is_bool(t)) {
+        hid_t b = hpc_h5t_mem_type_of(t);
+        signed char *v = NULL;
+        int rc = attr_read(aid, b, n, (void **)&v);
+        for (size_t i = 0; rc == HPC_OK && i < n; i++)
+            g_string_append_printf(o, "%s%s", i ? "," : "", v[i] ? "TRUE" : "FALSE");
+        g_free(v);
+        if (b >= 0)
+            H5Tclose(b);
+        return rc;
+    }
     hid_t m = H5Tget_native_type(t, H5T_DIR_ASCEND);
     size_t ms = m >= 0 ? H5Tget_size(m) : 0;
     char *v = NULL;
@@ -366,8 +379,9 @@ static int attr_values(hid_t aid, hid_t t, hid_t s, size_t n, size_t tsize, GStr
     H5T_class_t cls = H5Tget_class(t);
     if (cls == H5T_INTEGER)
         return attr_ints(aid, t, n, o);
-    if (cls == H5T_FLOAT)
-        return attr_reals(aid, n, tsize, o);
+    size_t npf = tsize;
+    if (cls == H5T_FLOAT)          /* single precision where h5py has a <f2 or <f4 */
+        return attr_reals(aid, n, hpc_h5t_np_float(t, &npf) == HPC_OK ? npf : tsize, o);
     if (cls == H5T_STRING && H5Tis_variable_str(t) > 0)
         return attr_vstrings(aid, t, s, n, o);
     if (cls == H5T_STRING)
