@@ -446,6 +446,25 @@ def numpy_file(path):
                 (b"c", 8, h5t.STD_I32LE))
         ll("cmp_smaller", c, np.frombuffer(bytes(range(36)), dtype="V12"), c)
 
+        # opaque types h5py tagged with a NumPy dtype: big-endian numbers
+        # are served little-endian (also chunked); others EIO
+        for name, dt, vals in [("opaque_be_f8", ">f8", [1.5, -2.0, 1e300]),
+                               ("opaque_be_m8", ">M8[s]", ["2020-01-01", "1970-01-02", "1900-03-04"]),
+                               ("opaque_be_i2", ">i2", [1, -2, 300]), ("opaque_u3", "<U3", ["ab", "xyz", ""])]:
+            x = np.array(vals, dtype=dt)
+            f[name] = x.astype(h5py.opaque_dtype(x.dtype))
+            f.create_dataset(name + "_chunked", data=np.tile(x, 50).astype(h5py.opaque_dtype(x.dtype)),
+                             chunks=(16,), compression="gzip")
+        x = np.array([1 + 2j, 3j], dtype=">c8")
+        f["opaque_be_c8"] = x.astype(h5py.opaque_dtype(x.dtype))
+        bad = h5t.create(h5t.OPAQUE, 4)
+        bad.set_tag(b"NUMPY:<f8")
+        ll("opaque_tag_wrong_size", bad, np.frombuffer(b"abcdefgh", dtype="V4"), bad)
+        ot = h5t.create(h5t.OPAQUE, 8)
+        ot.set_tag(b"NUMPY:>f8")
+        ll("cmp_opaque_be", cmp(12, (b"v", 0, ot), (b"n", 8, h5t.STD_I32LE)),
+           np.frombuffer(bytes(range(24)), dtype="V12"), cmp(12, (b"v", 0, ot), (b"n", 8, h5t.STD_I32LE)))
+
         # no NumPy image: EIO (h5py raises, or reads another layout)
         i3 = h5t.STD_I32LE.copy()
         i3.set_size(3)

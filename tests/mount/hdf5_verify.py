@@ -36,8 +36,9 @@ def expected_bytes(ds):
         return out
     if ds.dtype.kind == "O" or ds.dtype.hasobject:
         return b""                            # vlen sequences, references: not served
-    if t.get_class() == h5py.h5t.OPAQUE:
+    if t.get_class() == h5py.h5t.OPAQUE and not t.get_tag().startswith(b"NUMPY:"):
         # h5py's own opaque type has another tag: read with the file's type
+        # (a "NUMPY:<dtype>" tag is h5py's: ds[()] has that dtype)
         a = np.empty(ds.shape, dtype="V%d" % t.get_size())
         ds.id.read(h5py.h5s.ALL, h5py.h5s.ALL, a, mtype=t)
         return a.tobytes()
@@ -263,6 +264,23 @@ def unsound_layout(dt):
     return None
 
 
+def opaque_be_member(dt):
+    """Whether structured dtype dt holds (at any depth) a member of a
+    big-endian NumPy type h5py keeps in an opaque HDF5 type: the mount
+    swaps whole elements only, so it refuses such compounds."""
+    if dt.subdtype is not None:
+        return opaque_be_member(dt.subdtype[0])
+    if dt.names is None:
+        return False
+    for n in dt.names:
+        sub = dt.fields[n][0]
+        if (sub.metadata or {}).get("h5py_opaque") and sub.byteorder == ">":
+            return True
+        if opaque_be_member(sub):
+            return True
+    return False
+
+
 def check_refused(mnt, path, why, check):
     """A dataset the mount must not serve: reads give EIO and .info has a
     warning line naming it and saying so."""
@@ -426,6 +444,9 @@ def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, o
     bad = unsound_layout(ds.dtype)
     if bad is not None:
         check_refused(mnt, path, "h5py's dtype overlaps at member %s" % bad, check)
+        return
+    if opaque_be_member(ds.dtype):
+        check_refused(mnt, path, "a big-endian opaque NumPy member", check)
         return
     if is_big(ds) and nbytes(ds) > HUGE:
         verify_huge(mnt, path, ds, st, check)

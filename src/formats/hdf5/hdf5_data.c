@@ -104,7 +104,7 @@ int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
         rc = HPC_OK;
 out:
     if (rc == HPC_OK && d->rtype >= 0)
-        h5_swap_elements(buf, e1 - e0, d->esize);
+        h5_swap_elements(buf, (e1 - e0) * (d->esize / d->swap), d->swap);
     if (rc == HPC_OK && d->pad)
         zero_padding(d, buf, e1 - e0);
     if (rc != HPC_OK) {

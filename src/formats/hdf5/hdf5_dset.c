@@ -127,6 +127,9 @@ static hid_t read_type(hid_t ftype, hid_t mtype)
 {
     H5T_class_t cls = H5Tget_class(ftype);
     size_t n = H5Tget_size(mtype);
+    /* h5py's opaque NumPy types: a big-endian number is read as stored */
+    if (cls == H5T_OPAQUE)
+        return hpc_h5t_opaque_swap(ftype) ? H5Tcopy(ftype) : H5I_INVALID_HID;
     if ((cls != H5T_INTEGER && cls != H5T_FLOAT && cls != H5T_ENUM) ||
         H5Tget_order(ftype) != H5T_ORDER_BE || (n != 2 && n != 4 && n != 8))
         return H5I_INVALID_HID;
@@ -313,7 +316,7 @@ static void dset_leave_out(h5 *h, h5_dset *d, int warn, char *note)
  * with pread at its address (DS_FAST). */
 static void dset_try_fast(h5 *h, h5_dset *d, hid_t ftype)
 {
-    if (d->size == 0 || d->pad || H5Tequal(ftype, d->mtype) <= 0)
+    if (d->size == 0 || d->pad || d->rtype >= 0 || H5Tequal(ftype, d->mtype) <= 0)
         return;
     haddr_t a = H5Dget_offset(d->id);
     if (a == HADDR_UNDEF)
@@ -386,6 +389,8 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
     }
     d->kind = DS_DATA;
     d->rtype = read_type(ftype, d->mtype);
+    size_t unit = hpc_h5t_opaque_swap(ftype);
+    d->swap = d->rtype < 0 ? 0 : unit ? unit : d->esize;
     /* h5py converts a compound with bit-field members (its dtype has
      * integers there), so its padding bytes are zero, not the file's: such
      * datasets go through H5Dread, and h5_read_elements zeroes the padding.

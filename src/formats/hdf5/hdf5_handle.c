@@ -52,7 +52,7 @@ void hpc_hdf5_drop_handles(hpc_container *c)
 static void plan_chunks(h5_handle *hd)
 {
     h5_dset *d = hd->d;
-    if (d->kind != DS_DATA || d->rank < 1 || d->size == 0 || d->pad)
+    if (d->kind != DS_DATA || d->rank < 1 || d->size == 0 || d->pad || d->rtype >= 0)
         return;
     hid_t ftype = H5Dget_type(d->id), dcpl = H5Dget_create_plist(d->id);
     if (ftype >= 0 && dcpl >= 0)

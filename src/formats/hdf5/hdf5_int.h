@@ -47,6 +47,7 @@ typedef struct h5_dset {
     hid_t id;
     hid_t mtype;                   /* little-endian twin of the file type */
     hid_t rtype;                   /* big-endian numbers: read as h5py does (below), or -1 */
+    size_t swap;                   /* with rtype: bytes of each unit swapped (esize or less) */
     GArray *pad;                   /* hpc_h5t_pad: compound padding zeroed after reads, or NULL */
     char *path;                    /* first path it was found under */
     ds_kind kind;

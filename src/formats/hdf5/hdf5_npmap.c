@@ -24,6 +24,8 @@
 
 #define MAX_VALUE_BYTES 64          /* enum values compared at most this wide */
 
+enum { NPTAG_NONE, NPTAG_ASIS, NPTAG_SWAP, NPTAG_BAD };
+
 /* NumPy's floats as h5py weighs them: itemsize, mantissa bits (the x87
  * long double's explicit leading bit counted, as h5py does), and the
  * largest and smallest exponent (numpy.finfo's maxexp and minexp). */
@@ -120,6 +122,74 @@ int hpc_h5t_is_complex(hid_t t, size_t *part)
         return 0;
     *part = s0;
     return 1;
+}
+
+/* Whether t, the dtype of an opaque tag, names size bytes that are served
+ * as stored: little-endian or byte-order free, the opaque's item size, and
+ * nothing but a datetime unit ("[s]", "[10us]") after the size. */
+static gboolean np_tag_ok(const char *t, size_t size)
+{
+    if ((t[0] != '<' && t[0] != '|') || !t[1] || !strchr("biufcSVMmU", t[1]) || !g_ascii_isdigit(t[2]))
+        return FALSE;
+    char *end = NULL;
+    guint64 n = g_ascii_strtoull(t + 2, &end, 10);
+    if ((t[1] == 'U' ? n * 4 : n) != size)
+        return FALSE;
+    size_t len = strlen(end);
+    if (len == 0)
+        return TRUE;
+    return (t[1] == 'M' || t[1] == 'm') && len > 2 && end[0] == '[' && end[len - 1] == ']' &&
+           strspn(end + 1, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == len - 2;
+}
+
+/* What the tag of an opaque type of size bytes says: h5py's "NUMPY:<dtype>"
+ * of a dtype served as stored, of a big-endian number (integer, float,
+ * complex, datetime) whose elements (or parts) are served swapped, of another dtype (which
+ * the mount does not serve), or no such tag. */
+static int np_tag_kind(const char *tag, size_t size)
+{
+    if (!g_str_has_prefix(tag, "NUMPY:"))
+        return NPTAG_NONE;
+    const char *t = tag + 6;
+    if (t[0] == '>' && t[1] && ((strchr("iufMm", t[1]) && (size == 2 || size == 4 || size == 8)) ||
+                                (t[1] == 'c' && (size == 8 || size == 16)))) {
+        char *le = g_strdup(t);
+        le[0] = '<';
+        gboolean ok = np_tag_ok(le, size);
+        g_free(le);
+        return ok ? NPTAG_SWAP : NPTAG_BAD;
+    }
+    return np_tag_ok(t, size) ? NPTAG_ASIS : NPTAG_BAD;
+}
+
+size_t hpc_h5t_opaque_swap(hid_t t)
+{
+    if (H5Tget_class(t) != H5T_OPAQUE)
+        return 0;
+    char *tag = H5Tget_tag(t);
+    size_t size = H5Tget_size(t);
+    int kind = tag ? np_tag_kind(tag, size) : NPTAG_NONE;
+    /* a complex number: its real and imaginary parts each */
+    size_t unit = kind != NPTAG_SWAP ? 0 : tag[7] == 'c' ? size / 2 : size;
+    H5free_memory(tag);
+    return unit;
+}
+
+/* An opaque type: refused when h5py's tag names a dtype the mount does
+ * not serve, or a big-endian one inside a compound or array (elements are
+ * swapped whole, not members). */
+static int opaque_refusal(hid_t t, GString *why, int depth)
+{
+    char *tag = H5Tget_tag(t);
+    int kind = tag ? np_tag_kind(tag, H5Tget_size(t)) : NPTAG_NONE;
+    if (kind == NPTAG_BAD)
+        g_string_append_printf(why, "an opaque type tagged '%s' of %zu bytes: the mount serves "
+                               "no such NumPy dtype", tag, H5Tget_size(t));
+    else if (kind == NPTAG_SWAP && depth > 0)
+        g_string_append_printf(why, "an opaque type tagged '%s' (big-endian) inside a compound "
+                               "or array", tag);
+    H5free_memory(tag);
+    return kind == NPTAG_BAD || (kind == NPTAG_SWAP && depth > 0) ? HPC_E_UNSUPPORTED : HPC_OK;
 }
 
 static int refusal_in(hid_t t, GString *why, int depth);
@@ -242,6 +312,7 @@ static int refusal_in(hid_t t, GString *why, int depth)
     case H5T_STRING:
         return atomic_refusal(t, cls, why);
     case H5T_OPAQUE:
+        return opaque_refusal(t, why, depth);
     case H5T_REFERENCE:
         return HPC_OK;
     case H5T_ENUM:
@@ -281,35 +352,16 @@ static void append_quoted(GString *o, const char *s)
     g_string_append_c(o, '\'');
 }
 
-/* Whether t, the dtype of an opaque tag, names size bytes that are served
- * as stored: little-endian or byte-order free, the opaque's item size, and
- * nothing but a datetime unit ("[s]", "[10us]") after the size. */
-static gboolean np_tag_ok(const char *t, size_t size)
-{
-    if ((t[0] != '<' && t[0] != '|') || !t[1] || !strchr("biufcSVMmU", t[1]) || !g_ascii_isdigit(t[2]))
-        return FALSE;
-    char *end = NULL;
-    guint64 n = g_ascii_strtoull(t + 2, &end, 10);
-    if ((t[1] == 'U' ? n * 4 : n) != size)
-        return FALSE;
-    size_t len = strlen(end);
-    if (len == 0)
-        return TRUE;
-    return (t[1] == 'M' || t[1] == 'm') && len > 2 && end[0] == '[' && end[len - 1] == ']' &&
-           strspn(end + 1, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == len - 2;
-}
-
-/* h5py gives an opaque type tagged "NUMPY:<dtype>" (how h5py stores numpy
- * types HDF5 has no class for: datetime64, ...) that dtype; append it when
- * np_tag_ok. */
+/* h5py gives an opaque type tagged "NUMPY:<dtype>" that dtype: append
+ * the dtype served (little-endian) when the tag is one the mount serves. */
 static gboolean np_opaque_tag(hid_t m, size_t size, GString *o)
 {
     char *tag = H5Tget_tag(m);
-    gboolean ok = tag && g_str_has_prefix(tag, "NUMPY:") && np_tag_ok(tag + 6, size);
-    if (ok)
-        g_string_append(o, tag + 6);
+    int kind = tag ? np_tag_kind(tag, size) : NPTAG_NONE;
+    if (kind == NPTAG_ASIS || kind == NPTAG_SWAP)
+        g_string_append_printf(o, "%s%s", kind == NPTAG_SWAP ? "<" : "", tag + 6 + (kind == NPTAG_SWAP));
     H5free_memory(tag);
-    return ok;
+    return kind == NPTAG_ASIS || kind == NPTAG_SWAP;
 }
 
 /* NumPy's dtype string of an atomic file type t of memory type m ("<f8",

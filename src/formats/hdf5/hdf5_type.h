@@ -37,6 +37,11 @@ int hpc_h5t_refusal(hid_t t, char **why);
  * 16) in *size: HPC_OK, or HPC_E_UNSUPPORTED when none holds it. */
 int hpc_h5t_np_float(hid_t t, size_t *size);
 
+/** When t is an opaque type h5py tagged with a big-endian NumPy number
+ * ("NUMPY:>f8", "NUMPY:>c16"), the bytes of the units swapped to serve it
+ * little-endian (the element, or each part of a complex); else 0. */
+size_t hpc_h5t_opaque_swap(hid_t t);
+
 /** 1 when h5py reads enum t as NumPy's bool (members FALSE = 0, TRUE = 1). */
 int hpc_h5t_is_bool(hid_t t);
 
