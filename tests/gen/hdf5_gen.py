@@ -400,6 +400,19 @@ def numpy_file(path):
                mtype=base)
         ll("bool_true_first", enum(h5t.STD_U8LE, tf[::-1]), np.array([1, 0, 1], dtype="u1"))
         ll("enum_true_m1", enum(h5t.STD_I8LE, [(b"FALSE", 0), (b"TRUE", -1)]), np.array([0, -1], dtype="i1"))
+        # enums are their numbers, members or not, whatever the base's
+        # precision and order
+        b12 = h5t.STD_I16LE.copy()
+        b12.set_precision(12)
+        ll("enum_prec12", enum(b12, [(b"A", 1), (b"B", -5)]), np.array([1, -5, 7, 100], dtype="<i2"),
+           mtype=h5t.STD_I16LE)
+        b40 = h5t.STD_I64BE.copy()
+        b40.set_precision(40)
+        b40.set_offset(8)
+        ll("enum_be_prec40", enum(b40, [(b"A", 1), (b"B", 2)]), np.array([1, 2, 3, -1], dtype="<i8"),
+           mtype=h5t.NATIVE_INT64)
+        ll("enum_u8_nonmember", enum(h5t.STD_U8LE, [(b"A", 1), (b"B", 2)]), np.array([1, 2, 3, 255], dtype="u1"),
+           mtype=h5t.STD_U8LE)
         b2 = enum(h5t.STD_I16BE, tf)
         ll("array_bool2", h5t.array_create(b2, (3,)), np.array([[0, 1, 1], [1, 0, 0]], dtype=">i2"),
            mtype=h5t.array_create(h5t.STD_I16BE, (3,)))

@@ -383,7 +383,7 @@ static void np_simple(hid_t t, hid_t m, GString *o)
     case H5T_STRING:
         g_string_append_printf(o, "|S%zu", size);
         break;
-    case H5T_ENUM:
+    case H5T_ENUM:                 /* (an enum served as its number is an integer here) */
         if (hpc_h5t_is_bool(t)) {
             g_string_append(o, "|b1");
             break;

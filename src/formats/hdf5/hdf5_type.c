@@ -131,13 +131,22 @@ static hid_t bool_mem_type(void)
 }
 
 /* Enum members fix the order of the base type: a new enum of the base's
- * memory type with the same members; h5py's bool for FALSE/TRUE. */
+ * memory type with the same members, when the base already is that type
+ * (libhdf5 then copies the elements: pread and the chunk decoder apply).
+ * Otherwise (another byte order, padding bits) the base's memory type:
+ * h5py reads enums as their numbers, and libhdf5 converting one enum
+ * into another turns values that are not members into all ones.  h5py's
+ * bool for FALSE/TRUE. */
 static hid_t enum_mem_type(hid_t t)
 {
     if (hpc_h5t_is_bool(t))
         return bool_mem_type();
     hid_t m = H5I_INVALID_HID, fbase = H5Tget_super(t);
     hid_t base = fbase >= 0 ? hpc_h5t_mem_type_of(fbase) : H5I_INVALID_HID;
+    if (base >= 0 && H5Tequal(fbase, base) <= 0) {
+        H5Tclose(fbase);
+        return base;
+    }
     int nm = H5Tget_nmembers(t);
     size_t bs = base >= 0 ? H5Tget_size(base) : 0;
     int ok = base >= 0 && nm >= 0 && bs > 0 && bs <= 16 && (m = H5Tenum_create(base)) >= 0;
