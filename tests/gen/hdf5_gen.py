@@ -478,6 +478,13 @@ def numpy_file(path):
         ll("cmp_opaque_be", cmp(12, (b"v", 0, ot), (b"n", 8, h5t.STD_I32LE)),
            np.frombuffer(bytes(range(24)), dtype="V12"), cmp(12, (b"v", 0, ot), (b"n", 8, h5t.STD_I32LE)))
 
+        # member names numpy keeps as they are (user.dtype escapes them)
+        odd = [b"new\nline", b"tab\tx", b"quo'te", b"back\\slash", "\u00fcn\u00ef".encode(), b'dq"x']
+        c = cmp(4 * len(odd), *[(n, 4 * i, h5t.STD_I32LE) for i, n in enumerate(odd)])
+        ll("member_names", c, np.arange(2 * len(odd), dtype="<i4").view("V%d" % (4 * len(odd))), c)
+        c = cmp(8, (b"ok", 0, h5t.STD_I32LE), (b"\xff\xfebad", 4, h5t.STD_I32LE))
+        ll("member_name_not_utf8", c, np.arange(4, dtype="<i4").view("V8"), c)
+
         # no NumPy image: EIO (h5py raises, or reads another layout)
         i3 = h5t.STD_I32LE.copy()
         i3.set_size(3)

@@ -238,6 +238,16 @@ static int member_refusal(hid_t t, int nm, int i, GString *why, int depth)
 static int compound_refusal(hid_t t, GString *why, int depth)
 {
     size_t part;
+    int n = H5Tget_nmembers(t);
+    for (int i = 0; i < n; i++) {
+        char *name = H5Tget_member_name(t, (unsigned)i);
+        int utf8 = name && g_utf8_validate(name, -1, NULL);
+        if (!utf8)
+            g_string_append(why, "a compound member name that is not UTF-8 (h5py cannot read it)");
+        H5free_memory(name);
+        if (!utf8)
+            return HPC_E_UNSUPPORTED;
+    }
     if (hpc_h5t_is_complex(t, &part)) {
         if (part != 2)
             return HPC_OK;
@@ -341,13 +351,19 @@ int hpc_h5t_refusal(hid_t t, char **why)
 
 /* ---- NumPy's names of the types (user.dtype) -------------------------- */
 
+/* s as a Python string literal: quotes and backslashes escaped, control
+ * characters as \xNN (a newline in a member name stays one line). */
 static void append_quoted(GString *o, const char *s)
 {
     g_string_append_c(o, '\'');
     for (; *s; s++) {
-        if (*s == '\'' || *s == '\\')
-            g_string_append_c(o, '\\');
-        g_string_append_c(o, *s);
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            g_string_append_printf(o, "\\x%02x", c);
+        else if (c == '\'' || c == '\\')
+            g_string_append_printf(o, "\\%c", c);
+        else
+            g_string_append_c(o, (char)c);
     }
     g_string_append_c(o, '\'');
 }
