@@ -6,15 +6,19 @@
 # /series/<name> compared with gsd.fl's read_chunk through a real mount
 # (with reads at odd offsets and of odd sizes crossing chunks and frames),
 # hpcdump extract and hpcdump cat; frame-0 lending compared with gsd.hoomd.
+# Names written twice in a frame (layer 2.0 through gsd.fl; layer 1.0
+# written by the documented layout): the entry gsd.fl finds is served.
 . "$(dirname "$0")/../lib/lib.sh"
 need_fuse
 D="$top_srcdir/tests/mount/gsd_diff.py"
 T="$DATA/gsd/gsdtest.py"
 
-for spec in "types 240 1" "few 3 2" "one 1 3"; do
+for spec in "write types 240 1" "write few 3 2" "write one 1 3" "writedup dup 150 4" \
+            "writedup dup2 37 5" "writev1 v1 60 6"; do
     set -- $spec
+    gen=$1; shift
     f="$TMP/$1.gsd"
-    $PY "$D" write "$f" "$2" "$3" || { fail "$1: python3-gsd write"; continue; }
+    $PY "$D" "$gen" "$f" "$2" "$3" || { fail "$1: $gen"; continue; }
     mount_container "$f" "$TMP/m-$1" || { fail "$1: mount"; continue; }
     check "$1 ($2 frames): every chunk and series as gsd.fl reads it, odd reads" \
         $PY "$D" check "$TMP/m-$1" "$f"

@@ -97,8 +97,11 @@ static int check_range(const gsd_state *s, uint64_t from, uint64_t to, gsd_entry
 }
 
 
-/* Find the end of the index (first entry with location 0) by binary search,
- * as the GSD library does: entries are written in order. */
+/* Find the end of the index (an entry with location 0) by binary search,
+ * step for step as the GSD library does (its halving of [0, allocated)), so
+ * that both count the same entries even where a damaged index has holes;
+ * the library's lookup of a name written twice in a frame depends on that
+ * count (gsd_index.c). */
 static int index_end(const gsd_state *s, uint64_t *end)
 {
     gsd_entry e;
@@ -108,17 +111,17 @@ static int index_end(const gsd_state *s, uint64_t *end)
     int rc = gsd_read_entry(s, 0, &e);
     if (rc != HPC_OK || e.location == 0)
         return rc;
-    uint64_t lo = 1, hi = s->index_usable;
-    while (lo < hi) {
+    uint64_t lo = 0, hi = s->index_usable;
+    do {
         uint64_t mid = lo + (hi - lo) / 2;
         if ((rc = gsd_read_entry(s, mid, &e)) != HPC_OK)
             return rc;
         if (e.location != 0)
-            lo = mid + 1;
+            lo = mid;
         else
             hi = mid;
-    }
-    *end = lo;
+    } while (hi - lo > 1);
+    *end = hi;
     return HPC_OK;
 }
 
