@@ -25,6 +25,10 @@ gsd.fl (Debian's python3-gsd), used by tests/mount/gsd_diff.sh.
                             gsd.fl): names written twice in a frame (gsd.fl
                             finds the last), names over 63 characters (cut
                             to 63), entries of a frame not in id order
+  writegap FILE NFRAMES SEED  NFRAMES frames of two chunks, with frames
+                            without chunks at the start, in the middle, in
+                            a run of 4100 and at the end (which gsd.fl does
+                            not count), and a last frame after the run
   hpcdump HPCDUMP FILE N SEED  N chunks and series picked at random, whole,
                             through `hpcdump cat`
 """
@@ -137,6 +141,26 @@ def writedup(path, nframes, seed):
                 f.write_chunk(name, rand_array(rng, TYPES[int(rng.integers(0, 10))],
                                                (int(rng.integers(0, 4)), 1 + k % 2)))
             f.write_chunk("once", numpy.array([frame], dtype=numpy.uint32))
+            f.end_frame()
+
+
+def writegap(path, nframes, seed):
+    rng = numpy.random.default_rng(seed)
+    with gsd.fl.open(path, "wb", application="hpcmount-diff", schema="gap",
+                     schema_version=[1, 0]) as f:
+        f.end_frame()
+        for frame in range(1, nframes):
+            if frame % 97 == 0:
+                f.end_frame()
+                continue
+            f.write_chunk("step", numpy.array([frame], dtype=numpy.uint64))
+            f.write_chunk("pos", rand_array(rng, "float32", (3, 3)))
+            f.end_frame()
+        for _ in range(4100):
+            f.end_frame()
+        f.write_chunk("after/run", rand_array(rng, "int16", (5,)))
+        f.end_frame()
+        for _ in range(3):
             f.end_frame()
 
 
@@ -325,6 +349,8 @@ def main():
         write(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "writedup":
         writedup(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "writegap":
+        writegap(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "writev1":
         writev1(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "writehoomd":

@@ -8,13 +8,14 @@
 # hpcdump extract and hpcdump cat; frame-0 lending compared with gsd.hoomd.
 # Names written twice in a frame (layer 2.0 through gsd.fl; layer 1.0
 # written by the documented layout): the entry gsd.fl finds is served.
+# Frames without chunks, 4100 of them in a row: the frames gsd.fl counts.
 . "$(dirname "$0")/../lib/lib.sh"
 need_fuse
 D="$top_srcdir/tests/mount/gsd_diff.py"
 T="$DATA/gsd/gsdtest.py"
 
 for spec in "write types 240 1" "write few 3 2" "write one 1 3" "writedup dup 150 4" \
-            "writedup dup2 37 5" "writev1 v1 60 6"; do
+            "writedup dup2 37 5" "writev1 v1 60 6" "writegap gap 2100 7"; do
     set -- $spec
     gen=$1; shift
     f="$TMP/$1.gsd"

@@ -82,7 +82,7 @@ static int check_range(const gsd_state *s, uint64_t from, uint64_t to, gsd_entry
         if (rc != HPC_OK)
             return rc;
         for (uint64_t j = 0; j < k; j++) {
-            const char *w = gsd_entry_problem(s, &batch[j], have ? &last : NULL, i + j == 0);
+            const char *w = gsd_entry_problem(s, &batch[j], have ? &last : NULL);
             if (w) {
                 *bad = i + j;
                 *why = w;

@@ -65,10 +65,8 @@ int gsd_read_entry(const gsd_state *s, uint64_t i, gsd_entry *e)
     return gsd_read_entries(s, i, 1, e);
 }
 
-/* Why entry e (after prev, or NULL when not known; first: it is entry 0)
- * is not valid, or NULL. */
-const char *gsd_entry_problem(const gsd_state *s, const gsd_entry *e, const gsd_entry *prev,
-                              int first)
+/* Why entry e (after prev, or NULL when not known) is not valid, or NULL. */
+const char *gsd_entry_problem(const gsd_state *s, const gsd_entry *e, const gsd_entry *prev)
 {
     uint64_t n;
     if (e->location == 0)
@@ -84,11 +82,12 @@ const char *gsd_entry_problem(const gsd_state *s, const gsd_entry *e, const gsd_
     if (!gsd_entry_bytes(e, &n) || e->location < GSD_HEADER_SIZE ||
         (uint64_t)e->location > s->fill.size || n > s->fill.size - (uint64_t)e->location)
         return "data beyond the end of the file";
-    /* Frames without chunks have no entries, but a writer does not end
-     * thousands of frames without writing anything: a big jump is a
-     * damaged frame number (it would make as many empty directories). */
-    if ((first && e->frame > MAX_FRAME_GAP) || (prev && e->frame > prev->frame + MAX_FRAME_GAP))
-        return "frame number jumps by more than 4096";
+    /* Frames without chunks have no entries, so frame numbers may jump;
+     * the GSD library's bound is the index's allocated entries (which lie
+     * in the file): so a damaged frame number makes no more empty frames
+     * than the file has room for entries. */
+    if (e->frame >= s->index_usable)
+        return "frame number not below the index's allocated entries";
     if (prev) {
         if (e->frame < prev->frame)
             return "frame number goes backwards";
@@ -142,7 +141,7 @@ static int frame_check(hpc_container *c, const gsd_state *s, uint64_t f, uint64_
                        const gsd_entry *e, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
-        const char *why = gsd_entry_problem(s, &e[i], i ? &e[i - 1] : NULL, lo + i == 0);
+        const char *why = gsd_entry_problem(s, &e[i], i ? &e[i - 1] : NULL);
         if (!why)
             continue;
         gsd *g = c->priv;

@@ -20,7 +20,7 @@
 #define INO_FRAMES HPC_INO_FIRST      /* /frames */
 #define INO_NODE_BASE (HPC_INO_FIRST + 16)  /* + (frame << NODE_BITS | node) */
 #define MAX_FRAME (UINT64_C(1) << 43) /* frame numbers that still fit an inode */
-#define MAX_FRAME_GAP 4096            /* empty frames in a row taken as real */
+#define MAX_FRAME_GAP 4096            /* a bad entry this close after a frame starts a new one */
 #define FULL_CHECK 65536              /* indexes this small are checked whole at mount */
 #define WINDOW 4096                   /* else: the first and last entries */
 #define MAX_FRAME_ENTRIES 131072      /* entries one frame may have (2 * 65536 ids) */
@@ -147,8 +147,7 @@ gboolean gsd_entry_bytes(const gsd_entry *e, uint64_t *n);
 int gsd_snap_read(const gsd_state *s, void *buf, size_t len, uint64_t off);
 int gsd_read_entries(const gsd_state *s, uint64_t first, uint64_t n, gsd_entry *out);
 int gsd_read_entry(const gsd_state *s, uint64_t i, gsd_entry *e);
-const char *gsd_entry_problem(const gsd_state *s, const gsd_entry *e, const gsd_entry *prev,
-                              int first);
+const char *gsd_entry_problem(const gsd_state *s, const gsd_entry *e, const gsd_entry *prev);
 int gsd_lower_bound(const gsd_state *s, uint64_t f, uint64_t *out);
 int gsd_frame_entries(hpc_container *c, const gsd_state *s, uint64_t f, gsd_entry **out,
                       uint64_t *n);
