@@ -16,6 +16,12 @@ gsd.fl (Debian's python3-gsd), used by tests/mount/gsd_diff.sh.
                             with xattrs also user.shape / user.dtype; on a
                             mount also reads at odd offsets and of odd
                             sizes that cross chunk and frame boundaries
+  writehoomdlate FILE NFRAMES SEED  a hoomd-schema trajectory (gsd.hoomd) whose
+                            log quantities start after frame 0 and whose
+                            particles/N changes, with one frame (gsd.fl)
+                            whose configuration/step is empty: gsd.hoomd
+                            cannot read the frames that lack a log/ name
+                            frame 0 lacks, nor the empty step's frame
   writedup FILE NFRAMES SEED  a layer 2.0 trajectory (gsd.fl) whose frames
                             hold some names two or three times: gsd.fl
                             finds one of those entries, by a binary search
@@ -129,6 +135,43 @@ def writehoomd(path, nframes, seed):
             s.pairs.group = [[2, 5]]
             s.log["energy"] = numpy.array([1.0 if i % 2 else 2.0])
             t.append(s)
+
+
+def writehoomdlate(path, nframes, seed):
+    import gsd.hoomd
+    import warnings
+    warnings.simplefilter("ignore", FutureWarning)
+    rng = numpy.random.default_rng(seed)
+
+    def snap(i):
+        s = gsd.hoomd.Snapshot()
+        s.configuration.step = 0 if i % 4 == 3 else i * 10     # some frames: frame 0's step
+        n = 4 if i % 5 else 6
+        s.particles.N = n
+        s.particles.types = ["A", "B"]
+        s.particles.typeid = numpy.zeros(n, numpy.uint32) if i % 3 else rng.integers(0, 2, n)
+        s.particles.position = rng.random((n, 3)).astype(numpy.float32) if i % 2 else \
+            numpy.zeros((n, 3), numpy.float32)
+        s.log["always"] = numpy.array([float(i % 2)])
+        if i >= nframes // 3:
+            s.log["late/energy"] = numpy.array([i * 0.5])
+        if i >= 2 * nframes // 3:
+            s.log["later"] = numpy.array([i], dtype=numpy.int32)
+        if i % 6 == 1:
+            s.state["hpmc/sphere/radius"] = numpy.array([0.5, 0.5], numpy.float32)
+        return s
+
+    half = nframes // 2
+    with gsd.hoomd.open(path, "wb") as t:
+        for i in range(half):
+            t.append(snap(i))
+    with gsd.fl.open(path, "ab") as f:      # a frame gsd.hoomd cannot read
+        f.write_chunk("configuration/step", numpy.zeros(0, dtype=numpy.uint64))
+        f.write_chunk("log/always", numpy.array([7.0]))
+        f.end_frame()
+    with gsd.hoomd.open(path, "rb+") as t:
+        for i in range(half + 1, nframes):
+            t.append(snap(i))
 
 
 def writedup(path, nframes, seed):
@@ -347,6 +390,8 @@ def main():
     cmd = sys.argv[1]
     if cmd == "write":
         write(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "writehoomdlate":
+        writehoomdlate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "writedup":
         writedup(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "writegap":

@@ -30,14 +30,21 @@ for spec in "write types 240 1" "write few 3 2" "write one 1 3" "writedup dup 15
     check "$1: hpcdump cat as gsd.fl reads it" $PY "$D" hpcdump "$HPCDUMP" "$f" 40 "$3"
 done
 
-# hoomd schema: what frame 0 lends, as gsd.hoomd hands it out
-f="$TMP/hoomd.gsd"
-$PY "$D" writehoomd "$f" 40 4 || fail "gsd.hoomd write"
-mount_container "$f" "$TMP/m-hoomd" || fail "hoomd: mount"
-check "hoomd: files and links as gsd.hoomd reads every frame" $PY "$T" hoomd "$TMP/m-hoomd" "$f"
-check "hoomd: every chunk and series as gsd.fl reads it" $PY "$D" check "$TMP/m-hoomd" "$f"
-unmount_container "$TMP/m-hoomd"
-"$HPCDUMP" extract "$f" "$TMP/x-hoomd" >/dev/null || fail "hoomd: hpcdump extract"
-check "hoomd: hpcdump extract, links included, as gsd.hoomd reads it" $PY "$T" hoomd "$TMP/x-hoomd" "$f"
+# hoomd schema: what frame 0 lends, as gsd.hoomd hands it out (nothing to
+# a frame gsd.hoomd cannot read: log/ names frame 0 lacks, an empty step)
+for spec in "writehoomd hoomd 40 4" "writehoomdlate hoomdlate 40 8"; do
+    set -- $spec
+    gen=$1; shift
+    f="$TMP/$1.gsd"
+    $PY "$D" "$gen" "$f" "$2" "$3" || { fail "$1: $gen"; continue; }
+    mount_container "$f" "$TMP/m-$1" || { fail "$1: mount"; continue; }
+    check "$1: files and links as gsd.hoomd reads every frame" $PY "$T" hoomd "$TMP/m-$1" "$f"
+    check "$1: every chunk and series as gsd.fl reads it" $PY "$D" check "$TMP/m-$1" "$f"
+    unmount_container "$TMP/m-$1"
+    "$HPCDUMP" extract "$f" "$TMP/x-$1" >/dev/null || fail "$1: hpcdump extract"
+    check "$1: hpcdump extract, links included, as gsd.hoomd reads it" $PY "$T" hoomd "$TMP/x-$1" "$f"
+done
+check "hoomdlate: .info says which frames gsd.hoomd cannot read" \
+    grep -q "^hoomd: frame 0 lacks 2 log/ names" <("$HPCDUMP" info "$TMP/hoomdlate.gsd")
 
 finish

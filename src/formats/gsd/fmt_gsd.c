@@ -47,6 +47,7 @@ static void state_clear(gpointer p)
     g_free(s->nodes);
     g_free(s->kids);
     g_free(s->lend_id);
+    g_free(s->log_need);
     g_free(s->lend_group);
     gsd_series_set_free(s->series);
     gsd_series_set_free(s->series_seed);
@@ -390,8 +391,7 @@ static int gsd_info(hpc_container *c, GString *o)
     g_string_append(o, s->damage->len ? s->damage->str : "damage: none\n");
     g_string_append(o, s->warnings->str);
     if (s->hoomd)
-        g_string_append_printf(o, "hoomd: frame 0 lends %u chunks to frames without them (links)\n",
-                               s->nlend);
+        gsd_hoomd_info(s, o);
     /* the same .info whenever it is built (mount or hpcdump, before or
      * after /series was used): compute the series for it */
     const gsd_series_set *set;

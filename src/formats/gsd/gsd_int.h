@@ -28,6 +28,7 @@
 #define INFO_MAX_FRAMES 10000         /* .info lists per-frame counts up to here */
 #define BATCH 256                     /* entries read per cache call when scanning */
 #define NGROUPS 7                     /* hoomd particle and topology groups */
+#define NFIRST (NGROUPS + 2)          /* and their N, configuration/{step,dimensions} */
 #define INO_SERIES_BASE (INO_NODE_BASE + (MAX_FRAME << NODE_BITS)) /* + node: /series/<name> */
 #define INO_SERIES_FRAMES (INO_SERIES_BASE + MAX_NODES)            /* + node: <name>.frames */
 #define MAX_RUNS 4096                 /* runs of frames a series may occupy */
@@ -88,6 +89,9 @@ typedef struct gsd_state {
     int8_t *lend_group;       /* -1: always; else the group whose N must match */
     int32_t n_id[NGROUPS];    /* id of "<group>/N", -1 if none */
     int n0_ok;                /* frame 0's N values are usable */
+    int32_t first_id[NFIRST]; /* names gsd.hoomd takes element 0 of, -1 if none */
+    uint16_t *log_need;       /* log/ names frame 0 lacks: gsd.hoomd cannot */
+    uint32_t nlog_need;       /* read a frame that lacks one of them either */
     long double n0[NGROUPS];  /* frame 0's N of each group (0 when absent) */
     /* /series, computed on first use (series_lock) */
     GMutex series_lock;
@@ -160,6 +164,7 @@ int gsd_hoomd_setup(hpc_container *c, gsd_state *s);
 int gsd_frame_lent(const gsd_state *s, uint64_t f, const gsd_entry *es, uint64_t k,
                    uint16_t **out, uint32_t *n);
 char *gsd_lend_target(const gsd_state *s, uint32_t n);
+void gsd_hoomd_info(const gsd_state *s, GString *o);
 
 /* ---- /series: one chunk name over all frames (gsd_series.c) */
 int gsd_series_usable(const gsd_series_set *set);
