@@ -9,6 +9,7 @@
 # Names written twice in a frame (layer 2.0 through gsd.fl; layer 1.0
 # written by the documented layout): the entry gsd.fl finds is served.
 # Frames without chunks, 4100 of them in a row: the frames gsd.fl counts.
+# Last, tests/mount/conformance.py (the corpus test) over all these files.
 . "$(dirname "$0")/../lib/lib.sh"
 need_fuse
 D="$top_srcdir/tests/mount/gsd_diff.py"
@@ -46,5 +47,21 @@ for spec in "writehoomd hoomd 40 4" "writehoomdlate hoomdlate 40 8"; do
 done
 check "hoomdlate: .info says which frames gsd.hoomd cannot read" \
     grep -q "^hoomd: frame 0 lacks 2 log/ names" <("$HPCDUMP" info "$TMP/hoomdlate.gsd")
+
+# the conformance test's oracle (docs/conformance.md) over every file written
+# here, and one whose name a is also a directory (a/b): NOT-SERVED, not FAIL
+$PY -c "import sys, numpy, gsd.fl
+with gsd.fl.open(sys.argv[1], 'wb', application='t', schema='t', schema_version=[1, 0]) as f:
+    f.write_chunk('a', numpy.arange(2)); f.write_chunk('a/b', numpy.arange(3)); f.end_frame()
+    f.write_chunk('a', numpy.arange(4)); f.end_frame()" "$TMP/prefix.gsd"
+mkdir -p "$TMP/corpus"
+cp "$TMP"/*.gsd "$TMP/corpus/"
+export top_srcdir top_builddir
+$PY "$top_srcdir/tests/mount/conformance.py" -j 1 "$TMP/corpus" >"$TMP/conformance.out" 2>&1
+check "conformance.py over the files written here: none fails" \
+    grep -q "^gsd: [0-9]* passed, 0 failed, 1 not served" "$TMP/conformance.out"
+check "conformance.py: a name that is also a directory is NOT-SERVED" \
+    grep -q "^NOT-SERVED prefix.gsd: GSD chunk name that is also a directory" "$TMP/conformance.out"
+grep -v "^ok " "$TMP/conformance.out"
 
 finish
