@@ -480,14 +480,18 @@ int hpc_refs_extents(hpc_refs *r, hpc_ino ino, const char *key, const char *name
                      const hpc_refs_array *a, const GArray *ex, const char **why)
 {
     int rc = HPC_OK;
-    uint64_t c = a->nbytes ? grid_of(a, ex) : 0;
+    if (a->nbytes == 0) {       /* no elements (e.g. N = 0 rows): the .zarray alone */
+        zarray_rows(r, key, a, 0);
+        return HPC_OK;
+    }
+    uint64_t c = grid_of(a, ex);
     gsize mark = r->refs->len;
     unsigned nmark = r->nrefs;
     if (c) {
         zarray_rows(r, key, a, c);
         rc = emit_grid(r, ino, key, a, ex, c, why);
     }
-    if (a->nbytes && rc == HPC_OK && (!c || *why)) {
+    if (rc == HPC_OK && (!c || *why)) {
         g_string_truncate(r->refs, mark);       /* not one grid: per block */
         r->nrefs = nmark;
         *why = NULL;

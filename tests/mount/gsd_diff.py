@@ -16,11 +16,31 @@ gsd.fl (Debian's python3-gsd), used by tests/mount/gsd_diff.sh.
                             with xattrs also user.shape / user.dtype; on a
                             mount also reads at odd offsets and of odd
                             sizes that cross chunk and frame boundaries
+  writehoomdlate FILE NFRAMES SEED  a hoomd-schema trajectory (gsd.hoomd) whose
+                            log quantities start after frame 0 and whose
+                            particles/N changes, with one frame (gsd.fl)
+                            whose configuration/step is empty: gsd.hoomd
+                            cannot read the frames that lack a log/ name
+                            frame 0 lacks, nor the empty step's frame
+  writedup FILE NFRAMES SEED  a layer 2.0 trajectory (gsd.fl) whose frames
+                            hold some names two or three times: gsd.fl
+                            finds one of those entries, by a binary search
+                            over the whole index
+  writev1 FILE NFRAMES SEED  a layer 1.0 file (python3-gsd writes only 2.0;
+                            written here by the documented layout, read by
+                            gsd.fl): names written twice in a frame (gsd.fl
+                            finds the last), names over 63 characters (cut
+                            to 63), entries of a frame not in id order
+  writegap FILE NFRAMES SEED  NFRAMES frames of two chunks, with frames
+                            without chunks at the start, in the middle, in
+                            a run of 4100 and at the end (which gsd.fl does
+                            not count), and a last frame after the run
   hpcdump HPCDUMP FILE N SEED  N chunks and series picked at random, whole,
                             through `hpcdump cat`
 """
 import os
 import random
+import struct
 import subprocess
 import sys
 
@@ -117,23 +137,160 @@ def writehoomd(path, nframes, seed):
             t.append(s)
 
 
+def writehoomdlate(path, nframes, seed):
+    import gsd.hoomd
+    import warnings
+    warnings.simplefilter("ignore", FutureWarning)
+    rng = numpy.random.default_rng(seed)
+
+    def snap(i):
+        s = gsd.hoomd.Snapshot()
+        s.configuration.step = 0 if i % 4 == 3 else i * 10     # some frames: frame 0's step
+        n = 4 if i % 5 else 6
+        s.particles.N = n
+        s.particles.types = ["A", "B"]
+        s.particles.typeid = numpy.zeros(n, numpy.uint32) if i % 3 else rng.integers(0, 2, n)
+        s.particles.position = rng.random((n, 3)).astype(numpy.float32) if i % 2 else \
+            numpy.zeros((n, 3), numpy.float32)
+        s.log["always"] = numpy.array([float(i % 2)])
+        if i >= nframes // 3:
+            s.log["late/energy"] = numpy.array([i * 0.5])
+        if i >= 2 * nframes // 3:
+            s.log["later"] = numpy.array([i], dtype=numpy.int32)
+        if i % 6 == 1:
+            s.state["hpmc/sphere/radius"] = numpy.array([0.5, 0.5], numpy.float32)
+        return s
+
+    half = nframes // 2
+    with gsd.hoomd.open(path, "wb") as t:
+        for i in range(half):
+            t.append(snap(i))
+    with gsd.fl.open(path, "ab") as f:      # a frame gsd.hoomd cannot read
+        f.write_chunk("configuration/step", numpy.zeros(0, dtype=numpy.uint64))
+        f.write_chunk("log/always", numpy.array([7.0]))
+        f.end_frame()
+    with gsd.hoomd.open(path, "rb+") as t:
+        for i in range(half + 1, nframes):
+            t.append(snap(i))
+
+
+def writedup(path, nframes, seed):
+    rng = numpy.random.default_rng(seed)
+    with gsd.fl.open(path, "wb", application="hpcmount-diff", schema="dup",
+                     schema_version=[1, 0]) as f:
+        for frame in range(nframes):
+            for k in range(int(rng.integers(1, 5))):
+                name = "dup/%d" % rng.integers(0, 4)
+                f.write_chunk(name, rand_array(rng, TYPES[int(rng.integers(0, 10))],
+                                               (int(rng.integers(0, 4)), 1 + k % 2)))
+            f.write_chunk("once", numpy.array([frame], dtype=numpy.uint32))
+            f.end_frame()
+
+
+def writegap(path, nframes, seed):
+    rng = numpy.random.default_rng(seed)
+    with gsd.fl.open(path, "wb", application="hpcmount-diff", schema="gap",
+                     schema_version=[1, 0]) as f:
+        f.end_frame()
+        for frame in range(1, nframes):
+            if frame % 97 == 0:
+                f.end_frame()
+                continue
+            f.write_chunk("step", numpy.array([frame], dtype=numpy.uint64))
+            f.write_chunk("pos", rand_array(rng, "float32", (3, 3)))
+            f.end_frame()
+        for _ in range(4100):
+            f.end_frame()
+        f.write_chunk("after/run", rand_array(rng, "int16", (5,)))
+        f.end_frame()
+        for _ in range(3):
+            f.end_frame()
+
+
+# layer 1.0 by hand: header, index, 64-byte name slots, data (gsd_layout.h)
+V1_TYPES = {numpy.dtype(t).str: i + 1 for i, t in enumerate(TYPES)}
+
+
+def write_v1(path, frames):
+    """frames: per frame, (name, array) in the order written."""
+    names = []
+    for fr in frames:
+        for n, _ in fr:
+            n63 = n.encode()[:63]
+            if n63 not in names:
+                names.append(n63)
+    nent = sum(len(fr) for fr in frames)
+    alloc, nalloc = max(128, nent), max(128, len(names))
+    index, namelist = 256, 256 + 32 * alloc
+    data = bytearray()
+    start = namelist + 64 * nalloc
+    ents = []
+    for i, fr in enumerate(frames):
+        for n, a in fr:
+            a = numpy.ascontiguousarray(a)
+            m = a.shape[1] if a.ndim > 1 else 1
+            ents.append(struct.pack("<QQqIHBB", i, a.shape[0], start + len(data), m,
+                                    names.index(n.encode()[:63]), V1_TYPES[a.dtype.str], 0))
+            data += a.tobytes()
+    head = struct.pack("<QQQQQII", 0x65DF65DF65DF65DF, index, alloc, namelist, nalloc,
+                       1 << 16, 1 << 16)
+    head += b"hpcmount-diff".ljust(64, b"\0") + b"v1".ljust(64, b"\0") + bytes(80)
+    with open(path, "wb") as fh:
+        fh.write(head + b"".join(ents).ljust(32 * alloc, b"\0"))
+        fh.write(b"".join(n.ljust(64, b"\0") for n in names).ljust(64 * nalloc, b"\0"))
+        fh.write(bytes(data))
+
+
+def writev1(path, nframes, seed):
+    rng = numpy.random.default_rng(seed)
+    long_name = "long/" + "n" * 70
+    frames = []
+    for frame in range(nframes):
+        fr = [("z/pos", rand_array(rng, "float32", (4, 3))), ("a", rand_array(rng, "int64", (2,)))]
+        fr.append((long_name, numpy.array([frame & 0xff], dtype=numpy.uint8)))
+        if frame % 3:
+            fr.append(("a", rand_array(rng, TYPES[frame % 10], (frame % 4, 2))))
+        if frame % 7 == 2:
+            fr.append(("z/pos", rand_array(rng, "float32", (1, 3))))
+            fr.append(("a", rand_array(rng, "uint16", (3,))))
+        frames.append(fr)
+    write_v1(path, frames)
+
+
+def twice_in_a_frame(path):
+    """Ids of names some frame holds more than once (from the index)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    index, alloc = struct.unpack_from("<QQ", data, 8)
+    seen, twice = set(), set()
+    for i in range(alloc):
+        frame, _, loc, _, nid = struct.unpack_from("<QQqIH", data, index + 32 * i)
+        if loc == 0:
+            break
+        if (frame, nid) in seen:
+            twice.add(nid)
+        seen.add((frame, nid))
+    return twice
+
+
 def expected(f):
     """{relative path: (bytes, shape str, dtype str)} of every frame chunk
     and every series gsd.fl's chunks make."""
     out = {}
     names = f.find_matching_chunk_names("")
+    twice = {names[i] for i in twice_in_a_frame(f.name) if i < len(names)}
     for n in names:
         frames = [i for i in range(f.nframes) if f.chunk_exists(i, n)]
         chunks = [f.read_chunk(i, n) for i in frames]
         for i, c in zip(frames, chunks):
             out["frames/%06d/%s" % (i, n)] = (c.tobytes(), ",".join(map(str, c.shape)), c.dtype.str)
-        if len({(c.dtype.str, c.shape) for c in chunks}) == 1:
+        if len({(c.dtype.str, c.shape) for c in chunks}) == 1 and n not in twice:
             s = numpy.stack(chunks)
             out["series/" + n] = (s.tobytes(), ",".join(map(str, s.shape)), s.dtype.str)
             fr = numpy.array(frames, dtype="<u8")
             out["series/%s.frames" % n] = (fr.tobytes(), str(len(frames)), "<u8")
         else:
-            out["series/" + n] = None      # no series of a changing shape
+            out["series/" + n] = None      # no series of a changing shape or a repeated name
     return out
 
 
@@ -233,6 +390,14 @@ def main():
     cmd = sys.argv[1]
     if cmd == "write":
         write(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "writehoomdlate":
+        writehoomdlate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "writedup":
+        writedup(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "writegap":
+        writegap(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "writev1":
+        writev1(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "writehoomd":
         writehoomd(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "check":

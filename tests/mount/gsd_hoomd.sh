@@ -44,7 +44,9 @@ check "written: N changed: types still lent" [ -L "$m/frames/000005/particles/ty
 check "written: explicit N equal to frame 0's: per-particle chunks lent" [ -L "$m/frames/000006/particles/velocity" ]
 check "written: bonds/group lent" [ -L "$m/frames/000008/bonds/group" ]
 
-# a log name frame 0 lacks: nothing to lend; schema version 2: gsd.hoomd refuses it
+# a log name frame 0 lacks: nothing to lend, and gsd.hoomd cannot read the
+# frames that lack it too (no links there); schema version 2: gsd.hoomd
+# refuses it
 $PY - "$TMP/log.gsd" "$TMP/v2.gsd" <<'PYEOF'
 import sys, numpy, gsd.fl
 for path, version in ((sys.argv[1], [1, 4]), (sys.argv[2], [2, 0])):
@@ -61,8 +63,11 @@ for path, version in ((sys.argv[1], [1, 4]), (sys.argv[2], [2, 0])):
             f.end_frame()
 PYEOF
 mount_container "$TMP/log.gsd" "$TMP/m-log" || fail "log: mount"
-check "log: a log name frame 0 holds is lent" [ -L "$TMP/m-log/frames/000003/log/a" ]
+check "log: a log name frame 0 holds is lent" [ -L "$TMP/m-log/frames/000001/log/a" ]
 check "log: a log name frame 0 lacks is not" [ ! -e "$TMP/m-log/frames/000003/log/late" ]
+check "log: a frame gsd.hoomd cannot read (it lacks log/late too) has no links" \
+    [ -z "$(find "$TMP/m-log/frames/000002" "$TMP/m-log/frames/000003" -type l)" ]
+check "log: .info names the log name frame 0 lacks" grep -q "^hoomd: frame 0 lacks 1 log/ names (log/late)" "$TMP/m-log/.info"
 check "log: names gsd.hoomd does not know are not lent" [ ! -e "$TMP/m-log/frames/000003/particles/custom" ]
 check "log: state/ chunks are not lent" [ ! -e "$TMP/m-log/frames/000003/state" ]
 check "log: files and links as gsd.hoomd (which fails where log/late is missing)" \

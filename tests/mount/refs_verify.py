@@ -11,6 +11,8 @@ node at its .zattrs "hpcmount_path" (block arrays with their rows).  The
 library oracles compare the same arrays with what the format's library
 reads: gsd.fl (frames and series), h5py (every dataset), SDreaddata
 (tests/gen/hdf4_oracle output, by SDS name); xarray's values equal zarr's.
+With --gsd every file of TREE's frames/ and series/ must be an array or a
+note (an empty chunk, N = 0, too).
 zarr's values are read once per array; an array larger than MAX_COMPARED
 is compared on a fixed sample of its chunks (sample(), printed as
 "sampled").  Prints "arrays: N, compared with the library: L, not
@@ -282,6 +284,22 @@ def open_libs(args):
     return gsdf, h5f, h4
 
 
+def uncovered_gsd(tree, arrays, notes):
+    """Files of a GSD tree (frames/, series/; links followed) that are
+    neither an array of the references nor a note: every chunk gsd.fl
+    reads is an array, an empty one (N = 0) too."""
+    have = {arr.attrs["hpcmount_path"].strip("/") for _, arr in arrays}
+    have |= {n for n, _ in notes}
+    out = []
+    for top in ("frames", "series"):
+        for d, _, files in os.walk(os.path.join(tree, top)):
+            for fn in files:
+                rel = os.path.relpath(os.path.join(d, fn), tree)
+                if os.path.isfile(os.path.join(d, fn)) and rel not in have:
+                    out.append(rel)
+    return sorted(out)
+
+
 def verify(args):
     json.load(open(args.refs))          # valid JSON, whole
     root = open_refs(args.refs)
@@ -303,6 +321,11 @@ def verify(args):
           (len(arrays), compared, len(notes)))
     for n, why in notes:
         print("  not covered: %s: %s" % (n, why))
+    if args.gsd:
+        missing = uncovered_gsd(args.tree, arrays, notes)
+        for m in missing[:10]:
+            print("FAIL: %s is neither an array nor a note" % m)
+        bad += len(missing)
     if len(arrays) < args.min_arrays:
         print("FAIL: only %d arrays" % len(arrays))
         bad += 1

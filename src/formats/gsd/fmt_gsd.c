@@ -47,6 +47,7 @@ static void state_clear(gpointer p)
     g_free(s->nodes);
     g_free(s->kids);
     g_free(s->lend_id);
+    g_free(s->log_need);
     g_free(s->lend_group);
     gsd_series_set_free(s->series);
     gsd_series_set_free(s->series_seed);
@@ -82,7 +83,7 @@ static int check_range(const gsd_state *s, uint64_t from, uint64_t to, gsd_entry
         if (rc != HPC_OK)
             return rc;
         for (uint64_t j = 0; j < k; j++) {
-            const char *w = gsd_entry_problem(s, &batch[j], have ? &last : NULL, i + j == 0);
+            const char *w = gsd_entry_problem(s, &batch[j], have ? &last : NULL);
             if (w) {
                 *bad = i + j;
                 *why = w;
@@ -97,8 +98,11 @@ static int check_range(const gsd_state *s, uint64_t from, uint64_t to, gsd_entry
 }
 
 
-/* Find the end of the index (first entry with location 0) by binary search,
- * as the GSD library does: entries are written in order. */
+/* Find the end of the index (an entry with location 0) by binary search,
+ * step for step as the GSD library does (its halving of [0, allocated)), so
+ * that both count the same entries even where a damaged index has holes;
+ * the library's lookup of a name written twice in a frame depends on that
+ * count (gsd_index.c). */
 static int index_end(const gsd_state *s, uint64_t *end)
 {
     gsd_entry e;
@@ -108,17 +112,17 @@ static int index_end(const gsd_state *s, uint64_t *end)
     int rc = gsd_read_entry(s, 0, &e);
     if (rc != HPC_OK || e.location == 0)
         return rc;
-    uint64_t lo = 1, hi = s->index_usable;
-    while (lo < hi) {
+    uint64_t lo = 0, hi = s->index_usable;
+    do {
         uint64_t mid = lo + (hi - lo) / 2;
         if ((rc = gsd_read_entry(s, mid, &e)) != HPC_OK)
             return rc;
         if (e.location != 0)
-            lo = mid + 1;
+            lo = mid;
         else
             hi = mid;
-    }
-    *end = lo;
+    } while (hi - lo > 1);
+    *end = hi;
     return HPC_OK;
 }
 
@@ -387,8 +391,7 @@ static int gsd_info(hpc_container *c, GString *o)
     g_string_append(o, s->damage->len ? s->damage->str : "damage: none\n");
     g_string_append(o, s->warnings->str);
     if (s->hoomd)
-        g_string_append_printf(o, "hoomd: frame 0 lends %u chunks to frames without them (links)\n",
-                               s->nlend);
+        gsd_hoomd_info(s, o);
     /* the same .info whenever it is built (mount or hpcdump, before or
      * after /series was used): compute the series for it */
     const gsd_series_set *set;

@@ -20,7 +20,7 @@
 #define INO_FRAMES HPC_INO_FIRST      /* /frames */
 #define INO_NODE_BASE (HPC_INO_FIRST + 16)  /* + (frame << NODE_BITS | node) */
 #define MAX_FRAME (UINT64_C(1) << 43) /* frame numbers that still fit an inode */
-#define MAX_FRAME_GAP 4096            /* empty frames in a row taken as real */
+#define MAX_FRAME_GAP 4096            /* a bad entry this close after a frame starts a new one */
 #define FULL_CHECK 65536              /* indexes this small are checked whole at mount */
 #define WINDOW 4096                   /* else: the first and last entries */
 #define MAX_FRAME_ENTRIES 131072      /* entries one frame may have (2 * 65536 ids) */
@@ -28,6 +28,7 @@
 #define INFO_MAX_FRAMES 10000         /* .info lists per-frame counts up to here */
 #define BATCH 256                     /* entries read per cache call when scanning */
 #define NGROUPS 7                     /* hoomd particle and topology groups */
+#define NFIRST (NGROUPS + 2)          /* and their N, configuration/{step,dimensions} */
 #define INO_SERIES_BASE (INO_NODE_BASE + (MAX_FRAME << NODE_BITS)) /* + node: /series/<name> */
 #define INO_SERIES_FRAMES (INO_SERIES_BASE + MAX_NODES)            /* + node: <name>.frames */
 #define MAX_RUNS 4096                 /* runs of frames a series may occupy */
@@ -88,6 +89,9 @@ typedef struct gsd_state {
     int8_t *lend_group;       /* -1: always; else the group whose N must match */
     int32_t n_id[NGROUPS];    /* id of "<group>/N", -1 if none */
     int n0_ok;                /* frame 0's N values are usable */
+    int32_t first_id[NFIRST]; /* names gsd.hoomd takes element 0 of, -1 if none */
+    uint16_t *log_need;       /* log/ names frame 0 lacks: gsd.hoomd cannot */
+    uint32_t nlog_need;       /* read a frame that lacks one of them either */
     long double n0[NGROUPS];  /* frame 0's N of each group (0 when absent) */
     /* /series, computed on first use (series_lock) */
     GMutex series_lock;
@@ -147,8 +151,7 @@ gboolean gsd_entry_bytes(const gsd_entry *e, uint64_t *n);
 int gsd_snap_read(const gsd_state *s, void *buf, size_t len, uint64_t off);
 int gsd_read_entries(const gsd_state *s, uint64_t first, uint64_t n, gsd_entry *out);
 int gsd_read_entry(const gsd_state *s, uint64_t i, gsd_entry *e);
-const char *gsd_entry_problem(const gsd_state *s, const gsd_entry *e, const gsd_entry *prev,
-                              int first);
+const char *gsd_entry_problem(const gsd_state *s, const gsd_entry *e, const gsd_entry *prev);
 int gsd_lower_bound(const gsd_state *s, uint64_t f, uint64_t *out);
 int gsd_frame_entries(hpc_container *c, const gsd_state *s, uint64_t f, gsd_entry **out,
                       uint64_t *n);
@@ -161,6 +164,7 @@ int gsd_hoomd_setup(hpc_container *c, gsd_state *s);
 int gsd_frame_lent(const gsd_state *s, uint64_t f, const gsd_entry *es, uint64_t k,
                    uint16_t **out, uint32_t *n);
 char *gsd_lend_target(const gsd_state *s, uint32_t n);
+void gsd_hoomd_info(const gsd_state *s, GString *o);
 
 /* ---- /series: one chunk name over all frames (gsd_series.c) */
 int gsd_series_usable(const gsd_series_set *set);

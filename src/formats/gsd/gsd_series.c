@@ -109,7 +109,7 @@ static int series_scan(const gsd_state *s, gsd_series_set *set)
         for (uint64_t j = 0; j < k; j++, i++) {
             gsd_entry e;
             gsd_decode_entry(raw + j * GSD_ENTRY_SIZE, &e);
-            const char *why = gsd_entry_problem(s, &e, i ? &set->last : NULL, i == 0);
+            const char *why = gsd_entry_problem(s, &e, i ? &set->last : NULL);
             if (why) {
                 set->problem = g_strdup_printf("index entry %" PRIu64 " (frame %" PRIu64 "): %s",
                                                i, e.frame, why);

@@ -13,6 +13,7 @@
   hoomd ROOT FILE.gsd        frames as gsd.hoomd reads them: a chunk a frame
                              lacks is a link to frame 0's exactly when
                              gsd.hoomd hands out frame 0's object for it
+                             (none in a frame gsd.hoomd cannot read)
   series ROOT FILE.gsd [noxattr]  ROOT/series/<name> equals numpy.stack of
                              the frames' chunks (gsd.fl), .frames the frames;
                              names whose shape changes have no series
@@ -197,6 +198,8 @@ def hoomd(root, path):
                 links += 1
             elif snap is not None or i == 0:
                 ok = not os.path.lexists(p)
+            else:       # gsd.hoomd cannot read the frame: it lends it nothing
+                ok = not os.path.islink(p)
             if not ok:
                 print("frame %d %s: held %s lent %s; mount: link %s file %s" % (
                     i, n, held, lent, os.path.islink(p), os.path.isfile(p)))
