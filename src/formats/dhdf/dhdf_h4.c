@@ -434,3 +434,64 @@ void dhdf_default_fill(int32 nt, unsigned char *out)
     default: memset(out, 0, 8); break;    /* char8, uchar8: FILL_CHAR */
     }
 }
+
+/* The fill value libhdf4 reads an SDS with no data as: the first esize
+ * bytes of its _FillValue attribute (of whatever type and count, native
+ * order), else HDF4's default.  Returns 0, or 1 when the attribute holds
+ * fewer bytes than an element (or cannot be read): libhdf4 then copies an
+ * element's worth from its copy of the attribute and beyond it, so what it
+ * returns for unwritten data is undefined. */
+static int sds_fill(int32 id, int32 nt, uint32_t esize, uint64_t fsize, unsigned char *fill)
+{
+    char name[H4_MAX_NC_NAME + 1];
+    int32 ant, count;
+    void *v;
+    uint64_t off;
+    dhdf_default_fill(nt, fill);
+    int32 idx = SDfindattr(id, "_FillValue");
+    if (idx == FAIL)
+        return 0;
+    if (attr_read(id, idx, fsize, name, &ant, &count, &v, &off) != HPC_OK)
+        return 1;
+    uint64_t have = (uint64_t)count * (uint64_t)DFKNTsize(ant | DFNT_NATIVE);
+    memset(fill, 0, 8);
+    memcpy(fill, v, (size_t)MIN(have, (uint64_t)esize));
+    g_free(v);
+    return have < esize;
+}
+
+/* How piece p (SDS p->sds_index of file sd, at path) is stored, as its
+ * reads need it: size, fill value, one compressed stream or not, and why
+ * its reads must fail (p->why, also a line of warnings).  hdf_lock held. */
+void dhdf_piece_storage(int32 sd, const char *path, uint64_t fsize, dhdf_piece *p, int32 nt,
+                        uint32_t esize, unsigned rank, const uint64_t *size, GPtrArray *warnings)
+{
+    p->sds = FAIL;
+    p->nbytes = esize;
+    for (unsigned d = 0; d < rank; d++)
+        p->nbytes *= size[d];
+    dhdf_default_fill(nt, p->fill);
+    int32 id = SDselect(sd, p->sds_index);
+    if (id == FAIL)
+        return;
+    comp_coder_t ct = COMP_CODE_NONE;
+    comp_info ci;
+    HDF_CHUNK_DEF cd;
+    int32 flags = 0;
+    intn empty = 0;
+    if (SDgetcompinfo(id, &ct, &ci) == FAIL)
+        ct = COMP_CODE_NONE;
+    if (SDgetchunkinfo(id, &cd, &flags) == FAIL)
+        flags = 0;
+    if (SDcheckempty(id, &empty) == FAIL)
+        empty = 0;
+    p->stream = ct != COMP_CODE_NONE && !(flags & HDF_CHUNK);
+    /* a chunked SDS keeps its fill value in the file (HDF_CHUNK_DEF) */
+    if (sds_fill(id, nt, esize, fsize, p->fill) && empty && !(flags & HDF_CHUNK))
+        p->why = g_strdup_printf("%s: SDS '%s': no data written and its _FillValue is "
+                                 "shorter than an element (libhdf4 fills it from memory "
+                                 "past the attribute)", path, p->name);
+    if (p->why)
+        g_ptr_array_add(warnings, g_strdup_printf("reads fail (EIO): %s", p->why));
+    SDendaccess(id);
+}

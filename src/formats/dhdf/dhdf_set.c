@@ -14,37 +14,6 @@
 
 #define MAX_WATCHED_FILES 256    /* sets up to this many files: all watched for changes */
 
-/* How piece p (SDS p->sds_index of file sd) is stored: its fill value
- * (_FillValue, else HDF4's default), and whether it is one compressed stream (a
- * compressed SDS that is not chunked: every partial SDreaddata decodes it
- * from its start, so such pieces are decoded whole once and kept, see
- * piece_whole).  hdf_lock held. */
-static void piece_storage(int32 sd, dhdf_piece *p, int32 nt, uint32_t esize, unsigned rank,
-                          const uint64_t *size)
-{
-    p->sds = FAIL;
-    p->nbytes = esize;
-    for (unsigned d = 0; d < rank; d++)
-        p->nbytes *= size[d];
-    dhdf_default_fill(nt, p->fill);
-    int32 id = SDselect(sd, p->sds_index);
-    if (id == FAIL)
-        return;
-    comp_coder_t ct = COMP_CODE_NONE;
-    comp_info ci;
-    HDF_CHUNK_DEF cd;
-    int32 flags = 0;
-    unsigned char fv[16];
-    if (SDgetcompinfo(id, &ct, &ci) == FAIL)
-        ct = COMP_CODE_NONE;
-    if (SDgetchunkinfo(id, &cd, &flags) == FAIL)
-        flags = 0;
-    p->stream = ct != COMP_CODE_NONE && !(flags & HDF_CHUNK);
-    if (SDgetfillvalue(id, fv) != FAIL)
-        memcpy(p->fill, fv, esize);
-    SDendaccess(id);
-}
-
 /* Open associated file k and check that it is there and an HDF4 file.
  * A source of the container is watched for changes by the core (reads
  * fail once it changed); that costs a descriptor per file, so only sets of
@@ -155,7 +124,7 @@ static int piece_mismatch(int32 sd, const dhdf_array *a, size_t pi, const sds_in
 /* Resolve piece pi of array a, stored in associated file f: its SDS, type
  * and shape, storage and attributes. */
 static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_array *a,
-                         size_t pi, const dhdf_file *f, GError **err)
+                         size_t pi, const dhdf_file *f, GPtrArray *warnings, GError **err)
 {
     dhdf_piece *p = &a->pieces[pi];
     const sds_info *s = sds_named(sds, p->name);
@@ -173,7 +142,8 @@ static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_arr
     if (!same)
         return piece_mismatch(sd, a, pi, s, f->path, c->path, err);
     p->sds_index = s->index;
-    piece_storage(sd, p, a->nt, a->esize, a->rank, a->boxes[pi].size);
+    dhdf_piece_storage(sd, f->path, f->size, p, a->nt, a->esize, a->rank, a->boxes[pi].size,
+                       warnings);
     if (!p->ino || s->nattrs <= 0)
         return HPC_OK;
     int32 id = SDselect(sd, s->index);
@@ -205,7 +175,7 @@ static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *lis
         dhdf_array *a = &d->arrays[ai];
         for (size_t pi = 0; pi < a->npieces && rc == HPC_OK; pi++)
             if (a->pieces[pi].file == k)
-                rc = piece_resolve(c, sd, sds, a, pi, f, err);
+                rc = piece_resolve(c, sd, sds, a, pi, f, d->warnings, err);
     }
     if (sds)
         g_array_free(sds, TRUE);
@@ -461,7 +431,8 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
             memcpy(a->boxes[0].size, a->dims, sizeof a->dims);
             a->pieces[0] = (dhdf_piece){ .file = 0, .sds_index = s->index,
                                          .name = g_strdup(s->name) };
-            piece_storage(sd, &a->pieces[0], a->nt, a->esize, a->rank, a->dims);
+            dhdf_piece_storage(sd, c->path, d->files[0].size, &a->pieces[0], a->nt, a->esize,
+                               a->rank, a->dims, d->warnings);
         }
     }
     for (guint j = 0; rc == HPC_OK && tables && j < tables->len; j++) {

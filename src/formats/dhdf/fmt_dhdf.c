@@ -70,6 +70,7 @@ static void dhdf_free(dhdf *d)
         dhdf_array *a = &d->arrays[i];
         for (size_t k = 0; k < a->npieces; k++) {
             g_free(a->pieces[k].name);
+            g_free(a->pieces[k].why);
             if (a->pieces[k].whole)
                 g_bytes_unref(a->pieces[k].whole);
         }
@@ -212,6 +213,10 @@ static int piece_read(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned rank,
                       const uint64_t *start, const uint64_t *edge, void *buf)
 {
     int32 st[HPC_DHDF_MAX_RANK], ed[HPC_DHDF_MAX_RANK];
+    if (pc->why) {
+        hpc_log("%s", pc->why);
+        return HPC_E_IO;
+    }
     fill_pattern(buf, hpc_box_elements(rank, edge), pc->fill, esize);
     for (unsigned k = 0; k < rank; k++) {
         st[k] = (int32)start[k];
@@ -434,6 +439,8 @@ static const char *piece_block(dhdf *d, dhdf_piece *pc, int32 *off, int32 *len, 
 {
     int32 id = piece_sds(d, pc), rank, nt, nattrs, dims[H4_MAX_VAR_DIMS];
     char name[H4_MAX_NC_NAME];
+    if (pc->why)
+        return "its reads fail (.info says why)";
     if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL)
         return "libhdf4 cannot select the SDS";
     if (pc->stream || SDgetdatainfo(id, NULL, 0, 0, NULL, NULL) != 1 ||
