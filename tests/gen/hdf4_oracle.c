@@ -19,13 +19,15 @@
  * than an element (libhdf4 fills from memory past the attribute: its
  * bytes differ from run to run, so the mount must fail the read).  The
  * bytes are in the host's order (little-endian on the machines the tests
- * run on).
+ * run on).  External data (SDsetexternalfile) are read as from the file's
+ * directory.
  * Exit 0, or 1 with one line when SDstart refuses the file.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mfhdf.h>
 
@@ -181,6 +183,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: libhdf4 refuses the file (SDstart)\n", argv[1]);
         return 1;
     }
+    /* external data (SDsetexternalfile) are looked for beside the file,
+     * as hpcmount does: from its directory, also by base name */
+    char *dir = strdup(argv[1]), *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash)
+        slash[slash == dir] = '\0';
+    if (!dir || (slash && chdir(dir) != 0) || HXsetdir(".") == FAIL) {
+        fprintf(stderr, "%s: cannot change to its directory\n", argv[1]);
+        return 2;
+    }
+    free(dir);
     for (int32 i = 0; i < nsds; i++)
         dump_sds(sd, i);
     SDend(sd);

@@ -47,6 +47,7 @@ typedef struct dhdf_piece {
     int stream;                  /* compressed, not chunked: decoded whole */
     unsigned char fill[8];       /* one element of fill value, native order */
     char *why;                   /* reads fail (EIO) because of this, or NULL */
+    char *ext_dir;               /* data in an external file found here (HXsetdir) */
     uint64_t nbytes;
     GBytes *whole;               /* the decoded piece (stream pieces), or NULL */
     uint64_t whole_use;

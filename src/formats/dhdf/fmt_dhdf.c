@@ -71,6 +71,7 @@ static void dhdf_free(dhdf *d)
         for (size_t k = 0; k < a->npieces; k++) {
             g_free(a->pieces[k].name);
             g_free(a->pieces[k].why);
+            g_free(a->pieces[k].ext_dir);
             if (a->pieces[k].whole)
                 g_bytes_unref(a->pieces[k].whole);
         }
@@ -224,6 +225,8 @@ static int piece_read(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned rank,
     }
     int32 id = piece_sds(d, pc);
     d->files[pc->file].reads++;
+    if (pc->ext_dir)             /* where libhdf4 opens the external file */
+        HXsetdir(pc->ext_dir);
     if (id == FAIL || SDreaddata(id, st, NULL, ed, buf) == FAIL) {
         hpc_log("%s: SDS '%s': SDreaddata failed", d->files[pc->file].path, pc->name);
         return HPC_E_IO;
@@ -441,6 +444,8 @@ static const char *piece_block(dhdf *d, dhdf_piece *pc, int32 *off, int32 *len, 
     char name[H4_MAX_NC_NAME];
     if (pc->why)
         return "its reads fail (.info says why)";
+    if (pc->ext_dir)
+        return "its data are in an external file";
     if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL)
         return "libhdf4 cannot select the SDS";
     if (pc->stream || SDgetdatainfo(id, NULL, 0, 0, NULL, NULL) != 1 ||
