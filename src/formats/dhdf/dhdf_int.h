@@ -58,6 +58,7 @@ typedef struct dhdf_piece {
 typedef struct dhdf_array {
     char *name;
     int distributed;
+    int scalar;                  /* a plain SDS of rank 0: read as rank 1, size 1 */
     int32 nt;                    /* base number type */
     uint32_t esize;
     unsigned rank;

@@ -359,7 +359,7 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
                                                          "clashes with another entry", a->name));
             continue;
         }
-        dhdf_array_xattrs(t, ino, a->rank, a->dims, a->nt);
+        dhdf_array_xattrs(t, ino, a->scalar ? 0 : a->rank, a->dims, a->nt);
         tree_sds_attrs(t, ino, mhf_sd, a->name, d->files[0].size);
         int rc = a->distributed ? tree_add_pieces(c, d, ai, err) : HPC_OK;
         if (rc != HPC_OK)
@@ -401,8 +401,12 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
         }
         dhdf_array *a = &d->arrays[d->narrays];
         GError *e = NULL;
-        rc = dhdf_sds_shape(c->path, s->name, s->rank, s->dims, s->nt, ct == NULL, &a->rank,
-                       a->dims, &a->esize, &a->nbytes, &e);
+        /* a plain SDS of rank 0 holds one element (SDreaddata reads it):
+         * read as rank 1, shown as a scalar (user.shape "") */
+        static const int32 one[1] = { 1 };
+        a->scalar = !ct && s->rank == 0;
+        rc = dhdf_sds_shape(c->path, s->name, a->scalar ? 1 : s->rank, a->scalar ? one : s->dims,
+                            s->nt, ct == NULL, &a->rank, a->dims, &a->esize, &a->nbytes, &e);
         if (rc != HPC_OK) {
             if (ct) {
                 g_propagate_error(err, e);

@@ -542,7 +542,7 @@ static int dhdf_info(hpc_container *c, GString *o)
         const dhdf_array *a = &d->arrays[i];
         const char *dt;
         dhdf_nt_info(a->nt, &dt);
-        char *shape = dhdf_shape_text(a->rank, a->dims);
+        char *shape = dhdf_shape_text(a->scalar ? 0 : a->rank, a->dims);
         g_string_append_printf(o, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%zu\t%" PRIu64 "\n", a->name,
                                a->distributed ? "distributed" : "plain", dt, shape, a->nbytes,
                                a->distributed ? a->npieces : 0, a->holes);
