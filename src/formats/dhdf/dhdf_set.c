@@ -91,10 +91,15 @@ out:
 /* The SDS of sds named name, or NULL. */
 static const sds_info *sds_named(const GArray *sds, const char *name)
 {
-    for (guint j = 0; j < sds->len; j++)
-        if (strcmp(g_array_index(sds, sds_info, j).name, name) == 0)
-            return &g_array_index(sds, sds_info, j);
-    return NULL;
+    const sds_info *coord = NULL;    /* a coordinate variable only if no SDS is named so */
+    for (guint j = 0; j < sds->len; j++) {
+        const sds_info *s = &g_array_index(sds, sds_info, j);
+        if (strcmp(s->name, name) == 0 && !s->coord)
+            return s;
+        if (strcmp(s->name, name) == 0 && !coord)
+            coord = s;
+    }
+    return coord;
 }
 
 /* The one-line error for a piece whose SDS has another type or shape than
@@ -323,12 +328,12 @@ static int tree_add_pieces(hpc_container *c, dhdf *d, uint32_t ai, GError **err)
     return HPC_OK;
 }
 
-/* The SDS's own attributes (for pieces: those of the MHF's SDS). */
-static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, const char *name,
-                           uint64_t fsize)
+/* The SDS's own attributes (for pieces: those of the MHF's SDS), by its
+ * index: SDnametoindex would give a coordinate variable of the same name
+ * (a dimension named like the SDS) when that comes first. */
+static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, int32 index, uint64_t fsize)
 {
-    int32 idx = SDnametoindex(mhf_sd, name);
-    int32 id = idx == FAIL ? FAIL : SDselect(mhf_sd, idx);
+    int32 id = SDselect(mhf_sd, index);
     if (id == FAIL)
         return;
     char nm[H4_MAX_NC_NAME + 1];
@@ -360,7 +365,7 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
             continue;
         }
         dhdf_array_xattrs(t, ino, a->scalar ? 0 : a->rank, a->dims, a->nt);
-        tree_sds_attrs(t, ino, mhf_sd, a->name, d->files[0].size);
+        tree_sds_attrs(t, ino, mhf_sd, a->sds_index, d->files[0].size);
         int rc = a->distributed ? tree_add_pieces(c, d, ai, err) : HPC_OK;
         if (rc != HPC_OK)
             return rc;
@@ -421,6 +426,7 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
             continue;
         }
         a->name = g_strdup(s->name);
+        a->sds_index = s->index;
         a->nt = s->nt & DFNT_MASK;
         d->narrays++;
         g_hash_table_add(seen, a->name);
