@@ -3,7 +3,8 @@
 # (tests/gen/hdf4_cases: number types and byte orders, compression, chunks,
 # unlimited dimensions, ranks 0-8, fill values and _FillValue attributes
 # of other types, NOFILL, external data, dimension scales named like SDSs,
-# odd names, DFSD data sets, GR images beside SDSs), and hrepack's
+# odd names, DFSD data sets, GR images beside SDSs), a netCDF-style file
+# written by ncgen-hdf, and hrepack's
 # compressed and chunked copies of them, through a real mount and hpcdump
 # against libhdf4's SDreaddata (tests/mount/conformance.py with
 # tests/gen/hdf4_oracle), then `hpcdump refs` of each through fsspec and
@@ -21,10 +22,44 @@ C="$TMP/cases"
 mkdir -p "$C"
 check "hdf4_cases writes its files" "$GEN" "$C"
 
+# a netCDF-style file: variables with record dimensions written by the
+# netCDF API of libhdf4 (ncgen-hdf), records of different counts, a
+# coordinate variable, char and byte variables, _FillValue attributes
+if command -v ncgen-hdf >/dev/null 2>&1; then
+    cat >"$TMP/n.cdl" <<'EOF'
+netcdf n {
+dimensions:
+	time = UNLIMITED ; lat = 3 ; lon = 4 ; len = 5 ;
+variables:
+	float temp(time, lat, lon) ; temp:_FillValue = -1.5f ; temp:units = "K" ;
+	short rh(time, lat) ;
+	double lat(lat) ;
+	int lon(lon) ;
+	byte flags(time) ;
+	char name(time, len) ;
+	long count(lat, lon) ;
+	short never(lat, lon) ;
+	double rec(time) ; rec:_FillValue = 99. ;
+	byte b(lat) ; b:_FillValue = 7 ;
+data:
+	temp = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 ;
+	rh = 1, 2, 3 ;
+	lat = 10, 20, 30 ;
+	lon = 1, 2, 3, 4 ;
+	flags = 1, 2, 3 ;
+	name = "abcde", "fghij" ;
+	count = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 ;
+}
+EOF
+    check "ncgen-hdf writes a netCDF-style HDF4 file" ncgen-hdf -b -o "$C/netcdf.hdf" "$TMP/n.cdl"
+else
+    echo "note: no ncgen-hdf (hdf4-tools): no netCDF-style file"
+fi
+
 # hrepack's copies: every SDS compressed (deflate, RLE, skipping Huffman)
 # or chunked, with and without deflate
 if command -v hrepack >/dev/null 2>&1; then
-    for f in types_be comp chunk unlim fill nofill fillattr ranks; do
+    for f in types_be comp chunk unlim fill nofill fillattr ranks netcdf; do
         i=0
         for opt in "-t *:GZIP 6" "-t *:RLE" "-t *:HUFF 2" "-c *:2x3" "-c *:3x2 -t *:GZIP 1"; do
             i=$((i + 1))
