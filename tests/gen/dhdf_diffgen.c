@@ -7,8 +7,9 @@
  * arrays of random number types (big- and little-endian storage), ranks
  * 1-4, shapes and piece grids, each piece stored at random contiguous,
  * deflate, RLE, skipping Huffman, n-bit (integers), chunked (with or
- * without deflate), or not written at all or only in part (with or
- * without a fill value).
+ * without deflate), in an external file beside the AHF (SDsetexternalfile,
+ * at an offset), or not written at all or only in part (with or without a
+ * fill value).
  * The oracle is libhdf4 itself: every piece is read back with SDreaddata
  * (into a buffer set to 0xa5 first) and written, little-endian, to
  * DIR/<array>.pieces/<chunk>.expect, and the pieces placed at their
@@ -24,7 +25,7 @@
 #pragma GCC diagnostic warning "-Wunused-function"
 
 enum { ST_PLAIN, ST_DEFLATE, ST_RLE, ST_SKPHUFF, ST_NBIT, ST_CHUNK, ST_CHUNK_DEFLATE,
-       ST_NONE, ST_PART, ST_CHUNK_PART, ST_N };
+       ST_NONE, ST_PART, ST_CHUNK_PART, ST_EXTERNAL, ST_N };
 
 static const struct { int32 nt; const char *dtype; } TYPES[] = {
     { DFNT_CHAR8, "|S1" }, { DFNT_UCHAR8, "|u1" }, { DFNT_INT8, "|i1" }, { DFNT_UINT8, "|u1" },
@@ -131,6 +132,15 @@ static void piece_storage(GRand *r, int32 id, int mode, int rank, const int32 *s
         if (SDsetnbitdataset(id, start, g_rand_int_range(r, 1, start + 2), g_rand_boolean(r),
                              FALSE) == FAIL)
             die("SDsetnbitdataset");
+    } else if (mode == ST_EXTERNAL) {
+        /* a file of its own beside the AHF (HXsetcreatedir), at an offset */
+        char name[H4_MAX_NC_NAME + 8];
+        int32 rank_, dims_[H4_MAX_VAR_DIMS], nt_, nattr_;
+        if (SDgetinfo(id, name, &rank_, dims_, &nt_, &nattr_) == FAIL)
+            die("SDgetinfo");
+        strcat(name, ".ext");
+        if (SDsetexternalfile(id, name, g_rand_int_range(r, 0, 300)) == FAIL)
+            die("SDsetexternalfile");
     } else if (mode == ST_CHUNK || mode == ST_CHUNK_DEFLATE || mode == ST_CHUNK_PART) {
         for (int d = 0; d < rank; d++)
             cd.comp.chunk_lengths[d] = g_rand_int_range(r, 1, sz[d] + 1);
@@ -249,6 +259,9 @@ int main(int argc, char **argv)
     s.nahf = g_rand_int_range(r, 1, 6);
     s.narrays = g_rand_int_range(r, 2, 5);
     g_mkdir_with_parents(s.dir, 0755);
+    /* external data are written to and read from the set's directory */
+    if (HXsetcreatedir(s.dir) == FAIL || HXsetdir(s.dir) == FAIL)
+        die("HXsetcreatedir");
     for (int ai = 0; ai < s.narrays; ai++) {
         random_array(r, &s.a[ai], ai, s.nahf, names[ai], sizeof names[ai]);
         for (size_t t = 0; t < G_N_ELEMENTS(TYPES); t++)

@@ -155,14 +155,20 @@ def gsd_value(f, path, shape):
 
 
 def hdf4_values(paths):
-    """{SDS name: bytes} from tests/gen/hdf4_oracle outputs (status ok only)."""
+    """{SDS name: bytes} from tests/gen/hdf4_oracle outputs (status ok only;
+    of SDSs sharing a name the first, the one served)."""
     out = {}
     for p in paths:
         lines = open(p).read().split("\n")
         for i, line in enumerate(lines):
             w = line.split()
-            if len(w) == 7 and w[0] == "sds" and w[6] == "ok":
-                out[bytes.fromhex(w[2]).decode("latin-1")] = bytes.fromhex(lines[i + 1])
+            if len(w) != 7 or w[0] != "sds" or w[2] == "-":
+                continue
+            name = os.fsdecode(bytes.fromhex(w[2]))
+            # of SDSs sharing a name the first is served under it (None:
+            # no bytes to compare)
+            if name not in out:
+                out[name] = bytes.fromhex(lines[i + 1]) if w[6] == "ok" else None
     return out
 
 

@@ -434,3 +434,105 @@ void dhdf_default_fill(int32 nt, unsigned char *out)
     default: memset(out, 0, 8); break;    /* char8, uchar8: FILL_CHAR */
     }
 }
+
+/* The fill value libhdf4 reads an SDS with no data as: the first esize
+ * bytes of its _FillValue attribute (of whatever type and count, native
+ * order), else HDF4's default.  Returns 0, or 1 when the attribute holds
+ * fewer bytes than an element (or cannot be read): libhdf4 then copies an
+ * element's worth from its copy of the attribute and beyond it, so what it
+ * returns for unwritten data is undefined. */
+static int sds_fill(int32 id, int32 nt, uint32_t esize, uint64_t fsize, unsigned char *fill)
+{
+    char name[H4_MAX_NC_NAME + 1];
+    int32 ant, count;
+    void *v;
+    uint64_t off;
+    dhdf_default_fill(nt, fill);
+    int32 idx = SDfindattr(id, "_FillValue");
+    if (idx == FAIL)
+        return 0;
+    if (attr_read(id, idx, fsize, name, &ant, &count, &v, &off) != HPC_OK)
+        return 1;
+    uint64_t have = (uint64_t)count * (uint64_t)DFKNTsize(ant | DFNT_NATIVE);
+    memset(fill, 0, 8);
+    memcpy(fill, v, (size_t)MIN(have, (uint64_t)esize));
+    g_free(v);
+    return have < esize;
+}
+
+/* Whether SDS id keeps its data in an external file (SDsetexternalfile),
+ * and where hpcmount lets libhdf4 find it: beside the HDF4 file at path
+ * (a relative name is relative to that file's directory, an absolute one
+ * that does not exist is looked for there by its base name, as libhdf4
+ * does with HXsetdir), never in hpcmount's working directory.  Sets
+ * p->ext_dir (the directory to give HXsetdir before a read) or p->why. */
+static void sds_external(int32 id, const char *path, dhdf_piece *p)
+{
+    int32 off = 0, len = 0;
+    intn n = SDgetexternalinfo(id, 0, NULL, &off, &len);
+    if (n <= 0 || n > 4096)
+        return;                  /* not external, or no data written */
+    char *name = g_malloc0((size_t)n + 1), *at = NULL;
+    char *dir = g_path_get_dirname(path);
+    if (SDgetexternalinfo(id, n + 1, name, &off, &len) <= 0 || !name[0]) {
+        p->why = g_strdup_printf("%s: SDS '%s': its external file cannot be named", path, p->name);
+        goto out;
+    }
+    at = g_path_is_absolute(name) ? g_strdup(name) : g_build_filename(dir, name, NULL);
+    if (g_path_is_absolute(name) && !g_file_test(at, G_FILE_TEST_IS_REGULAR)) {
+        char *base = g_path_get_basename(name);
+        g_free(at);
+        at = g_build_filename(dir, base, NULL);
+        g_free(base);
+    }
+    if (!g_file_test(at, G_FILE_TEST_IS_REGULAR))
+        p->why = g_strdup_printf("%s: SDS '%s': its data are in the external file '%s', "
+                                 "which is not %s", path, p->name, name,
+                                 g_path_is_absolute(name) ? "there nor beside the file"
+                                                          : "beside the file");
+    else
+        p->ext_dir = g_steal_pointer(&dir);
+out:
+    g_free(at);
+    g_free(dir);
+    g_free(name);
+}
+
+/* How piece p (SDS p->sds_index of file sd, at path) is stored, as its
+ * reads need it: size, fill value, one compressed stream or not, and why
+ * its reads must fail (p->why, also a line of warnings).  hdf_lock held. */
+void dhdf_piece_storage(int32 sd, const char *path, uint64_t fsize, dhdf_piece *p, int32 nt,
+                        uint32_t esize, unsigned rank, const uint64_t *size, GPtrArray *warnings)
+{
+    p->sds = FAIL;
+    p->nbytes = esize;
+    for (unsigned d = 0; d < rank; d++)
+        p->nbytes *= size[d];
+    dhdf_default_fill(nt, p->fill);
+    int32 id = SDselect(sd, p->sds_index);
+    if (id == FAIL)
+        return;
+    sds_external(id, path, p);
+    if (p->ext_dir)
+        HXsetdir(p->ext_dir);
+    comp_coder_t ct = COMP_CODE_NONE;
+    comp_info ci;
+    HDF_CHUNK_DEF cd;
+    int32 flags = 0;
+    intn empty = 0;
+    if (SDgetcompinfo(id, &ct, &ci) == FAIL)
+        ct = COMP_CODE_NONE;
+    if (SDgetchunkinfo(id, &cd, &flags) == FAIL)
+        flags = 0;
+    if (SDcheckempty(id, &empty) == FAIL)
+        empty = 0;
+    p->stream = ct != COMP_CODE_NONE && !(flags & HDF_CHUNK);
+    /* a chunked SDS keeps its fill value in the file (HDF_CHUNK_DEF) */
+    if (sds_fill(id, nt, esize, fsize, p->fill) && empty && !(flags & HDF_CHUNK) && !p->why)
+        p->why = g_strdup_printf("%s: SDS '%s': no data written and its _FillValue is "
+                                 "shorter than an element (libhdf4 fills it from memory "
+                                 "past the attribute)", path, p->name);
+    if (p->why)
+        g_ptr_array_add(warnings, g_strdup_printf("reads fail (EIO): %s", p->why));
+    SDendaccess(id);
+}

@@ -46,6 +46,8 @@ typedef struct dhdf_piece {
     uint64_t rec_off;            /* its ChunkName in the MHF, for messages */
     int stream;                  /* compressed, not chunked: decoded whole */
     unsigned char fill[8];       /* one element of fill value, native order */
+    char *why;                   /* reads fail (EIO) because of this, or NULL */
+    char *ext_dir;               /* data in an external file found here (HXsetdir) */
     uint64_t nbytes;
     GBytes *whole;               /* the decoded piece (stream pieces), or NULL */
     uint64_t whole_use;
@@ -56,6 +58,8 @@ typedef struct dhdf_piece {
 typedef struct dhdf_array {
     char *name;
     int distributed;
+    int scalar;                  /* a plain SDS of rank 0: read as rank 1, size 1 */
+    int32 sds_index;             /* of its SDS in the main (or plain) file */
     int32 nt;                    /* base number type */
     uint32_t esize;
     unsigned rank;
@@ -160,6 +164,12 @@ int dhdf_list_sds(int32 sd, const char *path, GArray **out, GError **err);
 /* HDF4's own fill value for an SDS without _FillValue (what SDreaddata
  * returns for elements never written), native order. */
 void dhdf_default_fill(int32 nt, unsigned char *out);
+
+/* How piece p (SDS p->sds_index of file sd, at path) is stored, as its
+ * reads need it: size, fill value, one compressed stream or not, and why
+ * its reads must fail (p->why, also a line of warnings).  hdf_lock held. */
+void dhdf_piece_storage(int32 sd, const char *path, uint64_t fsize, dhdf_piece *p, int32 nt,
+                        uint32_t esize, unsigned rank, const uint64_t *size, GPtrArray *warnings);
 
 /* Open the file as HDF4 and read the set's description.  hdf_lock held. */
 int dhdf_open_set(hpc_container *c, dhdf *d, const hpc_source *src, GError **err);

@@ -14,37 +14,6 @@
 
 #define MAX_WATCHED_FILES 256    /* sets up to this many files: all watched for changes */
 
-/* How piece p (SDS p->sds_index of file sd) is stored: its fill value
- * (_FillValue, else HDF4's default), and whether it is one compressed stream (a
- * compressed SDS that is not chunked: every partial SDreaddata decodes it
- * from its start, so such pieces are decoded whole once and kept, see
- * piece_whole).  hdf_lock held. */
-static void piece_storage(int32 sd, dhdf_piece *p, int32 nt, uint32_t esize, unsigned rank,
-                          const uint64_t *size)
-{
-    p->sds = FAIL;
-    p->nbytes = esize;
-    for (unsigned d = 0; d < rank; d++)
-        p->nbytes *= size[d];
-    dhdf_default_fill(nt, p->fill);
-    int32 id = SDselect(sd, p->sds_index);
-    if (id == FAIL)
-        return;
-    comp_coder_t ct = COMP_CODE_NONE;
-    comp_info ci;
-    HDF_CHUNK_DEF cd;
-    int32 flags = 0;
-    unsigned char fv[16];
-    if (SDgetcompinfo(id, &ct, &ci) == FAIL)
-        ct = COMP_CODE_NONE;
-    if (SDgetchunkinfo(id, &cd, &flags) == FAIL)
-        flags = 0;
-    p->stream = ct != COMP_CODE_NONE && !(flags & HDF_CHUNK);
-    if (SDgetfillvalue(id, fv) != FAIL)
-        memcpy(p->fill, fv, esize);
-    SDendaccess(id);
-}
-
 /* Open associated file k and check that it is there and an HDF4 file.
  * A source of the container is watched for changes by the core (reads
  * fail once it changed); that costs a descriptor per file, so only sets of
@@ -122,10 +91,15 @@ out:
 /* The SDS of sds named name, or NULL. */
 static const sds_info *sds_named(const GArray *sds, const char *name)
 {
-    for (guint j = 0; j < sds->len; j++)
-        if (strcmp(g_array_index(sds, sds_info, j).name, name) == 0)
-            return &g_array_index(sds, sds_info, j);
-    return NULL;
+    const sds_info *coord = NULL;    /* a coordinate variable only if no SDS is named so */
+    for (guint j = 0; j < sds->len; j++) {
+        const sds_info *s = &g_array_index(sds, sds_info, j);
+        if (strcmp(s->name, name) == 0 && !s->coord)
+            return s;
+        if (strcmp(s->name, name) == 0 && !coord)
+            coord = s;
+    }
+    return coord;
 }
 
 /* The one-line error for a piece whose SDS has another type or shape than
@@ -155,7 +129,7 @@ static int piece_mismatch(int32 sd, const dhdf_array *a, size_t pi, const sds_in
 /* Resolve piece pi of array a, stored in associated file f: its SDS, type
  * and shape, storage and attributes. */
 static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_array *a,
-                         size_t pi, const dhdf_file *f, GError **err)
+                         size_t pi, const dhdf_file *f, GPtrArray *warnings, GError **err)
 {
     dhdf_piece *p = &a->pieces[pi];
     const sds_info *s = sds_named(sds, p->name);
@@ -173,7 +147,8 @@ static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_arr
     if (!same)
         return piece_mismatch(sd, a, pi, s, f->path, c->path, err);
     p->sds_index = s->index;
-    piece_storage(sd, p, a->nt, a->esize, a->rank, a->boxes[pi].size);
+    dhdf_piece_storage(sd, f->path, f->size, p, a->nt, a->esize, a->rank, a->boxes[pi].size,
+                       warnings);
     if (!p->ino || s->nattrs <= 0)
         return HPC_OK;
     int32 id = SDselect(sd, s->index);
@@ -205,7 +180,7 @@ static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *lis
         dhdf_array *a = &d->arrays[ai];
         for (size_t pi = 0; pi < a->npieces && rc == HPC_OK; pi++)
             if (a->pieces[pi].file == k)
-                rc = piece_resolve(c, sd, sds, a, pi, f, err);
+                rc = piece_resolve(c, sd, sds, a, pi, f, d->warnings, err);
     }
     if (sds)
         g_array_free(sds, TRUE);
@@ -353,12 +328,12 @@ static int tree_add_pieces(hpc_container *c, dhdf *d, uint32_t ai, GError **err)
     return HPC_OK;
 }
 
-/* The SDS's own attributes (for pieces: those of the MHF's SDS). */
-static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, const char *name,
-                           uint64_t fsize)
+/* The SDS's own attributes (for pieces: those of the MHF's SDS), by its
+ * index: SDnametoindex would give a coordinate variable of the same name
+ * (a dimension named like the SDS) when that comes first. */
+static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, int32 index, uint64_t fsize)
 {
-    int32 idx = SDnametoindex(mhf_sd, name);
-    int32 id = idx == FAIL ? FAIL : SDselect(mhf_sd, idx);
+    int32 id = SDselect(mhf_sd, index);
     if (id == FAIL)
         return;
     char nm[H4_MAX_NC_NAME + 1];
@@ -389,8 +364,8 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
                                                          "clashes with another entry", a->name));
             continue;
         }
-        dhdf_array_xattrs(t, ino, a->rank, a->dims, a->nt);
-        tree_sds_attrs(t, ino, mhf_sd, a->name, d->files[0].size);
+        dhdf_array_xattrs(t, ino, a->scalar ? 0 : a->rank, a->dims, a->nt);
+        tree_sds_attrs(t, ino, mhf_sd, a->sds_index, d->files[0].size);
         int rc = a->distributed ? tree_add_pieces(c, d, ai, err) : HPC_OK;
         if (rc != HPC_OK)
             return rc;
@@ -431,8 +406,12 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
         }
         dhdf_array *a = &d->arrays[d->narrays];
         GError *e = NULL;
-        rc = dhdf_sds_shape(c->path, s->name, s->rank, s->dims, s->nt, ct == NULL, &a->rank,
-                       a->dims, &a->esize, &a->nbytes, &e);
+        /* a plain SDS of rank 0 holds one element (SDreaddata reads it):
+         * read as rank 1, shown as a scalar (user.shape "") */
+        static const int32 one[1] = { 1 };
+        a->scalar = !ct && s->rank == 0;
+        rc = dhdf_sds_shape(c->path, s->name, a->scalar ? 1 : s->rank, a->scalar ? one : s->dims,
+                            s->nt, ct == NULL, &a->rank, a->dims, &a->esize, &a->nbytes, &e);
         if (rc != HPC_OK) {
             if (ct) {
                 g_propagate_error(err, e);
@@ -447,6 +426,7 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
             continue;
         }
         a->name = g_strdup(s->name);
+        a->sds_index = s->index;
         a->nt = s->nt & DFNT_MASK;
         d->narrays++;
         g_hash_table_add(seen, a->name);
@@ -461,7 +441,8 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
             memcpy(a->boxes[0].size, a->dims, sizeof a->dims);
             a->pieces[0] = (dhdf_piece){ .file = 0, .sds_index = s->index,
                                          .name = g_strdup(s->name) };
-            piece_storage(sd, &a->pieces[0], a->nt, a->esize, a->rank, a->dims);
+            dhdf_piece_storage(sd, c->path, d->files[0].size, &a->pieces[0], a->nt, a->esize,
+                               a->rank, a->dims, d->warnings);
         }
     }
     for (guint j = 0; rc == HPC_OK && tables && j < tables->len; j++) {

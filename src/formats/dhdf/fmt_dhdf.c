@@ -70,6 +70,8 @@ static void dhdf_free(dhdf *d)
         dhdf_array *a = &d->arrays[i];
         for (size_t k = 0; k < a->npieces; k++) {
             g_free(a->pieces[k].name);
+            g_free(a->pieces[k].why);
+            g_free(a->pieces[k].ext_dir);
             if (a->pieces[k].whole)
                 g_bytes_unref(a->pieces[k].whole);
         }
@@ -212,6 +214,10 @@ static int piece_read(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned rank,
                       const uint64_t *start, const uint64_t *edge, void *buf)
 {
     int32 st[HPC_DHDF_MAX_RANK], ed[HPC_DHDF_MAX_RANK];
+    if (pc->why) {
+        hpc_log("%s", pc->why);
+        return HPC_E_IO;
+    }
     fill_pattern(buf, hpc_box_elements(rank, edge), pc->fill, esize);
     for (unsigned k = 0; k < rank; k++) {
         st[k] = (int32)start[k];
@@ -219,6 +225,8 @@ static int piece_read(dhdf *d, dhdf_piece *pc, uint32_t esize, unsigned rank,
     }
     int32 id = piece_sds(d, pc);
     d->files[pc->file].reads++;
+    if (pc->ext_dir)             /* where libhdf4 opens the external file */
+        HXsetdir(pc->ext_dir);
     if (id == FAIL || SDreaddata(id, st, NULL, ed, buf) == FAIL) {
         hpc_log("%s: SDS '%s': SDreaddata failed", d->files[pc->file].path, pc->name);
         return HPC_E_IO;
@@ -434,6 +442,10 @@ static const char *piece_block(dhdf *d, dhdf_piece *pc, int32 *off, int32 *len, 
 {
     int32 id = piece_sds(d, pc), rank, nt, nattrs, dims[H4_MAX_VAR_DIMS];
     char name[H4_MAX_NC_NAME];
+    if (pc->why)
+        return "its reads fail (.info says why)";
+    if (pc->ext_dir)
+        return "its data are in an external file";
     if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL)
         return "libhdf4 cannot select the SDS";
     if (pc->stream || SDgetdatainfo(id, NULL, 0, 0, NULL, NULL) != 1 ||
@@ -530,7 +542,7 @@ static int dhdf_info(hpc_container *c, GString *o)
         const dhdf_array *a = &d->arrays[i];
         const char *dt;
         dhdf_nt_info(a->nt, &dt);
-        char *shape = dhdf_shape_text(a->rank, a->dims);
+        char *shape = dhdf_shape_text(a->scalar ? 0 : a->rank, a->dims);
         g_string_append_printf(o, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%zu\t%" PRIu64 "\n", a->name,
                                a->distributed ? "distributed" : "plain", dt, shape, a->nbytes,
                                a->distributed ? a->npieces : 0, a->holes);
