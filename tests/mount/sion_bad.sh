@@ -73,6 +73,9 @@ refuse blockcount "field blockcount at offset 24576"
 "$PY" "$top_srcdir/tests/gen/sion_gen.py" "$TMP/bigfirst.sion" --start-of-data 4194304 \
     --fsblksize 4096 --lengths 100,200 > /dev/null
 refuse bigfirst "field start_of_varheader at offset 1112: 4202496 is not start_of_data 4096"
+# a used block of negative size (only unused entries may hold -1)
+mk negblock a_4tasks.sion;    patch "$TMP/negblock.sion" $((24576 + 32 + 8)) "<q" -1
+refuse negblock "field blocksize at offset 24616: block 0 of task 1 holds -1 bytes"
 # killed writer: no META2 yet
 mk killed a_4tasks.sion;      patch "$TMP/killed.sion" 1140 "<i" 0; patch "$TMP/killed.sion" 1144 "<q" 0
 refuse killed "field start_of_varheader.*-o salvage"

@@ -273,6 +273,16 @@ START_TEST(start_of_data_rule)
 }
 END_TEST
 
+/* A used block of negative size is damage (only unused entries may be -1). */
+START_TEST(negative_block)
+{
+    const int64_t len[2] = { 50, -1 };
+    char *p = write_sion(5, 1076 + 16 * 2 + 12, 0, 2, 64, len);
+    ck_assert_int_eq(open_check(p, 2, len), HPC_E_CORRUPT);
+    remove_sion(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sion");
@@ -291,6 +301,7 @@ int main(void)
     tc = tcase_create("layouts");
     tcase_add_test(tc, format2_start_of_data);
     tcase_add_test(tc, start_of_data_rule);
+    tcase_add_test(tc, negative_block);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -271,14 +271,14 @@ static int task_blocks(sion_file *f, const unsigned char *m, uint64_t i, GError 
     uint64_t lsize = next - t[i].start;
     for (uint64_t j = 0; j < (uint64_t)f->maxchunks; j++) {
         uint64_t at = sov + 8 * n + 8 * (j * n + i);
-        int64_t bs = rd64(m + 8 * n + 8 * (j * n + i), f->big);
-        if (bs < 0 || j >= (uint64_t)bc)
-            bs = 0;    /* unused entries: 0 today, -1 in old files */
-        if ((uint64_t)bs > lsize)
+        int64_t bs = j < (uint64_t)bc ? rd64(m + 8 * n + 8 * (j * n + i), f->big) : 0;
+        /* entries past blockcount are unused (0 today, -1 in old files);
+         * SIONlib reads a used one as it is, so a negative one is damage */
+        if (bs < 0 || (uint64_t)bs > lsize)
             return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "blocksize", at,
                             "block %" PRIu64 " of task %" PRIu64 " holds %" PRId64
-                            " bytes but its chunk is %" PRIu64 " bytes: blocks overlap",
-                            j, i, bs, lsize);
+                            " bytes but its chunk is %" PRIu64 " bytes%s", j, i, bs, lsize,
+                            bs < 0 ? "" : ": blocks overlap");
         f->blocksizes[j * n + i] = bs;
         t[i].length += (uint64_t)bs;
     }
