@@ -15,7 +15,8 @@ copy() { rm -rf "$TMP/$2"; cp -r "$FIX/$1" "$TMP/$2"; cp "$FIX/config.fti" "$TMP
 want() { grep "^VAR master-i64 ckpt=$1 rank=$2 id=$3 " "$MAN" | sed 's/.*sha256=//'; }
 
 # rec FILE VARID FIELD: file offset of FIELD (fptr, numvars, dptr) of the
-# first chunk record of VARID, from the i64 layout in docs/formats/fti.md
+# first chunk record of VARID, from the i64 layout in docs/formats/fti.md;
+# emptychunksize: the chunksize field of VARID's first record without content
 rec() {
     $PY - "$@" <<'EOF'
 import struct, sys
@@ -30,7 +31,11 @@ while p < fs - 106:
     for k in range(nv):
         r = b[p:p + 58]
         i, = struct.unpack('<i', r[:4])
-        if i == vid:
+        if i == vid and field == 'emptychunksize':
+            if r[8] == 0:
+                print(p + 26)
+                sys.exit(0)
+        elif i == vid:
             fptr, = struct.unpack('<Q', r[18:26])
             print({'fptr': fptr, 'numvars': hdr, 'dptr': p + 10, 'fptrfield': p + 18}[field])
             sys.exit(0)
@@ -104,6 +109,17 @@ expect_mount_error "fptr outside the data area" "$TMP/fp.fti" "fp.fti: field fpt
 cp "$one" "$TMP/dp.fti"; chmod u+w "$TMP/dp.fti"
 poke "$TMP/dp.fti" "$(rec "$TMP/dp.fti" 1000 dptr)" 07
 expect_mount_error "dptr leaves a hole" "$TMP/dp.fti" "dp.fti: field dptr at offset"
+
+# ---- a container without content that claims bytes: FTI counts them in the
+# variable's size but stores them nowhere (ckpt 3: var 1's second container)
+cp "$FIX/ckpt3-L2/Local/node0/$EXEC/l2/Ckpt3-Rank0.fti" "$TMP/hc.fti"; chmod u+w "$TMP/hc.fti"
+off=$(rec "$TMP/hc.fti" 1 emptychunksize)
+check "found var 1's empty container" test -n "$off"
+poke "$TMP/hc.fti" "$off" 2003000000000000
+expect_mount_error "empty container with a chunk size" "$TMP/hc.fti" \
+    "hc.fti: field hascontent at offset $((off - 18)): variable 1: a container without content claims a chunk of 800 bytes"
+expect_eq "the same file intact mounts" "$(want 3 0 1)" \
+    "$("$HPCDUMP" cat "$FIX/ckpt3-L2/Local/node0/$EXEC/l2/Ckpt3-Rank0.fti" var-1 | sha256sum | cut -d' ' -f1)"
 
 # ---- a checkpoint directory without L2/L3 files: a bad rank fails the mount
 copy ckpt2-L1 l1
