@@ -131,6 +131,22 @@ mkdir -p "$TMP/empty"
 # (without -o format an empty directory is an empty run directory)
 expect_mount_error "a directory without FTI files, -o format=fti" "$TMP/empty" "no Ckpt<N>-Rank<R>.fti" -o format=fti
 
+# ---- FTI's staging directory (<execId>/tmp beside l1): a checkpoint being
+# written, or cut off by a crash, is not committed and is not shown
+copy ckpt1-L1 staged
+st="$TMP/staged/Local/node0/$EXEC/tmp"; mkdir -p "$st"
+head -c 300 "$FIX/ckpt2-L1/Local/node0/$EXEC/l1/Ckpt2-Rank0.fti" > "$st/Ckpt2-Rank0.fti"
+cp "$FIX/ckpt2-L1/Local/node1/$EXEC/l1/Ckpt2-Rank1.fti" "$st/"
+mount_container "$TMP/staged" "$M" || fail "mount with a staging directory"
+expect_eq "staging: only the committed checkpoint" "ckpt-1" "$(ls "$M" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "staging: ckpt 1 intact" "$(want 1 0 2)" "$(sha "$M/ckpt-1/rank-000000/var-2")"
+check "staging: .info says what was left out" grep -q "warning: 2 checkpoint files in FTI's staging directories" "$M/.info"
+unmount_container "$M"
+# a directory called tmp that is no staging directory is walked
+rm -rf "$TMP/plain"; mkdir -p "$TMP/plain"; cp -r "$FIX/ckpt2-L1" "$TMP/plain/tmp"
+expect_eq "a plain tmp directory is read" "$(want 2 1 1000)" \
+    "$("$HPCDUMP" cat "$TMP/plain" ckpt-2/rank-000001/var-1000 | sha256sum | cut -d' ' -f1)"
+
 # ---- L2: an unusable Rank file is served from its partner copy
 copy ckpt3-L2 l2
 truncate -s 100 "$TMP/l2/Local/node2/$EXEC/l2/Ckpt3-Rank2.fti"

@@ -754,6 +754,47 @@ START_TEST(empty_container_with_bytes)
 }
 END_TEST
 
+/* FTI's staging directories (<execId>/tmp beside l1..l4) are counted and
+ * skipped by the walk; a directory called tmp elsewhere is walked. */
+START_TEST(walk_skips_staging)
+{
+    char *root = g_dir_make_tmp("check_fti_XXXXXX", NULL);
+    const char *files[] = { "a/l1/Ckpt1-Rank0.fti", "a/tmp/Ckpt2-Rank0.fti",
+                            "a/tmp/Ckpt2-Rank1.fti", "b/tmp/Ckpt3-Rank0.fti" };
+    for (unsigned i = 0; i < G_N_ELEMENTS(files); i++) {
+        char *p = g_build_filename(root, files[i], NULL), *d = g_path_get_dirname(p);
+        ck_assert_int_eq(g_mkdir_with_parents(d, 0755), 0);
+        ck_assert(g_file_set_contents(p, "x", 1, NULL));
+        g_free(d);
+        g_free(p);
+    }
+    fti_walk_ctx w = { .found = g_array_new(FALSE, FALSE, sizeof(fti_found)) };
+    fti_walk(&w, root, 0);
+    ck_assert_uint_eq(w.found->len, 2);
+    int32_t seen = 0;
+    for (guint i = 0; i < w.found->len; i++)
+        seen |= 1 << g_array_index(w.found, fti_found, i).ckpt;
+    ck_assert_int_eq(seen, (1 << 1) | (1 << 3));
+    ck_assert_uint_eq(w.staged, 2);
+    ck_assert(g_str_has_suffix(w.staged_dir, "/a/tmp"));
+    fti_walk_clear(&w);
+    for (int i = (int)G_N_ELEMENTS(files) - 1; i >= 0; i--) {
+        char *p = g_build_filename(root, files[i], NULL), *d = g_path_get_dirname(p);
+        unlink(p);
+        rmdir(d);
+        g_free(d);
+        g_free(p);
+    }
+    char *a = g_build_filename(root, "a", NULL), *b = g_build_filename(root, "b", NULL);
+    rmdir(a);
+    rmdir(b);
+    rmdir(root);
+    g_free(a);
+    g_free(b);
+    g_free(root);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fti");
@@ -771,6 +812,7 @@ int main(void)
     tcase_add_test(tc, gf_regions);
     tcase_add_test(tc, rs_decode_ranges);
     tcase_add_test(tc, empty_container_with_bytes);
+    tcase_add_test(tc, walk_skips_staging);
     suite_add_tcase(s, tc);
     /* ~700 mounts of generated checkpoints: slower under the sanitizers on
      * a loaded machine */

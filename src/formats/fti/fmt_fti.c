@@ -473,6 +473,10 @@ static int open_tree(hpc_container *c, fti *f, fti_walk_ctx *w, GError **err)
     w->topology = NULL;
     fti_find_above(f, c->path);
     fti_load_config(f);
+    if (w->staged)
+        fti_warn(f, "%u checkpoint files in FTI's staging directories (first: %s) are not "
+                 "shown: FTI moves a checkpoint out of <execId>/tmp once it is complete",
+                 w->staged, w->staged_dir);
     if (w->found->len == 0)
         return hpc_fail(err, HPC_E_UNSUPPORTED, c->path, NULL, 0,
                         "no Ckpt<N>-Rank<R>.fti, Pcof, RSed or dCPFile file below it");
