@@ -15,6 +15,7 @@ pattern, independently of hpcmount's reader.
 usage: sion_gen.py OUT --lengths 100,2000,0 [--format 5] [--fsblksize 512]
          [--chunksize 1024 | --chunksizes 1024,0,512] [--big] [--nfiles 2]
          [--ranks 5,5,7] [--collective 2] [--kv 1:100,2:50/3:10] [--serial]
+         [--v2-start header|library] [--start-of-data N]
          [--ntasks N --length L]   (N tasks of L bytes each, for large files)
 """
 import argparse, hashlib, struct, sys
@@ -65,6 +66,12 @@ def main():
                     help="per task '/'-separated, records key:len comma-separated")
     ap.add_argument("--serial", action="store_true", help="serial writer: mapping i32 0, filenumber 1")
     ap.add_argument("--nodata", action="store_true", help="large files: write metadata only (holes)")
+    ap.add_argument("--v2-start", choices=("header", "library"), default="header",
+                    help="format 2: data after the header's own end (1068 + 16n) or where "
+                    "SIONlib's reader puts them (1088 + 16n), both rounded to fsblksize")
+    ap.add_argument("--start-of-data", type=int, default=0,
+                    help="place the data here instead (a writer with another rule, e.g. "
+                    "SIONlib built with a 4 MiB first block)")
     a = ap.parse_args()
 
     E = ">" if a.big else "<"
@@ -121,7 +128,9 @@ def main():
         maxchunks = max(blocks)
         ranks_off = 1076 if a.format >= 3 else 1056
         eoh = ranks_off + 16 * nl + 12
-        sod = roundup(eoh, fs)
+        if a.v2_start == "library":
+            eoh = 1076 + 16 * nl + 12
+        sod = a.start_of_data or roundup(eoh, fs)
         starts, p = [], sod
         for t in tasks:
             starts.append(p)

@@ -15,7 +15,8 @@ copy() { rm -rf "$TMP/$2"; cp -r "$FIX/$1" "$TMP/$2"; cp "$FIX/config.fti" "$TMP
 want() { grep "^VAR master-i64 ckpt=$1 rank=$2 id=$3 " "$MAN" | sed 's/.*sha256=//'; }
 
 # rec FILE VARID FIELD: file offset of FIELD (fptr, numvars, dptr) of the
-# first chunk record of VARID, from the i64 layout in docs/formats/fti.md
+# first chunk record of VARID, from the i64 layout in docs/formats/fti.md;
+# emptychunksize: the chunksize field of VARID's first record without content
 rec() {
     $PY - "$@" <<'EOF'
 import struct, sys
@@ -30,7 +31,11 @@ while p < fs - 106:
     for k in range(nv):
         r = b[p:p + 58]
         i, = struct.unpack('<i', r[:4])
-        if i == vid:
+        if i == vid and field == 'emptychunksize':
+            if r[8] == 0:
+                print(p + 26)
+                sys.exit(0)
+        elif i == vid:
             fptr, = struct.unpack('<Q', r[18:26])
             print({'fptr': fptr, 'numvars': hdr, 'dptr': p + 10, 'fptrfield': p + 18}[field])
             sys.exit(0)
@@ -105,6 +110,17 @@ cp "$one" "$TMP/dp.fti"; chmod u+w "$TMP/dp.fti"
 poke "$TMP/dp.fti" "$(rec "$TMP/dp.fti" 1000 dptr)" 07
 expect_mount_error "dptr leaves a hole" "$TMP/dp.fti" "dp.fti: field dptr at offset"
 
+# ---- a container without content that claims bytes: FTI counts them in the
+# variable's size but stores them nowhere (ckpt 3: var 1's second container)
+cp "$FIX/ckpt3-L2/Local/node0/$EXEC/l2/Ckpt3-Rank0.fti" "$TMP/hc.fti"; chmod u+w "$TMP/hc.fti"
+off=$(rec "$TMP/hc.fti" 1 emptychunksize)
+check "found var 1's empty container" test -n "$off"
+poke "$TMP/hc.fti" "$off" 2003000000000000
+expect_mount_error "empty container with a chunk size" "$TMP/hc.fti" \
+    "hc.fti: field hascontent at offset $((off - 18)): variable 1: a container without content claims a chunk of 800 bytes"
+expect_eq "the same file intact mounts" "$(want 3 0 1)" \
+    "$("$HPCDUMP" cat "$FIX/ckpt3-L2/Local/node0/$EXEC/l2/Ckpt3-Rank0.fti" var-1 | sha256sum | cut -d' ' -f1)"
+
 # ---- a checkpoint directory without L2/L3 files: a bad rank fails the mount
 copy ckpt2-L1 l1
 truncate -s -1 "$TMP/l1/Local/node3/$EXEC/l1/Ckpt2-Rank3.fti"
@@ -114,6 +130,22 @@ expect_mount_error "not an FTI directory" "$TMP/x-no-such" "x-no-such"
 mkdir -p "$TMP/empty"
 # (without -o format an empty directory is an empty run directory)
 expect_mount_error "a directory without FTI files, -o format=fti" "$TMP/empty" "no Ckpt<N>-Rank<R>.fti" -o format=fti
+
+# ---- FTI's staging directory (<execId>/tmp beside l1): a checkpoint being
+# written, or cut off by a crash, is not committed and is not shown
+copy ckpt1-L1 staged
+st="$TMP/staged/Local/node0/$EXEC/tmp"; mkdir -p "$st"
+head -c 300 "$FIX/ckpt2-L1/Local/node0/$EXEC/l1/Ckpt2-Rank0.fti" > "$st/Ckpt2-Rank0.fti"
+cp "$FIX/ckpt2-L1/Local/node1/$EXEC/l1/Ckpt2-Rank1.fti" "$st/"
+mount_container "$TMP/staged" "$M" || fail "mount with a staging directory"
+expect_eq "staging: only the committed checkpoint" "ckpt-1" "$(ls "$M" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "staging: ckpt 1 intact" "$(want 1 0 2)" "$(sha "$M/ckpt-1/rank-000000/var-2")"
+check "staging: .info says what was left out" grep -q "warning: 2 checkpoint files in FTI's staging directories" "$M/.info"
+unmount_container "$M"
+# a directory called tmp that is no staging directory is walked
+rm -rf "$TMP/plain"; mkdir -p "$TMP/plain"; cp -r "$FIX/ckpt2-L1" "$TMP/plain/tmp"
+expect_eq "a plain tmp directory is read" "$(want 2 1 1000)" \
+    "$("$HPCDUMP" cat "$TMP/plain" ckpt-2/rank-000001/var-1000 | sha256sum | cut -d' ' -f1)"
 
 # ---- L2: an unusable Rank file is served from its partner copy
 copy ckpt3-L2 l2

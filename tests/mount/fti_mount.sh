@@ -35,11 +35,19 @@ expect_eq "number of var files equals the manifest's VAR lines" \
     "$(grep -c '^VAR ' "$MAN")" "$(find "$M" -name 'var-*' -type f | wc -l)"
 expect_eq "checkpoint directories" "ckpt-1 ckpt-2 ckpt-3 ckpt-4 ckpt-5" "$(ls "$M" | xargs)"
 check ".info names format and levels" grep -q "checkpoint 4: level L3" "$M/.info"
+check ".info: the l4 directory makes level L4" grep -q "checkpoint 5: level L4" "$M/.info"
 check ".info: ckpt 3 accepted although FTI's own verifier refuses it" \
     sh -c "grep -P '^3\t0\tfile\t' '$M/.info' | grep -q 'ok (all records)'"
 check "xattr user.dtype" sh -c "getfattr --only-values -n user.dtype '$M/ckpt-1/rank-000000/var-2' 2>/dev/null | grep -qx '|u1'"
 check "files are read-only" sh -c "! touch '$M/ckpt-1/rank-000000/var-2' 2>/dev/null"
 unmount_container "$M"
+
+# FTI's l4_archive (keep_l4_ckpt): older L4 checkpoints, level L4 too
+rm -rf "$TMP/arch"; cp -r "$FIX/ckpt5-L4" "$TMP/arch"; chmod -R u+w "$TMP/arch"
+mv "$TMP/arch/Global"/*/l4 "$(echo "$TMP/arch/Global"/*)/l4_archive"
+check "l4_archive: level L4" sh -c "'$HPCDUMP' info '$TMP/arch' | grep -q 'checkpoint 5: level L4'"
+rm -rf "$TMP/archx"; "$HPCDUMP" extract "$TMP/arch" "$TMP/archx" || fail "l4_archive: hpcdump extract"
+check "l4_archive: bytes of ckpt 5" check_vars "$TMP/archx" 5
 
 # hpcdump: same bytes, extracted
 "$HPCDUMP" extract "$FIX" "$TMP/x" || fail "hpcdump extract"

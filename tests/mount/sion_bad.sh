@@ -68,6 +68,14 @@ mk overlap a_4tasks.sion;     patch "$TMP/overlap.sion" $((24576 + 32)) "<q" 900
 refuse overlap "field blocksize at offset 24608.*overlap"
 mk blockcount a_4tasks.sion;  patch "$TMP/blockcount.sion" 24576 "<q" 7
 refuse blockcount "field blockcount at offset 24576"
+# META2 not where SIONlib puts it (start_of_data + maxchunks * globalskip):
+# data placed by another rule (a SIONlib built with a 4 MiB first block)
+"$PY" "$top_srcdir/tests/gen/sion_gen.py" "$TMP/bigfirst.sion" --start-of-data 4194304 \
+    --fsblksize 4096 --lengths 100,200 > /dev/null
+refuse bigfirst "field start_of_varheader at offset 1112: 4202496 is not start_of_data 4096"
+# a used block of negative size (only unused entries may hold -1)
+mk negblock a_4tasks.sion;    patch "$TMP/negblock.sion" $((24576 + 32 + 8)) "<q" -1
+refuse negblock "field blocksize at offset 24616: block 0 of task 1 holds -1 bytes"
 # killed writer: no META2 yet
 mk killed a_4tasks.sion;      patch "$TMP/killed.sion" 1140 "<i" 0; patch "$TMP/killed.sion" 1144 "<q" 0
 refuse killed "field start_of_varheader.*-o salvage"
@@ -86,6 +94,14 @@ refuse kvlen "field key-value record at offset 1544: task 0: record length 10000
 # big-endian file with a damaged big-endian field
 mk bentasks f_bigendian.sion; patch "$TMP/bentasks.sion" 24 ">i" 0x7fffffff
 refuse bentasks "field ntasks at offset 24"
+
+# a format 2 file without META2 whose two possible starts of data differ
+"$PY" "$top_srcdir/tests/gen/sion_gen.py" "$TMP/v2killed.sion" --format 2 --fsblksize 1 \
+    --lengths 100,200 > /dev/null
+patch "$TMP/v2killed.sion" $((1056 + 32)) "<i" 0; patch "$TMP/v2killed.sion" $((1056 + 36)) "<q" 0
+err=$("$HPCDUMP" -o salvage ls "$TMP/v2killed.sion" 2>&1); rc=$?
+check "format 2 without META2: salvage refused" test "$rc" = 1
+check "format 2 without META2: says why" grep -q "field start_of_varheader at offset 1092: format 2 file without a usable META2" <<< "$err"
 
 check "no hpcmount mount left behind" bash -c "! grep -q '$TMP' /proc/mounts"
 finish

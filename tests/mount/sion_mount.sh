@@ -83,6 +83,12 @@ gen() {  # gen NAME sion_gen-args...: write, mount, verify, unmount
 }
 gen fmt2 --format 2 --fsblksize 512 --chunksize 700 --lengths 1500,10,0,2100
 unmount_container "$GEN_MNT"
+# format 2 with fsblksize 1: the header's own end (1068 + 16n) and SIONlib's
+# start of data (1088 + 16n) differ; META2's position tells which was used
+gen fmt2own --format 2 --fsblksize 1 --chunksize 700 --lengths 1500,10,0,2100
+unmount_container "$GEN_MNT"
+gen fmt2lib --format 2 --v2-start library --fsblksize 1 --chunksize 700 --lengths 1500,10,0,2100
+unmount_container "$GEN_MNT"
 gen fmt3 --format 3 --fsblksize 512 --chunksize 700 --lengths 1500,10,0,2100
 unmount_container "$GEN_MNT"
 gen fmt4 --format 4 --fsblksize 4096 --chunksize 5000 --lengths 20000,1,9999

@@ -13,6 +13,7 @@
 
 #include "check_util.h"
 #include "fti.h"
+#include "hpc_bytes.h"
 
 static char *fixture(const char *rel)
 {
@@ -708,6 +709,92 @@ START_TEST(topology_recovery)
 }
 END_TEST
 
+/* A container without content (hascontent 0) keeps chunksize 0 when FTI
+ * writes it; one that claims bytes is refused, as FTI would count them in
+ * the variable but has them nowhere. */
+START_TEST(empty_container_with_bytes)
+{
+    char *src = fixture("ckpt3-L2/Local/node0/3efcb4be-6fd4-474b-9930-b4ae00c4502d/l2/Ckpt3-Rank0.fti");
+    gchar *b;
+    gsize n;
+    ck_assert(g_file_get_contents(src, &b, &n, NULL));
+    uint64_t p = hpc_le64(b + n - 106 + 69), hit = 0;      /* dataSize */
+    while (p + 12 <= n - 106 && !hit) {
+        int32_t nv = (int32_t)hpc_le32(b + p);
+        p += 12;
+        for (int32_t k = 0; k < nv; k++, p += 58)
+            if (hpc_le32(b + p) == 1 && b[p + 8] == 0 && !hit)
+                hit = p;
+    }
+    ck_assert_uint_gt(hit, 0);
+    char *dir = g_dir_make_tmp("check_fti_XXXXXX", NULL);
+    char *path = g_build_filename(dir, "Ckpt3-Rank0.fti", NULL);
+    for (int claim = 0; claim < 2; claim++) {
+        hpc_put_le64(b + hit + 26, claim ? 800 : 0);
+        ck_assert(g_file_set_contents(path, b, (gssize)n, NULL));
+        hpc_options o;
+        hpc_options_init(&o);
+        hpc_container *c = NULL;
+        GError *err = NULL;
+        int rc = hpc_container_open(path, &o, &c, &err);
+        ck_assert_int_eq(rc, claim ? HPC_E_CORRUPT : HPC_OK);
+        if (claim)
+            ck_assert_ptr_nonnull(strstr(err->message, "field hascontent"));
+        g_clear_error(&err);
+        if (c)
+            hpc_container_close(c);
+        hpc_options_clear(&o);
+    }
+    unlink(path);
+    rmdir(dir);
+    g_free(path);
+    g_free(dir);
+    g_free(b);
+    g_free(src);
+}
+END_TEST
+
+/* FTI's staging directories (<execId>/tmp beside l1..l4) are counted and
+ * skipped by the walk; a directory called tmp elsewhere is walked. */
+START_TEST(walk_skips_staging)
+{
+    char *root = g_dir_make_tmp("check_fti_XXXXXX", NULL);
+    const char *files[] = { "a/l1/Ckpt1-Rank0.fti", "a/tmp/Ckpt2-Rank0.fti",
+                            "a/tmp/Ckpt2-Rank1.fti", "b/tmp/Ckpt3-Rank0.fti" };
+    for (unsigned i = 0; i < G_N_ELEMENTS(files); i++) {
+        char *p = g_build_filename(root, files[i], NULL), *d = g_path_get_dirname(p);
+        ck_assert_int_eq(g_mkdir_with_parents(d, 0755), 0);
+        ck_assert(g_file_set_contents(p, "x", 1, NULL));
+        g_free(d);
+        g_free(p);
+    }
+    fti_walk_ctx w = { .found = g_array_new(FALSE, FALSE, sizeof(fti_found)) };
+    fti_walk(&w, root, 0);
+    ck_assert_uint_eq(w.found->len, 2);
+    int32_t seen = 0;
+    for (guint i = 0; i < w.found->len; i++)
+        seen |= 1 << g_array_index(w.found, fti_found, i).ckpt;
+    ck_assert_int_eq(seen, (1 << 1) | (1 << 3));
+    ck_assert_uint_eq(w.staged, 2);
+    ck_assert(g_str_has_suffix(w.staged_dir, "/a/tmp"));
+    fti_walk_clear(&w);
+    for (int i = (int)G_N_ELEMENTS(files) - 1; i >= 0; i--) {
+        char *p = g_build_filename(root, files[i], NULL), *d = g_path_get_dirname(p);
+        unlink(p);
+        rmdir(d);
+        g_free(d);
+        g_free(p);
+    }
+    char *a = g_build_filename(root, "a", NULL), *b = g_build_filename(root, "b", NULL);
+    rmdir(a);
+    rmdir(b);
+    rmdir(root);
+    g_free(a);
+    g_free(b);
+    g_free(root);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fti");
@@ -724,6 +811,8 @@ int main(void)
     tcase_add_test(tc, rs_any_g_of_2g);
     tcase_add_test(tc, gf_regions);
     tcase_add_test(tc, rs_decode_ranges);
+    tcase_add_test(tc, empty_container_with_bytes);
+    tcase_add_test(tc, walk_skips_staging);
     suite_add_tcase(s, tc);
     /* ~700 mounts of generated checkpoints: slower under the sanitizers on
      * a loaded machine */

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "check_util.h"
+#include "hpc_bytes.h"
 
 /* Value following `key` in a whitespace-separated manifest line. */
 static char *field(gchar **words, const char *key)
@@ -156,6 +159,130 @@ START_TEST(odd_reads)
 }
 END_TEST
 
+/* ---- layouts written here: where the data start ------------------------ */
+
+/* A one-block-per-task SION file of n tasks with chunk size cs and
+ * fsblksize 1: data at sod, META2 at sov (0: right after the data),
+ * block size len[i] (data byte k of task i is 7i + k).  Returns its path. */
+static char *write_sion(int format, uint64_t sod, uint64_t sov, unsigned n, uint64_t cs,
+                        const int64_t *len)
+{
+    unsigned ranks_at = format >= 3 ? 1076 : 1056;
+    uint64_t size = (sov ? sov : sod + n * cs) + 16 * n;
+    guint8 *b = g_malloc0(size);
+    memcpy(b, "sion", 4);
+    hpc_put_le32(b + 8, 1007);
+    hpc_put_le32(b + 16, (uint32_t)format);
+    hpc_put_le32(b + 20, 1);
+    hpc_put_le32(b + 24, n);
+    hpc_put_le32(b + 28, 1);
+    if (format >= 5)
+        hpc_put_le64(b + 36, (uint64_t)50 << 32);
+    for (unsigned i = 0; i < n; i++) {
+        hpc_put_le64(b + ranks_at + 8 * i, i);
+        hpc_put_le64(b + ranks_at + 8 * n + 8 * i, cs);
+        hpc_put_le64(b + size - 16 * n + 8 * i, 1);
+        hpc_put_le64(b + size - 8 * n + 8 * i, (uint64_t)len[i]);
+        for (uint64_t k = 0; len[i] > 0 && k < (uint64_t)len[i]; k++)
+            b[sod + i * cs + k] = (guint8)(7 * i + k);
+    }
+    hpc_put_le32(b + ranks_at + 16 * n, 1);
+    hpc_put_le64(b + ranks_at + 16 * n + 4, size - 16 * n);
+    char *dir = g_dir_make_tmp("check_sion_XXXXXX", NULL);
+    char *path = g_build_filename(dir, "w.sion", NULL);
+    ck_assert(g_file_set_contents(path, (const char *)b, (gssize)size, NULL));
+    g_free(b);
+    g_free(dir);
+    return path;
+}
+
+static void remove_sion(char *path)
+{
+    char *dir = g_path_get_dirname(path);
+    g_unlink(path);
+    g_rmdir(dir);
+    g_free(dir);
+    g_free(path);
+}
+
+/* Open path; the error code, and each task's bytes checked when it opens. */
+static int open_check(const char *path, unsigned n, const int64_t *len)
+{
+    hpc_container *c = NULL;
+    GError *err = NULL;
+    hpc_options o;
+    hpc_options_init(&o);
+    int rc = hpc_container_open(path, &o, &c, &err);
+    hpc_options_clear(&o);
+    g_clear_error(&err);
+    for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
+        char name[32], buf[64];
+        hpc_stat st;
+        size_t got;
+        g_snprintf(name, sizeof name, "rank-%06u", i);
+        ck_assert_int_eq(hpc_container_resolve(c, name, &st), HPC_OK);
+        ck_assert_uint_eq(st.size, (uint64_t)len[i]);
+        ck_assert_int_eq(hpc_container_read(c, st.ino, buf, sizeof buf, 0, &got), HPC_OK);
+        ck_assert_uint_eq(got, (uint64_t)len[i]);
+        for (size_t k = 0; k < got; k++)
+            ck_assert_uint_eq((guint8)buf[k], (guint8)(7 * i + k));
+    }
+    if (c)
+        hpc_container_close(c);
+    return rc;
+}
+
+/* Format 2 (header 1068 + 16n bytes): its data start at the header's own
+ * end or where SIONlib reads them (1088 + 16n); with fsblksize 1 the two
+ * differ, and start_of_varheader tells which. */
+START_TEST(format2_start_of_data)
+{
+    const int64_t len[3] = { 40, 0, 33 };
+    uint64_t own = 1056 + 16 * 3 + 12, lib = 1076 + 16 * 3 + 12;
+    char *p = write_sion(2, own, 0, 3, 40, len);
+    ck_assert_int_eq(open_check(p, 3, len), HPC_OK);
+    remove_sion(p);
+    p = write_sion(2, lib, 0, 3, 40, len);
+    ck_assert_int_eq(open_check(p, 3, len), HPC_OK);
+    remove_sion(p);
+    /* neither: META2 does not follow the data */
+    p = write_sion(2, lib + 8, 0, 3, 40, len);
+    ck_assert_int_eq(open_check(p, 3, len), HPC_E_CORRUPT);
+    remove_sion(p);
+}
+END_TEST
+
+/* Formats 3-5 have one rule: data placed elsewhere (a SIONlib built with a
+ * large first block) or META2 moved are refused, not read at the rule's
+ * offset. */
+START_TEST(start_of_data_rule)
+{
+    const int64_t len[2] = { 50, 7 };
+    uint64_t rule = 1076 + 16 * 2 + 12;
+    for (int fmt = 3; fmt <= 5; fmt++) {
+        char *p = write_sion(fmt, rule, 0, 2, 64, len);
+        ck_assert_int_eq(open_check(p, 2, len), HPC_OK);
+        remove_sion(p);
+        p = write_sion(fmt, 4 << 20, 0, 2, 64, len);
+        ck_assert_int_eq(open_check(p, 2, len), HPC_E_CORRUPT);
+        remove_sion(p);
+        p = write_sion(fmt, rule, rule + 2 * 64 + 100, 2, 64, len);
+        ck_assert_int_eq(open_check(p, 2, len), HPC_E_CORRUPT);
+        remove_sion(p);
+    }
+}
+END_TEST
+
+/* A used block of negative size is damage (only unused entries may be -1). */
+START_TEST(negative_block)
+{
+    const int64_t len[2] = { 50, -1 };
+    char *p = write_sion(5, 1076 + 16 * 2 + 12, 0, 2, 64, len);
+    ck_assert_int_eq(open_check(p, 2, len), HPC_E_CORRUPT);
+    remove_sion(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sion");
@@ -170,6 +297,11 @@ int main(void)
     tcase_add_test(tc, map_extents);
     tcase_add_test(tc, rankname_option);
     tcase_add_test(tc, odd_reads);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("layouts");
+    tcase_add_test(tc, format2_start_of_data);
+    tcase_add_test(tc, start_of_data_rule);
+    tcase_add_test(tc, negative_block);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

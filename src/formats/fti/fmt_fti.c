@@ -33,7 +33,8 @@ const char *fti_level_name(fti_level l)
 static const char *const origin_names[] = { "file", "partner-copy", "rs-rebuild", "dcp" };
 
 /* L3 when RSed files exist, else L2 with Pcof files, else L4 (an l4
- * directory), dCP or L1 from the first rank's file. */
+ * directory, or l4_archive, where FTI keeps older L4 checkpoints with
+ * keep_l4_ckpt), dCP or L1 from the first rank's file. */
 static fti_level ckpt_level(const ck_files *cf)
 {
     fti_level l = FTI_L1;
@@ -45,7 +46,7 @@ static fti_level ckpt_level(const ck_files *cf)
         else if (cf->rank[r] && l == FTI_L1) {
             if (cf->rank[r]->kind == FTI_K_DCP)
                 l = FTI_LDCP;
-            else if (strstr(cf->rank[r]->path, "/l4/"))
+            else if (strstr(cf->rank[r]->path, "/l4/") || strstr(cf->rank[r]->path, "/l4_archive/"))
                 l = FTI_L4;
         }
     }
@@ -473,6 +474,10 @@ static int open_tree(hpc_container *c, fti *f, fti_walk_ctx *w, GError **err)
     w->topology = NULL;
     fti_find_above(f, c->path);
     fti_load_config(f);
+    if (w->staged)
+        fti_warn(f, "%u checkpoint files in FTI's staging directories (first: %s) are not "
+                 "shown: FTI moves a checkpoint out of <execId>/tmp once it is complete",
+                 w->staged, w->staged_dir);
     if (w->found->len == 0)
         return hpc_fail(err, HPC_E_UNSUPPORTED, c->path, NULL, 0,
                         "no Ckpt<N>-Rank<R>.fti, Pcof, RSed or dCPFile file below it");

@@ -222,10 +222,14 @@ void fti_rank_clear(fti_rank *rk);
 /** Recognise FTI-FF file names; returns 1 and fills kind/ckpt/rank. */
 int fti_parse_name(const char *name, fti_kind *kind, int32_t *ckpt, int32_t *rank);
 
-/** Every FTI file below dir (and the first config.fti / Topology.fti). */
+/** Every FTI file below dir (and the first config.fti / Topology.fti);
+ *  FTI's staging directories (<execId>/tmp beside l1..l4) are counted in
+ *  staged, not entered. */
 typedef struct fti_walk_ctx {
     GArray *found;          /* fti_found */
     char *config, *topology;
+    unsigned staged;        /* checkpoint files in FTI's staging dirs, skipped */
+    char *staged_dir;       /* the first such directory */
     unsigned seen;
     int stop_at_first;      /* probe */
 } fti_walk_ctx;

@@ -51,6 +51,49 @@ int fti_parse_name(const char *name, fti_kind *kind, int32_t *ckpt, int32_t *ran
     return eat_num(&p, rank) && strcmp(p, ".fti") == 0;
 }
 
+/* Files below dir whose names are FTI checkpoint files (not recursive). */
+static unsigned count_ckpt_files(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    unsigned n = 0;
+    fti_kind kind;
+    int32_t ck, rk;
+    while (d && (name = g_dir_read_name(d)) && n < FTI_PROBE_MAX)
+        n += fti_parse_name(name, &kind, &ck, &rk);
+    if (d)
+        g_dir_close(d);
+    return n;
+}
+
+/* FTI writes a checkpoint into <execId>/tmp (local or global) and renames
+ * it to l1..l4 once it is complete: a "tmp" beside those directories holds
+ * a checkpoint being written, or abandoned by a crash, never a committed
+ * one. */
+static int staging_dir(const char *parent, const char *name)
+{
+    static const char *const done[] = { "l1", "l2", "l3", "l4", "dCP" };
+    if (strcmp(name, "tmp") != 0)
+        return 0;
+    for (unsigned i = 0; i < G_N_ELEMENTS(done); i++) {
+        char *p = g_build_filename(parent, done[i], NULL);
+        int is = g_file_test(p, G_FILE_TEST_IS_DIR);
+        g_free(p);
+        if (is)
+            return 1;
+    }
+    return 0;
+}
+
+/* A staging directory met by the walk: counted, not entered. */
+static void skip_staging(fti_walk_ctx *w, const char *path)
+{
+    unsigned n = count_ckpt_files(path);
+    w->staged += n;
+    if (n && !w->staged_dir)
+        w->staged_dir = g_strdup(path);
+}
+
 void fti_walk(fti_walk_ctx *w, const char *dir, int depth)
 {
     GDir *d = g_dir_open(dir, 0, NULL);
@@ -68,7 +111,9 @@ void fti_walk(fti_walk_ctx *w, const char *dir, int depth)
             g_free(p);
             continue;
         }
-        if (S_ISDIR(st.st_mode)) {
+        if (S_ISDIR(st.st_mode) && staging_dir(dir, name)) {
+            skip_staging(w, p);
+        } else if (S_ISDIR(st.st_mode)) {
             if (depth < FTI_WALK_DEPTH && !(w->stop_at_first && w->found->len))
                 fti_walk(w, p, depth + 1);
         } else if (S_ISREG(st.st_mode) && fti_parse_name(name, &kind, &ck, &rk)) {
@@ -99,6 +144,7 @@ void fti_walk_clear(fti_walk_ctx *w)
         g_array_free(w->found, TRUE);
     g_free(w->config);
     g_free(w->topology);
+    g_free(w->staged_dir);
     memset(w, 0, sizeof *w);
 }
 

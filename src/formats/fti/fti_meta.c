@@ -223,6 +223,15 @@ static int parse_record(rank_parse *rp, const unsigned char *buf, uint64_t at, u
                         "variable %d: chunk of %" PRId64 " bytes in a container of %" PRId64,
                         t.id, cs, cts);
     *bytes = (uint64_t)cts;
+    /* FTI adds every record's chunksize to the variable's size but copies
+     * only chunks with content: it empties a container (a shrunk variable)
+     * by clearing both; a container without content that still claims
+     * bytes leaves bytes of the variable that no chunk holds */
+    if (!t.has && cs > 0)
+        return hpc_fail(err, HPC_E_CORRUPT, rp->path, "hascontent", rp->ds + at + o + 4,
+                        "variable %d: a container without content claims a chunk of %" PRId64
+                        " bytes, which FTI counts in the variable but stores nowhere",
+                        t.id, cs);
     if (!t.has || cs == 0) {
         /* empty container: dptr and fptr are stale; it only says that the
          * id exists */

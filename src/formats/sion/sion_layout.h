@@ -42,6 +42,11 @@
 #define SION_META1_FIXED 1076      /* bytes before globalrank[] (format >= 3) */
 #define SION_META1_FIXED_V2 1056   /* format 2: no filenumber, flag1, flag2 */
 #define SION_META1_TAIL 12         /* maxchunks (4) + start_of_varheader (8) */
+/* META1 of n tasks in format >= 3.  SIONlib places the data at this size
+ * rounded up to fsblksize for every format, format 2 too (its header is
+ * 20 bytes shorter), and META2 right after the last block:
+ * start_of_varheader = start_of_data + maxchunks * globalskip. */
+#define SION_META1_SIZE(n) (SION_META1_FIXED + 16 * (uint64_t)(n) + SION_META1_TAIL)
 
 /* key-value mode: the upper 32 bits of flag1 (format 5) */
 #define SION_KV_SHIFT 32

@@ -70,7 +70,6 @@ static int parse_meta1_head(sion_file *f, uint64_t *ranks_at, GError **err)
         return hpc_fail(err, HPC_E_CORRUPT, path, "ntasks", SION_OFF_NTASKS,
                         "%d tasks cannot fit in a file of %" PRIu64 " bytes",
                         f->ntasks, f->src->size);
-    f->start_of_data = roundup_u64(f->end_of_header, (uint64_t)f->fsblksize);
     *ranks_at = ranks_off;
     return HPC_OK;
 }
@@ -91,7 +90,7 @@ static int parse_meta1_tasks(sion_file *f, uint64_t ranks_off, GError **err)
     f->sov = rd64(arr + 16 * n + 4, f->big);
     /* a killed writer's file ends where its data end: chunks may lie beyond */
     int killed = f->maxchunks == 0 && f->sov == 0;
-    uint64_t ptr = f->start_of_data;
+    uint64_t ptr = 0;           /* task starts relative to the data, placed later */
     for (uint64_t i = 0; i < n; i++) {
         int64_t cs = rd64(arr + 8 * n + 8 * i, f->big);
         if (cs < 0) {
@@ -114,10 +113,49 @@ static int parse_meta1_tasks(sion_file *f, uint64_t ranks_off, GError **err)
             goto out;
         }
     }
-    f->globalskip = ptr - f->start_of_data;
+    f->globalskip = ptr;
 out:
     g_free(arr);
     return rc;
+}
+
+/* Where the data of f begin.  SIONlib computes it from the size of a
+ * format >= 3 header, SION_META1_SIZE(n), rounded up to fsblksize, also
+ * for format 2 files, whose header is 20 bytes shorter; the writer puts
+ * META2 right after the last block: start_of_varheader = start_of_data +
+ * maxchunks * globalskip.  That equation decides between the two for
+ * format 2 and proves the arithmetic for every file; a file it does not
+ * hold for (another rule, a damaged field) is refused, not guessed. */
+static int place_data(sion_file *f, int killed, GError **err)
+{
+    uint64_t n = (uint64_t)f->ntasks, bs = (uint64_t)f->fsblksize, want = 0;
+    uint64_t rule = roundup_u64(SION_META1_SIZE(n), bs), own = roundup_u64(f->end_of_header, bs);
+    int proof = !killed && f->maxchunks >= 1 && f->sov > 0 &&
+        hpc_mul_u64((uint64_t)f->maxchunks, f->globalskip, &want) && (uint64_t)f->sov >= want;
+    want = proof ? (uint64_t)f->sov - want : 0;
+    if (proof && (want == rule || (f->fileformat == 2 && want == own)))
+        f->start_of_data = want;
+    else if (!proof && (rule == own || f->fileformat > 2))
+        f->start_of_data = rule;    /* META2's own checks, or salvage, decide */
+    else if (!proof)
+        return hpc_fail(err, HPC_E_UNSUPPORTED, f->src->path, "start_of_varheader",
+                        f->end_of_header - 8, "format 2 file without a usable META2: its data "
+                        "start at %" PRIu64 " or at %" PRIu64 ", nothing tells which",
+                        own, rule);
+    else
+        return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "start_of_varheader",
+                        f->end_of_header - 8, "%" PRId64 " is not start_of_data %" PRIu64
+                        "%s + maxchunks %d x globalskip %" PRIu64 ", where SIONlib puts META2",
+                        f->sov, rule, f->fileformat == 2 && own != rule ? " (or the format 2 "
+                        "header's own end)" : "", f->maxchunks, f->globalskip);
+    for (uint64_t i = 0; i < n; i++)
+        f->tasks[i].start += f->start_of_data;
+    uint64_t end;
+    if (!killed && (!hpc_add_u64(f->start_of_data, f->globalskip, &end) || end > f->src->size))
+        return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "chunksize", f->end_of_header - 12
+                        - 8 * n, "the chunks of the %" PRIu64 " tasks end beyond the end of "
+                        "the file", n);
+    return HPC_OK;
 }
 
 /* Parse META1; fills f and f->tasks (globalrank, start). */
@@ -125,7 +163,9 @@ int sion_parse_meta1(sion_file *f, GError **err)
 {
     uint64_t ranks_off;
     int rc = parse_meta1_head(f, &ranks_off, err);
-    return rc == HPC_OK ? parse_meta1_tasks(f, ranks_off, err) : rc;
+    if (rc == HPC_OK)
+        rc = parse_meta1_tasks(f, ranks_off, err);
+    return rc == HPC_OK ? place_data(f, f->maxchunks == 0 && f->sov == 0, err) : rc;
 }
 
 /* End of the written data in [b0, b1) of the source: the end of the last
@@ -215,10 +255,39 @@ static int salvage_meta2(sion_file *f, GError **err)
     return HPC_OK;
 }
 
+/* Task i's blockcount and block sizes from META2 (read into m). */
+static int task_blocks(sion_file *f, const unsigned char *m, uint64_t i, GError **err)
+{
+    sion_task *t = f->tasks;
+    uint64_t n = (uint64_t)f->ntasks, sov = (uint64_t)f->sov;
+    int64_t bc = rd64(m + 8 * i, f->big);
+    if (bc < 0 || bc > f->maxchunks)
+        return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "blockcount", sov + 8 * i,
+                        "task %" PRIu64 " has %" PRId64 " blocks, maxchunks is %d",
+                        i, bc, f->maxchunks);
+    t[i].blockcount = (uint32_t)bc;
+    t[i].length = 0;
+    uint64_t next = i + 1 < n ? t[i + 1].start : f->start_of_data + f->globalskip;
+    uint64_t lsize = next - t[i].start;
+    for (uint64_t j = 0; j < (uint64_t)f->maxchunks; j++) {
+        uint64_t at = sov + 8 * n + 8 * (j * n + i);
+        int64_t bs = j < (uint64_t)bc ? rd64(m + 8 * n + 8 * (j * n + i), f->big) : 0;
+        /* entries past blockcount are unused (0 today, -1 in old files);
+         * SIONlib reads a used one as it is, so a negative one is damage */
+        if (bs < 0 || (uint64_t)bs > lsize)
+            return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "blocksize", at,
+                            "block %" PRIu64 " of task %" PRIu64 " holds %" PRId64
+                            " bytes but its chunk is %" PRIu64 " bytes%s", j, i, bs, lsize,
+                            bs < 0 ? "" : ": blocks overlap");
+        f->blocksizes[j * n + i] = bs;
+        t[i].length += (uint64_t)bs;
+    }
+    return HPC_OK;
+}
+
 /* Parse META2 of a file whose META1 (and task starts) are known. */
 int sion_parse_meta2(sion_file *f, int salvage, GError **err)
 {
-    sion_task *t = f->tasks;
     const char *path = f->src->path;
     uint64_t n = (uint64_t)f->ntasks, size = f->src->size, data_end;
     uint64_t sov = (uint64_t)f->sov;
@@ -245,34 +314,8 @@ int sion_parse_meta2(sion_file *f, int salvage, GError **err)
     if (rc != HPC_OK)
         goto out;
     f->blocksizes = g_new(int64_t, nbs);
-    for (uint64_t i = 0; i < n && rc == HPC_OK; i++) {
-        int64_t bc = rd64(m + 8 * i, f->big);
-        if (bc < 0 || bc > f->maxchunks) {
-            rc = hpc_fail(err, HPC_E_CORRUPT, path, "blockcount", sov + 8 * i,
-                          "task %" PRIu64 " has %" PRId64 " blocks, maxchunks is %d",
-                          i, bc, f->maxchunks);
-            break;
-        }
-        t[i].blockcount = (uint32_t)bc;
-        t[i].length = 0;
-        uint64_t next = i + 1 < n ? t[i + 1].start : f->start_of_data + f->globalskip;
-        uint64_t lsize = next - t[i].start;
-        for (uint64_t j = 0; j < (uint64_t)f->maxchunks; j++) {
-            uint64_t at = sov + 8 * n + 8 * (j * n + i);
-            int64_t bs = rd64(m + 8 * n + 8 * (j * n + i), f->big);
-            if (bs < 0 || j >= (uint64_t)bc)
-                bs = 0;    /* unused entries: 0 today, -1 in old files */
-            if ((uint64_t)bs > lsize) {
-                rc = hpc_fail(err, HPC_E_CORRUPT, path, "blocksize", at,
-                              "block %" PRIu64 " of task %" PRIu64 " holds %" PRId64
-                              " bytes but its chunk is %" PRIu64 " bytes: blocks overlap",
-                              j, i, bs, lsize);
-                break;
-            }
-            f->blocksizes[j * n + i] = bs;
-            t[i].length += (uint64_t)bs;
-        }
-    }
+    for (uint64_t i = 0; i < n && rc == HPC_OK; i++)
+        rc = task_blocks(f, m, i, err);
 out:
     g_free(m);
     return rc;
