@@ -345,7 +345,9 @@ static void values_ldouble(hid_t f)
  * conversion for; a time type */
 static void values_bitfields(hid_t f)
 {
-    static const unsigned short v[6] = { 0xffff, 0x1234, 0x0020, 0x8000, 0x7fe0, 0x0001 };
+    /* 24 bytes: the three 8-byte compound elements read all of them */
+    static const unsigned short v[12] = { 0xffff, 0x1234, 0x0020, 0x8000, 0x7fe0, 0x0001,
+                                          0x00ff, 0x0f0f, 0x4321, 0x0102, 0x7fff, 0x0003 };
     hsize_t n = 6;
     hid_t b11 = H5Tcopy(H5T_STD_B16LE), b3 = H5Tcopy(H5T_STD_B8LE), b16 = H5Tcopy(H5T_STD_B16LE);
     CHECK(H5Tset_precision(b11, 11));
