@@ -56,7 +56,7 @@ fi
 # of the file, libhdf5/libhdf4 in their helper processes), listed and read
 # once on the idle machine; under load the same mount must show the same
 # tree and bytes
-corpus=${HPC_LOAD_CORPUS:-${HPC_CORPUS:-}}   # run-all.sh: HPC_LOAD_CORPUS in sanitizer builds
+corpus=${HPC_LOAD_CORPUS:-${HPC_CORPUS:-}}   # run-all.sh sets HPC_LOAD_CORPUS in both builds
 KINDS=""
 if [ -n "$corpus" ] && [ -d "$corpus" ]; then
     for kind in hdf5 hdf4 gsd sion; do
