@@ -94,6 +94,40 @@ static void skip_staging(fti_walk_ctx *w, const char *path)
         w->staged_dir = g_strdup(path);
 }
 
+/* walk_entry: one entry NAME of DIR: a checkpoint file, config.fti or
+ * Topology.fti kept, a directory walked, a staging directory counted */
+static void walk_entry(fti_walk_ctx *w, const char *dir, const char *name, int depth)
+{
+    char *p = g_build_filename(dir, name, NULL);
+    struct stat st;
+    fti_kind kind;
+    int32_t ck, rk;
+    if (lstat(p, &st) != 0)
+        goto out;
+    if (S_ISDIR(st.st_mode) && staging_dir(dir, name)) {
+        skip_staging(w, p);
+    } else if (S_ISDIR(st.st_mode)) {
+        if (depth < FTI_WALK_DEPTH && !(w->stop_at_first && w->found->len))
+            fti_walk(w, p, depth + 1);
+    } else if (!S_ISREG(st.st_mode)) {
+        goto out;
+    } else if (fti_parse_name(name, &kind, &ck, &rk)) {
+        if (rk <= FTI_MAX_RANK) {
+            fti_found x = { kind, ck, rk, p };
+            g_array_append_val(w->found, x);
+            p = NULL;
+        }
+    } else if (strcmp(name, "config.fti") == 0 && !w->config) {
+        w->config = p;
+        p = NULL;
+    } else if (strcmp(name, "Topology.fti") == 0 && !w->topology) {
+        w->topology = p;
+        p = NULL;
+    }
+out:
+    g_free(p);
+}
+
 void fti_walk(fti_walk_ctx *w, const char *dir, int depth)
 {
     GDir *d = g_dir_open(dir, 0, NULL);
@@ -103,33 +137,7 @@ void fti_walk(fti_walk_ctx *w, const char *dir, int depth)
     unsigned limit = w->stop_at_first ? FTI_PROBE_MAX : FTI_WALK_MAX;
     while ((name = g_dir_read_name(d)) && w->seen < limit) {
         w->seen++;
-        char *p = g_build_filename(dir, name, NULL);
-        struct stat st;
-        fti_kind kind;
-        int32_t ck, rk;
-        if (lstat(p, &st) != 0) {
-            g_free(p);
-            continue;
-        }
-        if (S_ISDIR(st.st_mode) && staging_dir(dir, name)) {
-            skip_staging(w, p);
-        } else if (S_ISDIR(st.st_mode)) {
-            if (depth < FTI_WALK_DEPTH && !(w->stop_at_first && w->found->len))
-                fti_walk(w, p, depth + 1);
-        } else if (S_ISREG(st.st_mode) && fti_parse_name(name, &kind, &ck, &rk)) {
-            if (rk <= FTI_MAX_RANK) {
-                fti_found x = { kind, ck, rk, p };
-                g_array_append_val(w->found, x);
-                p = NULL;
-            }
-        } else if (S_ISREG(st.st_mode) && strcmp(name, "config.fti") == 0 && !w->config) {
-            w->config = p;
-            p = NULL;
-        } else if (S_ISREG(st.st_mode) && strcmp(name, "Topology.fti") == 0 && !w->topology) {
-            w->topology = p;
-            p = NULL;
-        }
-        g_free(p);
+        walk_entry(w, dir, name, depth);
         if (w->stop_at_first && w->found->len)
             break;
     }

@@ -137,10 +137,42 @@ static int fill_elem(void *p, uint64_t elem, void *buf)
     return read_range(ec->h, ec->hd, elem, elem + 1, buf);
 }
 
+/* read_data: LEN bytes at OFF of a dataset read by libhdf5, whole
+ * elements read and the cut ones trimmed */
+static int read_data(hpc_container *c, const h5_handle *hd, void *buf, size_t len,
+                     uint64_t off)
+{
+    h5 *h = c->priv;
+    const h5_dset *d = hd->d;
+    h5_quiet();
+    uint64_t e0 = off / d->esize, e1 = (off + len - 1) / d->esize + 1;
+    size_t skip = (size_t)(off - e0 * d->esize);
+    int rc;
+    if (skip == 0 && (e1 - e0) * d->esize == len) {
+        rc = read_range(h, hd, e0, e1, buf);
+    } else if (d->esize > ELEM_SLOT_MIN) {
+        elem_ctx ec = { h, hd };
+        rc = hpc_h5elem_read(h->elems, hd->node, d->esize, off, len, buf, fill_elem, &ec);
+    } else {
+        char *tmp = g_try_malloc((size_t)(e1 - e0) * d->esize);
+        if (!tmp)
+            return HPC_E_NOMEM;
+        rc = read_range(h, hd, e0, e1, tmp);
+        if (rc == HPC_OK)
+            memcpy(buf, tmp + skip, len);
+        g_free(tmp);
+    }
+    /* libhdf5's sec2 driver reads zeros past the end of a file that
+     * shrank under the mount: the bytes count only if the file is
+     * still as it was */
+    if (rc == HPC_OK)
+        rc = hpc_container_sources_unchanged(c);
+    return rc;
+}
+
 static int read_dset(hpc_container *c, const h5_handle *hd, void *buf, size_t len,
                      uint64_t off, size_t *nread)
 {
-    h5 *h = c->priv;
     const h5_dset *d = hd->d;
     if (off >= d->size || len == 0)
         return HPC_OK;
@@ -151,31 +183,9 @@ static int read_dset(hpc_container *c, const h5_handle *hd, void *buf, size_t le
         memcpy(buf, d->text + off, len);
         rc = HPC_OK;
         break;
-    case DS_DATA: {
-        h5_quiet();
-        uint64_t e0 = off / d->esize, e1 = (off + len - 1) / d->esize + 1;
-        size_t skip = (size_t)(off - e0 * d->esize);
-        if (skip == 0 && (e1 - e0) * d->esize == len) {
-            rc = read_range(h, hd, e0, e1, buf);
-        } else if (d->esize > ELEM_SLOT_MIN) {
-            elem_ctx ec = { h, hd };
-            rc = hpc_h5elem_read(h->elems, hd->node, d->esize, off, len, buf, fill_elem, &ec);
-        } else {
-            char *tmp = g_try_malloc((size_t)(e1 - e0) * d->esize);
-            if (!tmp)
-                return HPC_E_NOMEM;
-            rc = read_range(h, hd, e0, e1, tmp);
-            if (rc == HPC_OK)
-                memcpy(buf, tmp + skip, len);
-            g_free(tmp);
-        }
-        /* libhdf5's sec2 driver reads zeros past the end of a file that
-         * shrank under the mount: the bytes count only if the file is
-         * still as it was */
-        if (rc == HPC_OK)
-            rc = hpc_container_sources_unchanged(c);
+    case DS_DATA:
+        rc = read_data(c, hd, buf, len, off);
         break;
-    }
     case DS_REFUSED:
         hpc_log("hdf5: %s: bytes %" PRIu64 "..%" PRIu64 ": %s", d->path, off, off + len, d->note);
         rc = HPC_E_IO;
