@@ -260,11 +260,15 @@ static int compound_refusal(hid_t t, GString *why, int depth)
     return rc;
 }
 
-/* A standard bit field (HDF5's 8 to 64 bits, either order, no padding)? */
+/* A bit field h5py reads: HDF5's standard ones of 8 to 64 bits, no
+ * padding, but not the 8-bit big-endian one: h5py reads it as NumPy's u1,
+ * which has no byte order, and libhdf5 has no conversion from it to a
+ * little-endian byte (ds[()] and attribute reads raise; an array of them
+ * would read, but is refused here too: an error, never a wrong byte). */
 static int std_bitfield(hid_t t)
 {
     const hid_t std[] = { H5T_STD_B8LE, H5T_STD_B16LE, H5T_STD_B32LE, H5T_STD_B64LE,
-                          H5T_STD_B8BE, H5T_STD_B16BE, H5T_STD_B32BE, H5T_STD_B64BE };
+                          H5T_STD_B16BE, H5T_STD_B32BE, H5T_STD_B64BE };
     for (size_t i = 0; i < G_N_ELEMENTS(std); i++)
         if (H5Tequal(t, std[i]) > 0)
             return 1;
