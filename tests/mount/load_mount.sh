@@ -4,13 +4,14 @@
 #
 # The containers: every fixture of tests/data (the SION files, the FTI
 # checkpoint directory, the GSD files, the distributed HDF set) and the HDF5
-# files tests/gen/hdf5_gen writes, each mounted with no option at all, the
-# first MiB of every regular file of the mount read and the byte count
-# equal to what the sizes stat shows.  When HPC_LOAD_CORPUS or HPC_CORPUS
-# names a directory,
-# its hdf5/, hdf4/, gsd/ and sion/ folders are each mounted as a run
-# directory (every file a container opened as a mount of it would be) and
-# must list and read the same under load as on the idle machine.
+# files tests/gen/hdf5_gen writes, each mounted with no option at all and
+# surveyed (every node, the first MiB of every regular file hashed, read
+# errors recorded) on the idle machine and again under load: the two
+# surveys must be equal, and the idle one must have read bytes.  When
+# HPC_LOAD_CORPUS or HPC_CORPUS names a directory, its hdf5/, hdf4/, gsd/
+# and sion/ folders are each mounted as a run directory (every file a
+# container opened as a mount of it would be) and surveyed the same way
+# (the first 4 KiB of each file).
 # Nothing here waits for a time: a mount or read that hangs is bounded by a
 # 10-minute timeout, a limit for a dead process, not a speed.
 . "$(dirname "$0")/../lib/lib.sh"
@@ -30,9 +31,8 @@ stop_load() {
 }
 trap 'stop_load; cleanup' EXIT
 
-# containers: LABEL<TAB>SOURCE<TAB>MAXBYTES lines (MAXBYTES 0: whole
-# files); the first MiB of each file bounds the run (bigelem.h5 is 72 MiB
-# of one gzip-compressed element)
+# containers: LABEL<TAB>SOURCE<TAB>MAXBYTES lines; the first MiB of each
+# file bounds the run (bigelem.h5 is 72 MiB of one gzip-compressed element)
 MAXB=1048576
 LIST="$TMP/list"
 : > "$LIST"
@@ -64,12 +64,13 @@ if [ -n "$corpus" ] && [ -d "$corpus" ]; then
     done
 fi
 
-# survey MNT OUT: every node of MNT with the first 4 KiB of each regular
-# file hashed, one line each, sorted (errors become lines too)
+# survey MNT OUT [MAX]: every node of MNT with the first MAX bytes (4096)
+# of each regular file hashed and counted, one line each, sorted (errors
+# become lines too)
 survey() {
-    "$PY" - "$1" > "$2" <<'PYEOF'
+    "$PY" - "$1" "${3:-4096}" > "$2" <<'PYEOF'
 import hashlib, os, sys
-top = sys.argv[1]
+top, cap = sys.argv[1], int(sys.argv[2])
 out = []
 for d, dirs, files in os.walk(top, onerror=lambda e: out.append(
         "error %s %s" % (os.path.relpath(e.filename, top), e.strerror))):
@@ -79,9 +80,14 @@ for d, dirs, files in os.walk(top, onerror=lambda e: out.append(
         p = os.path.join(d, n)
         r = os.path.relpath(p, top)
         try:
+            b = b""
             with open(p, "rb") as fh:
-                b = fh.read(4096)
-            out.append("file %s %s" % (r, hashlib.sha256(b).hexdigest()))
+                while len(b) < cap:
+                    piece = fh.read(cap - len(b))
+                    if not piece:
+                        break
+                    b += piece
+            out.append("file %s %d %s" % (r, len(b), hashlib.sha256(b).hexdigest()))
         except OSError as e:
             out.append("file %s error %s" % (r, e.strerror))
 print("\n".join(sorted(out)))
@@ -103,6 +109,24 @@ survey_corpus() {
         unmount_container "$m"
     done
 }
+# survey_list TAG: mount, survey (first MAX bytes of each file) and unmount
+# every container of LIST, under the memory cap
+survey_list() {
+    local i=0 label src max m
+    while IFS=$'\t' read -r label src max; do
+        i=$((i + 1))
+        m="$TMP/m-$1-$i"
+        mkdir -p "$m"
+        if ! ( ulimit -v $CAP; exec timeout 600 "$HPCMOUNT" "$src" "$m" ) 2> "$TMP/err-$1-$i"; then
+            fail "$label: mount ($1): $(head -c 300 "$TMP/err-$1-$i")"
+            continue
+        fi
+        MOUNTS="$MOUNTS $m"
+        survey "$m" "$TMP/list-$1-$i" "$max" || fail "$label ($1): survey failed"
+        unmount_container "$m"
+    done < "$LIST"
+}
+survey_list idle
 survey_corpus idle
 
 # the load: 4 busy loops per core, started only now
@@ -113,37 +137,22 @@ for _ in $(seq $((4 * ncpu))); do
 done
 echo "load: ${#LOOPS[@]} busy loops on $ncpu cores"
 
-# read_all MNT MAX: every regular file of MNT (whole, or its first MAX
-# bytes); prints "BYTES EXPECTED" or fails
-read_all() {
-    local mnt=$1 max=$2 got=0 want=0 f size n
-    while IFS= read -r -d '' f; do
-        size=$(stat -c %s "$f") || return 1
-        if [ "$max" -gt 0 ] && [ "$size" -gt "$max" ]; then size=$max; fi
-        n=$(head -c "$size" "$f" | wc -c) || return 1
-        got=$((got + n)); want=$((want + size))
-    done < <(find "$mnt" -type f -print0)
-    echo "$got $want"
-}
-
+# every container under load: the same nodes and bytes as on the idle
+# machine
+survey_list load
 i=0
 while IFS=$'\t' read -r label src max; do
     i=$((i + 1))
-    m="$TMP/m$i"
-    mkdir -p "$m"
-    if ! ( ulimit -v $CAP; exec timeout 600 "$HPCMOUNT" "$src" "$m" ) 2> "$TMP/err$i"; then
-        fail "$label: mount under load: $(head -c 300 "$TMP/err$i")"
-        continue
-    fi
-    MOUNTS="$MOUNTS $m"
-    r=$(read_all "$m" "$max") || r="failed"
-    set -- $r
-    if [ "$r" != failed ] && [ "$1" = "$2" ]; then
-        pass "$label: mounted and read under load ($1 bytes)"
+    a="$TMP/list-idle-$i" b="$TMP/list-load-$i"
+    [ -s "$a" ] && [ -s "$b" ] || continue
+    bytes=$(awk '$1 == "file" && $(NF-1) ~ /^[0-9]+$/ { n += $(NF-1) } END { print n + 0 }' "$a")
+    if [ "$bytes" -eq 0 ]; then
+        fail "$label: no bytes read on the idle machine"
+    elif cmp -s "$a" "$b"; then
+        pass "$label: mounted and read the same under load ($bytes bytes, $(grep -c '^file ' "$a") files)"
     else
-        fail "$label: reads under load: $r"
+        fail "$label: differs under load: $(diff "$a" "$b" | head -c 600)"
     fi
-    unmount_container "$m"
 done < "$LIST"
 
 # the corpus under the same load: the same tree, the same bytes
