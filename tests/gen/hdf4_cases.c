@@ -342,37 +342,34 @@ static void fills(void)
     SDend(sd);
 }
 
+/* SDS NAME (6 x 5 of type NT) with a _FillValue attribute of type AT and
+ * count N; SALT > 0 writes a 2 x 2 block at (2, 1), 0 writes nothing. */
+static void fill_attr_sds(int32 sd, const char *name, int32 nt, int32 at, int32 n,
+                          const void *fill, int salt)
+{
+    int32 dims[2] = { 6, 5 }, st[2] = { 2, 1 }, ed[2] = { 2, 2 };
+    int32 id = create(sd, name, nt, 2, dims);
+    ck(SDsetattr(id, "_FillValue", at, n, fill), "SDsetattr");
+    if (salt)
+        put(id, nt, 2, st, ed, salt);
+    SDendaccess(id);
+}
+
 /* _FillValue attributes of another type or count than the SDS. */
 static void fill_attrs(void)
 {
-    int32 sd = start("fillattr.hdf", DFACC_CREATE), dims[2] = { 6, 5 };
-    int32 st[2] = { 2, 1 }, ed[2] = { 2, 2 };
+    int32 sd = start("fillattr.hdf", DFACC_CREATE);
     double fd = 3.25;
     char fc[200];
     int16 fs = 7;
     int32 f2[2] = { 11, 12 };
     memset(fc, 'x', sizeof fc);
-    int32 id = create(sd, "double_on_float", DFNT_FLOAT32, 2, dims);
-    ck(SDsetattr(id, "_FillValue", DFNT_FLOAT64, 1, &fd), "SDsetattr");
-    put(id, DFNT_FLOAT32, 2, st, ed, 1);
-    SDendaccess(id);
-    id = create(sd, "double_on_float_none", DFNT_FLOAT32, 2, dims);
-    ck(SDsetattr(id, "_FillValue", DFNT_FLOAT64, 1, &fd), "SDsetattr");
-    SDendaccess(id);
-    id = create(sd, "long_text", DFNT_INT16, 2, dims);
-    ck(SDsetattr(id, "_FillValue", DFNT_CHAR8, 200, fc), "SDsetattr");
-    put(id, DFNT_INT16, 2, st, ed, 2);
-    SDendaccess(id);
-    id = create(sd, "long_text_none", DFNT_INT16, 2, dims);
-    ck(SDsetattr(id, "_FillValue", DFNT_CHAR8, 200, fc), "SDsetattr");
-    SDendaccess(id);
-    id = create(sd, "two", DFNT_INT32, 2, dims);
-    ck(SDsetattr(id, "_FillValue", DFNT_INT32, 2, f2), "SDsetattr");
-    put(id, DFNT_INT32, 2, st, ed, 3);
-    SDendaccess(id);
-    id = create(sd, "short", DFNT_INT32, 2, dims);
-    ck(SDsetattr(id, "_FillValue", DFNT_INT16, 1, &fs), "SDsetattr");
-    SDendaccess(id);
+    fill_attr_sds(sd, "double_on_float", DFNT_FLOAT32, DFNT_FLOAT64, 1, &fd, 1);
+    fill_attr_sds(sd, "double_on_float_none", DFNT_FLOAT32, DFNT_FLOAT64, 1, &fd, 0);
+    fill_attr_sds(sd, "long_text", DFNT_INT16, DFNT_CHAR8, 200, fc, 2);
+    fill_attr_sds(sd, "long_text_none", DFNT_INT16, DFNT_CHAR8, 200, fc, 0);
+    fill_attr_sds(sd, "two", DFNT_INT32, DFNT_INT32, 2, f2, 3);
+    fill_attr_sds(sd, "short", DFNT_INT32, DFNT_INT16, 1, &fs, 0);
     SDend(sd);
 }
 
