@@ -94,36 +94,33 @@ print("\n".join(sorted(out)))
 PYEOF
 }
 
-# survey_corpus TAG: mount, survey and unmount every corpus folder
+# mount_survey LABEL SOURCE MNT OUT MAX CAP: mount SOURCE at MNT (address
+# space CAP KiB), survey it into OUT (first MAX bytes of each file), unmount
+mount_survey() {
+    mkdir -p "$3"
+    if ! ( ulimit -v "$6"; exec timeout 600 "$HPCMOUNT" "$2" "$3" ) 2> "$4.err"; then
+        fail "$1: mount: $(head -c 300 "$4.err")"
+        return
+    fi
+    MOUNTS="$MOUNTS $3"
+    survey "$3" "$4" "$5" || fail "$1: survey failed"
+    unmount_container "$3"
+}
+
+# survey_corpus TAG: every corpus folder as a run directory (no memory cap)
 survey_corpus() {
-    local kind m
+    local kind
     for kind in $KINDS; do
-        m="$TMP/c-$1-$kind"
-        mkdir -p "$m"
-        if ! timeout 600 "$HPCMOUNT" "$corpus/$kind" "$m" 2> "$TMP/cerr-$1-$kind"; then
-            fail "corpus $kind ($1): run-directory mount: $(head -c 300 "$TMP/cerr-$1-$kind")"
-            continue
-        fi
-        MOUNTS="$MOUNTS $m"
-        survey "$m" "$TMP/survey-$1-$kind" || fail "corpus $kind ($1): survey failed"
-        unmount_container "$m"
+        mount_survey "corpus $kind ($1)" "$corpus/$kind" "$TMP/c-$1-$kind" \
+            "$TMP/survey-$1-$kind" 4096 unlimited
     done
 }
-# survey_list TAG: mount, survey (first MAX bytes of each file) and unmount
-# every container of LIST, under the memory cap
+# survey_list TAG: every container of LIST, under the memory cap
 survey_list() {
-    local i=0 label src max m
+    local i=0 label src max
     while IFS=$'\t' read -r label src max; do
         i=$((i + 1))
-        m="$TMP/m-$1-$i"
-        mkdir -p "$m"
-        if ! ( ulimit -v $CAP; exec timeout 600 "$HPCMOUNT" "$src" "$m" ) 2> "$TMP/err-$1-$i"; then
-            fail "$label: mount ($1): $(head -c 300 "$TMP/err-$1-$i")"
-            continue
-        fi
-        MOUNTS="$MOUNTS $m"
-        survey "$m" "$TMP/list-$1-$i" "$max" || fail "$label ($1): survey failed"
-        unmount_container "$m"
+        mount_survey "$label ($1)" "$src" "$TMP/m-$1-$i" "$TMP/list-$1-$i" "$max" "$CAP"
     done < "$LIST"
 }
 survey_list idle
