@@ -127,8 +127,9 @@ int fti_meta_detect(const fti_reader *r, int nocheck, fti_meta *out, GError **er
             if (verified < 0)
                 verified = (int)i;
         }
+        /* fs == size and 0 <= data_size <= fs, so fs - data_size cannot overflow */
         if (fallback < 0 && m.fs == (int64_t)r->size && m.data_size >= 0 &&
-            m.data_size + m.meta_size == m.fs)
+            m.data_size <= m.fs && m.fs - m.data_size == m.meta_size)
             fallback = (int)i;
     }
     if (verified >= 0) {        /* parse_rank will say what is wrong */
