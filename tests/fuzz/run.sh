@@ -3,6 +3,10 @@
 # libFuzzer, ASan and UBSan against the core library and every reader, then
 # fuzz it for SECONDS (default 30) from the seed corpus tests/fuzz/corpus/NAME
 # and the fixtures tests/fuzz/seeds.txt names.
+# With FUZZ_RUNS=N it runs N inputs from random seed FUZZ_SEED (default 1)
+# instead, from a fresh copy of the seeds: the same inputs on every machine,
+# however busy, so a run that passed here passes in CI (tests/run-all.sh).
+# Long campaigns that look for new bugs use SECONDS.
 # Leaks inside third-party libraries are suppressed by tests/lib/lsan.supp; any
 # other leak, crash or undefined behaviour fails the run.
 # Exit 0 when no crash was found, 77 when clang/libFuzzer is missing.
@@ -11,6 +15,8 @@ name=$1; secs=${2:-30}
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/../.." && pwd)
 out=${FUZZ_OUT:-${TMPDIR:-/tmp}/hpcfuzz-$name}
 command -v clang >/dev/null || { echo "SKIP: clang missing"; exit 77; }
+# a fixed run starts from the seeds alone, not from what earlier runs added
+[ -z "${FUZZ_RUNS:-}" ] || rm -rf "$out/corpus"
 mkdir -p "$out/corpus"
 # a config.h for a build outside automake, and every reader this machine can
 # build, as configure would choose them
@@ -72,8 +78,11 @@ for g in $globs; do
     for f in "$top"/tests/data/$g; do [ -f "$f" ] && cp "$f" "$out/corpus/"; done
 done
 status=0
+budget="-max_total_time=$secs"
+[ -z "${FUZZ_RUNS:-}" ] || budget="-runs=$FUZZ_RUNS -seed=${FUZZ_SEED:-1}"
+# shellcheck disable=SC2086
 LSAN_OPTIONS="suppressions=$top/tests/lib/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
-"$out/fuzz_$name" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
+"$out/fuzz_$name" $budget -max_len=65536 -rss_limit_mb=2048 \
     -error_exitcode=1 -artifact_prefix="$out/" -print_final_stats=1 "$out/corpus" > "$out/fuzz.log" 2>&1 || status=$?
 tail -n 25 "$out/fuzz.log"
 [ "$status" -ne 77 ] || status=1   # 77 means "skipped" to our callers
