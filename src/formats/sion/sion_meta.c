@@ -216,8 +216,11 @@ static int salvage_meta2(sion_file *f, GError **err)
     sion_task *t = f->tasks;
     const char *path = f->src->path;
     uint64_t n = (uint64_t)f->ntasks, size = f->src->size, maxchunks = 1;
+    /* rounded up without adding globalskip: a killed writer's chunk sizes
+     * are not checked against the file, and a globalskip near 2^64 would
+     * wrap the sum to 0 blocks */
     if (f->globalskip > 0 && size > f->start_of_data)
-        maxchunks = (size - f->start_of_data + f->globalskip - 1) / f->globalskip;
+        maxchunks = (size - f->start_of_data - 1) / f->globalskip + 1;
     if (maxchunks > INT32_MAX || maxchunks > SALVAGE_MAX_BLOCKS / n)
         return hpc_fail(err, HPC_E_UNSUPPORTED, path, "ntasks", SION_OFF_NTASKS,
                         "%" PRIu64 " tasks with up to %" PRIu64 " blocks each are too many "
