@@ -795,6 +795,22 @@ START_TEST(walk_skips_staging)
 }
 END_TEST
 
+/* Checkpoint and rank numbers of file names: up to 9 digits; longer ones
+ * (which overflowed int32_t while being read) are no FTI names. */
+START_TEST(name_numbers)
+{
+    fti_kind kind;
+    int32_t ck, rk;
+    ck_assert(fti_parse_name("Ckpt999999999-Rank123456789.fti", &kind, &ck, &rk));
+    ck_assert_int_eq(kind, FTI_K_RANK);
+    ck_assert_int_eq(ck, 999999999);
+    ck_assert_int_eq(rk, 123456789);
+    ck_assert(!fti_parse_name("Ckpt9999999999-Rank0.fti", &kind, &ck, &rk));
+    ck_assert(!fti_parse_name("Ckpt1-Pcof9999999999.fti", &kind, &ck, &rk));
+    ck_assert(!fti_parse_name("dCPFile-Rank99999999999.fti", &kind, &ck, &rk));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fti");
@@ -813,6 +829,7 @@ int main(void)
     tcase_add_test(tc, rs_decode_ranges);
     tcase_add_test(tc, empty_container_with_bytes);
     tcase_add_test(tc, walk_skips_staging);
+    tcase_add_test(tc, name_numbers);
     suite_add_tcase(s, tc);
     /* ~700 mounts of generated checkpoints: slower under the sanitizers on
      * a loaded machine */

@@ -13,12 +13,13 @@ static int eat_num(const char **p, int32_t *v)
     const char *s = *p;
     int32_t n = 0;
     int digits = 0;
-    while (g_ascii_isdigit(*s) && digits < 10) {
+    /* at most 9 digits are added up: a 10th would overflow int32_t */
+    while (g_ascii_isdigit(*s) && digits < 9) {
         n = n * 10 + (*s - '0');
         s++;
         digits++;
     }
-    if (digits == 0 || digits > 9 || g_ascii_isdigit(*s))
+    if (digits == 0 || g_ascii_isdigit(*s))
         return 0;
     *p = s;
     *v = n;

@@ -148,8 +148,12 @@ static int place_data(sion_file *f, int killed, GError **err)
                         "%s + maxchunks %d x globalskip %" PRIu64 ", where SIONlib puts META2",
                         f->sov, rule, f->fileformat == 2 && own != rule ? " (or the format 2 "
                         "header's own end)" : "", f->maxchunks, f->globalskip);
+    /* a killed writer's chunk sizes are not checked against the file: a
+     * start that wraps past 2^64 would point back into the header */
     for (uint64_t i = 0; i < n; i++)
-        f->tasks[i].start += f->start_of_data;
+        if (!hpc_add_u64(f->tasks[i].start, f->start_of_data, &f->tasks[i].start))
+            return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "chunksize", f->end_of_header - 12
+                            - 8 * n + 8 * (i - 1), "task %" PRIu64 " starts beyond 2^64 bytes", i);
     uint64_t end;
     if (!killed && (!hpc_add_u64(f->start_of_data, f->globalskip, &end) || end > f->src->size))
         return hpc_fail(err, HPC_E_CORRUPT, f->src->path, "chunksize", f->end_of_header - 12
@@ -216,8 +220,11 @@ static int salvage_meta2(sion_file *f, GError **err)
     sion_task *t = f->tasks;
     const char *path = f->src->path;
     uint64_t n = (uint64_t)f->ntasks, size = f->src->size, maxchunks = 1;
+    /* rounded up without adding globalskip: a killed writer's chunk sizes
+     * are not checked against the file, and a globalskip near 2^64 would
+     * wrap the sum to 0 blocks */
     if (f->globalskip > 0 && size > f->start_of_data)
-        maxchunks = (size - f->start_of_data + f->globalskip - 1) / f->globalskip;
+        maxchunks = (size - f->start_of_data - 1) / f->globalskip + 1;
     if (maxchunks > INT32_MAX || maxchunks > SALVAGE_MAX_BLOCKS / n)
         return hpc_fail(err, HPC_E_UNSUPPORTED, path, "ntasks", SION_OFF_NTASKS,
                         "%" PRIu64 " tasks with up to %" PRIu64 " blocks each are too many "
