@@ -3,10 +3,9 @@
 # libFuzzer, ASan and UBSan against the core library and every reader, then
 # fuzz it for SECONDS (default 30) from the seed corpus tests/fuzz/corpus/NAME
 # and the fixtures tests/fuzz/seeds.txt names.
-# With FUZZ_RUNS=N it runs N inputs from random seed FUZZ_SEED (default 1)
-# instead, from a fresh copy of the seeds: the same inputs on every machine,
-# however busy, so a run that passed here passes in CI (tests/run-all.sh).
-# Long campaigns that look for new bugs use SECONDS.
+# With FUZZ_RUNS=0 it only replays those inputs, each once (what
+# tests/run-all.sh does: the same inputs on every machine); FUZZ_RUNS=N
+# runs N inputs from random seed FUZZ_SEED (default 1).
 # Leaks inside third-party libraries are suppressed by tests/lib/lsan.supp; any
 # other leak, crash or undefined behaviour fails the run.
 # Exit 0 when no crash was found, 77 when clang/libFuzzer is missing.
@@ -15,7 +14,8 @@ name=$1; secs=${2:-30}
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/../.." && pwd)
 out=${FUZZ_OUT:-${TMPDIR:-/tmp}/hpcfuzz-$name}
 command -v clang >/dev/null || { echo "SKIP: clang missing"; exit 77; }
-# a fixed run starts from the seeds alone, not from what earlier runs added
+# a replay or a counted run starts from the seeds alone, not from what
+# earlier runs added
 [ -z "${FUZZ_RUNS:-}" ] || rm -rf "$out/corpus"
 mkdir -p "$out/corpus"
 # a config.h for a build outside automake, and every reader this machine can
