@@ -4,8 +4,7 @@
 # fuzz it for SECONDS (default 30) from the seed corpus tests/fuzz/corpus/NAME
 # and the fixtures tests/fuzz/seeds.txt names.
 # With FUZZ_RUNS=0 it only replays those inputs, each once (what
-# tests/run-all.sh does: the same inputs on every machine); FUZZ_RUNS=N
-# runs N inputs from random seed FUZZ_SEED (default 1).
+# tests/run-all.sh does: the same inputs on every machine).
 # Leaks inside third-party libraries are suppressed by tests/lib/lsan.supp; any
 # other leak, crash or undefined behaviour fails the run.
 # Exit 0 when no crash was found, 77 when clang/libFuzzer is missing.
@@ -14,8 +13,7 @@ name=$1; secs=${2:-30}
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/../.." && pwd)
 out=${FUZZ_OUT:-${TMPDIR:-/tmp}/hpcfuzz-$name}
 command -v clang >/dev/null || { echo "SKIP: clang missing"; exit 77; }
-# a replay or a counted run starts from the seeds alone, not from what
-# earlier runs added
+# a replay starts from the seeds alone, not from what earlier runs added
 [ -z "${FUZZ_RUNS:-}" ] || rm -rf "$out/corpus"
 mkdir -p "$out/corpus"
 # a config.h for a build outside automake, and every reader this machine can
@@ -79,7 +77,7 @@ for g in $globs; do
 done
 status=0
 budget="-max_total_time=$secs"
-[ -z "${FUZZ_RUNS:-}" ] || budget="-runs=$FUZZ_RUNS -seed=${FUZZ_SEED:-1}"
+[ -z "${FUZZ_RUNS:-}" ] || budget="-runs=$FUZZ_RUNS"
 # shellcheck disable=SC2086
 LSAN_OPTIONS="suppressions=$top/tests/lib/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
 "$out/fuzz_$name" $budget -max_len=65536 -rss_limit_mb=2048 \
