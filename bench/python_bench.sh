@@ -2,11 +2,12 @@
 # bench/python_bench.sh [BUILDDIR] - the Python package (c.array()) side by
 # side with plain-file reads, the mount and the formats' Python libraries:
 #   - a 1 GiB SION rank and a 1 GiB contiguous HDF5 dataset: c.array() (a
-#     memory map of the source, mapped at once when cached; and with
+#     memory map of the source, mapped at once when cached; of a container
+#     opened inside the timing and of one already open; and with
 #     populate=False, a lazy map) vs np.fromfile of the same bytes of the
-#     plain file vs np.fromfile through the mount, cold and warm; every
-#     side loads and then makes one pass over the bytes (a map is read by
-#     that pass);
+#     plain file vs the same map without a container vs np.fromfile
+#     through the mount, cold and warm; every side loads and then makes
+#     one pass over the bytes (a map is read by that pass);
 #   - an HDF5 gzip+shuffle dataset: c.array() (pieces read by a thread
 #     pool, the library inflating on every core) vs h5py's ds[()];
 #   - a GSD series of 10^4 frames: c.array() vs np.load of a local .npy
