@@ -111,10 +111,10 @@ def fresh_array(src, node, threads=None, populate=None, **options):
         return c.array(node, threads=threads, populate=populate)
 
 
-def bare_map(src, off, n, dtype):
+def bare_map(src, off, count, dtype):
     """The map c.array() makes, without a container: what the kernel alone
     gives."""
-    a = np.memmap(src, dtype=dtype, mode="r", offset=off, shape=(n // np.dtype(dtype).itemsize,))
+    a = np.memmap(src, dtype=dtype, mode="r", offset=off, shape=(count,))
     a._mmap.madvise(mmap.MADV_HUGEPAGE)
     return a
 
@@ -135,7 +135,7 @@ def bulk(title, src, node, raw_off, dtype):
         ("c.array()", lambda: fresh_array(src, node)),
         ("c.array() of an open container", lambda: c.array(node)),
         ("c.array(populate=False) (a lazy map)", lambda: fresh_array(src, node, populate=False)),
-        ("np.memmap + MADV_HUGEPAGE, no container", lambda: bare_map(src, raw_off, n, dtype)),
+        ("np.memmap + MADV_HUGEPAGE, no container", lambda: bare_map(src, raw_off, count, dtype)),
         ("np.fromfile through the mount", lambda: np.fromfile(os.path.join(mnt, node), dtype=dtype)),
     ]
     header("%s: %d MiB, load + one pass, best of %d" % (title, n >> 20, RUNS))
