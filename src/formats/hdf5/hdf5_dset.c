@@ -312,14 +312,27 @@ static void dset_leave_out(h5 *h, h5_dset *d, int warn, char *note)
         g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, note);
 }
 
+/* Where the contiguous storage of dataset did starts in the file, or
+ * HADDR_UNDEF when it was never allocated.  libhdf5 1.10 adds the user
+ * block's size to an undefined address (HADDR_UNDEF + 512 gives 511), so
+ * H5Dget_offset alone does not say whether the storage exists. */
+haddr_t h5_contig_addr(hid_t did)
+{
+    H5D_space_status_t st;
+    if (H5Dget_space_status(did, &st) < 0 || st != H5D_SPACE_STATUS_ALLOCATED ||
+        H5Dget_storage_size(did) == 0)
+        return HADDR_UNDEF;
+    return H5Dget_offset(did);
+}
+
 /* A contiguous dataset stored as its byte image inside the file is read
  * with pread at its address (DS_FAST). */
 static void dset_try_fast(h5 *h, h5_dset *d, hid_t ftype)
 {
     if (d->size == 0 || d->pad || d->rtype >= 0 || H5Tequal(ftype, d->mtype) <= 0)
         return;
-    haddr_t a = H5Dget_offset(d->id);
-    if (a == HADDR_UNDEF)
+    haddr_t a = h5_contig_addr(d->id);
+    if (a == HADDR_UNDEF || a < h->userblock || H5Dget_storage_size(d->id) < d->size)
         return;
     if (hpc_source_contains(h->src, (uint64_t)a, d->size)) {
         d->kind = DS_FAST;
