@@ -1,4 +1,5 @@
 """Container.array(): a file of the tree as a NumPy array."""
+import ast
 import ctypes
 import errno
 import math
@@ -19,13 +20,20 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
 
 
+def _dtype(text):
+    """The NumPy dtype a user.dtype names: a type string, or for a
+    structured type (compound, array) one Python literal (docs/hdf5.md)."""
+    return np.dtype(ast.literal_eval(text) if text[:1] in ("[", "{", "(") else text)
+
+
 def _layout(c, path, size):
     """(dtype, shape) from user.dtype and user.shape: uint8 and (size,)
-    without them; their product must be the file's size."""
+    without them; their product must be the file's size (an array type's
+    own axes trail the shape, as h5py gives them)."""
     names = c.listxattr(path)
     dtype = np.dtype("u1")
     if "user.dtype" in names:
-        dtype = np.dtype(c.getxattr(path, "user.dtype").decode().strip())
+        dtype = _dtype(c.getxattr(path, "user.dtype").decode().strip())
     if "user.shape" in names:
         text = c.getxattr(path, "user.shape").decode().strip()
         shape = tuple(int(x) for x in text.split(",")) if text else ()

@@ -38,6 +38,14 @@ with h5py.File(good, "w") as f:
     f.create_dataset("g/gz", data=np.arange(200000, dtype="<i4").reshape(2000, 100),
                      chunks=(100, 100), compression="gzip", shuffle=True)
     f["g"].attrs["a"] = 3
+    rec = np.dtype([("x", "u1"), ("y", "<f8"), ("z", "S3")])
+    f["rec"] = np.array([(i, i / 3, b"r%d" % i) for i in range(7)], rec)
+    pad = np.dtype({"names": ["a", "b"], "formats": ["<i2", ("<f4", (2,))],
+                    "offsets": [0, 8], "itemsize": 20})
+    f.create_dataset("pad", data=np.arange(40, dtype="<i2").astype(pad), chunks=(8,),
+                     compression="gzip")
+    f.create_dataset("arr", (5,), dtype=("<i4", (3, 4)))[...] = np.arange(60).reshape(5, 3, 4)
+    f.create_dataset("unset", (4, 3), dtype=rec, fillvalue=np.array((9, 2.5, b"f"), rec))
 shutil.copy(good, bad)
 with h5py.File(good, "r") as f:
     info = f["g/gz"].id.get_chunk_info(3)
