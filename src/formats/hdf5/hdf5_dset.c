@@ -312,17 +312,18 @@ static void dset_leave_out(h5 *h, h5_dset *d, int warn, char *note)
         g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, note);
 }
 
-/* Where the contiguous storage of dataset did starts in the file, or
- * HADDR_UNDEF when it was never allocated.  libhdf5 1.10 adds the user
- * block's size to an undefined address (HADDR_UNDEF + 512 gives 511), so
- * H5Dget_offset alone does not say whether the storage exists. */
-haddr_t h5_contig_addr(hid_t did)
+/* Where d's contiguous storage starts in the file, or HADDR_UNDEF when it
+ * was never allocated or does not hold all of d.  libhdf5 1.10 adds the
+ * user block's size to an undefined address (HADDR_UNDEF + 512 gives 511),
+ * so H5Dget_offset alone does not say whether the storage exists. */
+static haddr_t dset_contig_addr(const h5 *h, const h5_dset *d)
 {
     H5D_space_status_t st;
-    if (H5Dget_space_status(did, &st) < 0 || st != H5D_SPACE_STATUS_ALLOCATED ||
-        H5Dget_storage_size(did) == 0)
+    if (H5Dget_space_status(d->id, &st) < 0 || st != H5D_SPACE_STATUS_ALLOCATED ||
+        H5Dget_storage_size(d->id) < d->size)
         return HADDR_UNDEF;
-    return H5Dget_offset(did);
+    haddr_t a = H5Dget_offset(d->id);
+    return a < h->userblock ? HADDR_UNDEF : a;
 }
 
 /* A contiguous dataset stored as its byte image inside the file is read
@@ -331,8 +332,8 @@ static void dset_try_fast(h5 *h, h5_dset *d, hid_t ftype)
 {
     if (d->size == 0 || d->pad || d->rtype >= 0 || H5Tequal(ftype, d->mtype) <= 0)
         return;
-    haddr_t a = h5_contig_addr(d->id);
-    if (a == HADDR_UNDEF || a < h->userblock || H5Dget_storage_size(d->id) < d->size)
+    haddr_t a = dset_contig_addr(h, d);
+    if (a == HADDR_UNDEF)
         return;
     if (hpc_source_contains(h->src, (uint64_t)a, d->size)) {
         d->kind = DS_FAST;

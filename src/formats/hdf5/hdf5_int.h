@@ -136,7 +136,6 @@ void h5_dset_free(gpointer p);
 hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunks);
 int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name);
 void h5_swap_elements(void *buf, uint64_t count, size_t n);
-haddr_t h5_contig_addr(hid_t did);
 int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
                      uint64_t *nchunks);
 
