@@ -462,6 +462,12 @@ static size_t types_list(named_type *o)
     T("prec_i16le_9_3", prec_type(H5T_STD_I16LE, 9, 3));
     T("prec_u32be_13_7", prec_type(H5T_STD_U32BE, 13, 7));
     T("prec_u8_5_0", prec_type(H5T_STD_U8LE, 5, 0));
+    /* libhdf5 reads a big-endian 1-byte type of offset 0 into the native
+     * one with its bits above the precision kept, into a big-endian one
+     * without them */
+    T("prec_u8be_5_0", prec_type(H5T_STD_U8BE, 5, 0));
+    T("prec_i8be_5_0", prec_type(H5T_STD_I8BE, 5, 0));
+    T("prec_i8be_3_4", prec_type(H5T_STD_I8BE, 3, 4));
     T("b8", H5Tcopy(H5T_STD_B8LE));
     T("b16be", H5Tcopy(H5T_STD_B16BE));
     T("b32le", H5Tcopy(H5T_STD_B32LE));

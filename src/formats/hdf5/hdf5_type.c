@@ -15,15 +15,18 @@
 /* ---- types ------------------------------------------------------------ */
 
 /* Integers and bit fields in full precision: the same size and sign,
- * little-endian, bit offset 0, so that n-bit data arrive as values. */
+ * little-endian, bit offset 0, so that n-bit data arrive as values.  Bytes
+ * too are little-endian, as h5py's native type: libhdf5 keeps the bits above
+ * a big-endian byte's precision (offset 0) when it converts it to the
+ * native type, and clears them when it converts it to a big-endian one. */
 static hid_t int_mem_type(hid_t t)
 {
     hid_t m = H5Tcopy(t);
-    size_t size = H5Tget_size(t);
     if (m < 0)
         return m;
-    if ((size > 1 && H5Tset_order(m, H5T_ORDER_LE) < 0) || H5Tset_offset(m, 0) < 0 ||
-        H5Tset_precision(m, 8 * size) < 0 || H5Tset_pad(m, H5T_PAD_ZERO, H5T_PAD_ZERO) < 0) {
+    if (H5Tset_order(m, H5T_ORDER_LE) < 0 || H5Tset_offset(m, 0) < 0 ||
+        H5Tset_precision(m, 8 * H5Tget_size(t)) < 0 ||
+        H5Tset_pad(m, H5T_PAD_ZERO, H5T_PAD_ZERO) < 0) {
         H5Tclose(m);
         return H5I_INVALID_HID;
     }
