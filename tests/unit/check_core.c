@@ -6,10 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
 
 #include "hpc_bytes.h"
 #include "hpc_cache.h"
 #include "hpc_format.h"
+#include "hpc_perm.h"
 #include "hpc_tree.h"
 #include "check_util.h"
 
@@ -443,6 +446,114 @@ START_TEST(error_message_format)
 }
 END_TEST
 
+/* Read bits narrowed class by class: a class keeps its bit only if every
+ * user it may hold can read the file. */
+START_TEST(perm_narrow_classes)
+{
+    gid_t groups[] = { 1000, 50 };
+    hpc_creds owner = { 1000, 1000, 2, groups };
+    hpc_perm_ref same = { 1000, 1000, S_IFREG | 0640 };
+    ck_assert_uint_eq(hpc_perm_narrow(0444, &owner, 1000, 1000, &same, FALSE), 0440);
+    /* another owner, a group the node's owner is in: the owner reads by
+     * group; a member of the node's group may or may not be in group 50 */
+    hpc_perm_ref other = { 2000, 50, S_IFREG | 0640 };
+    ck_assert_uint_eq(hpc_perm_narrow(0444, &owner, 1000, 1000, &other, FALSE), 0400);
+    /* 0604 of the node's group: its members are denied, others are not */
+    hpc_perm_ref grp = { 2000, 1000, S_IFREG | 0604 };
+    ck_assert_uint_eq(hpc_perm_narrow(0444, &owner, 1000, 1000, &grp, FALSE), 0004);
+    /* an owner who cannot read their own file: others may be that owner */
+    hpc_perm_ref noown = { 2000, 3000, S_IFREG | 0044 };
+    ck_assert_uint_eq(hpc_perm_narrow(0444, &owner, 1000, 1000, &noown, FALSE), 0400);
+    /* directories above: search bits */
+    hpc_perm_ref dir = { 2000, 3000, S_IFDIR | 0711 };
+    ck_assert_uint_eq(hpc_perm_narrow(0444, &owner, 1000, 1000, &dir, TRUE), 0444);
+    ck_assert_uint_eq(hpc_perm_narrow(0444, &owner, 1000, 1000, &dir, FALSE), 0000);
+    hpc_perm_ref home = { 1000, 1000, S_IFDIR | 0700 };
+    ck_assert_uint_eq(hpc_perm_narrow(0444, &owner, 1000, 1000, &home, TRUE), 0400);
+}
+END_TEST
+
+START_TEST(perm_mode_bits)
+{
+    ck_assert_uint_eq(hpc_perm_mode(S_IFDIR | 0555, 0440), S_IFDIR | 0550);
+    ck_assert_uint_eq(hpc_perm_mode(S_IFREG | 0444, 0400), S_IFREG | 0400);
+    ck_assert_uint_eq(hpc_perm_mode(S_IFREG | 0755, 0444), S_IFREG | 0555);
+    ck_assert_uint_eq(hpc_perm_mode(S_IFREG | 06777, 0004), S_IFREG | 0005);
+    ck_assert_uint_eq(hpc_perm_mode(S_IFLNK | 0777, 0), S_IFLNK | 0777);
+}
+END_TEST
+
+/* A file in a 0700 directory: only its owner could reach it. */
+START_TEST(perm_path_directories)
+{
+    char dir[] = "/tmp/check_perm.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *f = g_build_filename(dir, "f", NULL);
+    ck_assert(g_file_set_contents(f, "x", 1, NULL));
+    chmod(f, 0644);
+    chmod(dir, 0755);
+    uint32_t uid = (uint32_t)getuid(), gid = (uint32_t)getgid();
+    const hpc_creds *me = hpc_creds_of(uid, gid);
+    ck_assert_uint_eq(hpc_perm_path(0444, me, uid, gid, f), 0444);
+    chmod(dir, 0700);
+    ck_assert_uint_eq(hpc_perm_path(0444, me, uid, gid, f), 0400);
+    chmod(f, 0);
+    ck_assert_uint_eq(hpc_perm_path(0444, me, uid, gid, f) & 0044, 0);
+    char *missing = g_build_filename(dir, "none", NULL);
+    ck_assert_uint_eq(hpc_perm_path(0444, me, uid, gid, missing), 0);
+    unlink(f);
+    rmdir(dir);
+    g_free(missing);
+    g_free(f);
+}
+END_TEST
+
+/* A thread started before another takes the owner's rights: opens each
+ * path it is given, answers whether it could. */
+static gpointer open_elsewhere(gpointer q)
+{
+    GAsyncQueue **qs = q;
+    char *path = g_async_queue_pop(qs[0]);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+    g_async_queue_push(qs[1], GINT_TO_POINTER(fd >= 0 ? 1 : 2));
+    return NULL;
+}
+
+/* The owner's rights on this thread only, and back. */
+START_TEST(creds_per_thread)
+{
+    if (geteuid() != 0)
+        return;                  /* only root takes another user's rights */
+    char path[] = "/tmp/check_creds.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    chmod(path, 0600);
+    ck_assert(hpc_creds_needed(65534));
+    ck_assert(!hpc_creds_needed(0));
+    GAsyncQueue *qs[2] = { g_async_queue_new(), g_async_queue_new() };
+    GThread *t = g_thread_new("other", open_elsewhere, qs);
+    hpc_creds_saved saved;
+    ck_assert_int_eq(hpc_creds_enter(hpc_creds_of(65534, 65534), &saved), 0);
+    errno = 0;
+    ck_assert_int_lt(open(path, O_RDONLY), 0);
+    ck_assert_int_eq(errno, EACCES);
+    g_async_queue_push(qs[0], path);       /* the other thread keeps root's rights */
+    ck_assert_int_eq(GPOINTER_TO_INT(g_async_queue_pop(qs[1])), 1);
+    g_thread_join(t);
+    hpc_creds_leave(&saved);
+    g_async_queue_unref(qs[0]);
+    g_async_queue_unref(qs[1]);
+    fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    unlink(path);
+}
+END_TEST
+
+
 int main(void)
 {
     Suite *s = suite_create("core");
@@ -459,6 +570,10 @@ int main(void)
     tcase_add_test(tc, options_parse);
     tcase_add_test(tc, tree_build_and_walk);
     tcase_add_test(tc, error_message_format);
+    tcase_add_test(tc, perm_narrow_classes);
+    tcase_add_test(tc, perm_mode_bits);
+    tcase_add_test(tc, perm_path_directories);
+    tcase_add_test(tc, creds_per_thread);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
