@@ -58,38 +58,36 @@ void hpc_log(const char *fmt, ...)
 
 /* Options: hpc_options.c (one table); formats: hpc_formats.c. */
 
-static const hpc_format *detect_format(const char *path, GError **err)
+/* The reader that claims path (*out), or the error: NOENT or IO when it
+ * cannot be read, INVAL for what is no file, UNSUPPORTED when none does. */
+static int detect_format(const char *path, const hpc_format **out, GError **err)
 {
     unsigned char head[4096];
     size_t len = 0;
     struct stat st;
-    if (stat(path, &st) != 0) {
-        hpc_fail(err, HPC_E_NOENT, path, NULL, 0, "cannot open: %s", g_strerror(errno));
-        return NULL;
-    }
+    if (stat(path, &st) != 0)
+        return hpc_fail(err, HPC_E_NOENT, path, NULL, 0, "cannot open: %s", g_strerror(errno));
     if (S_ISREG(st.st_mode)) {
         int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            hpc_fail(err, HPC_E_IO, path, NULL, 0, "cannot open: %s", g_strerror(errno));
-            return NULL;
-        }
+        if (fd < 0)
+            return hpc_fail(err, HPC_E_IO, path, NULL, 0, "cannot open: %s", g_strerror(errno));
         ssize_t n = pread(fd, head, sizeof head, 0);
         close(fd);
         len = n > 0 ? (size_t)n : 0;
     } else if (!S_ISDIR(st.st_mode)) {
-        hpc_fail(err, HPC_E_INVAL, path, NULL, 0, "not a regular file or directory");
-        return NULL;
+        return hpc_fail(err, HPC_E_INVAL, path, NULL, 0, "not a regular file or directory");
     }
-    const hpc_format *best = hpc_format_best(path, head, len);
-    if (!best) {
+    *out = hpc_format_best(path, head, len);
+    if (!*out) {
         GString *names = g_string_new(NULL);
         for (const hpc_format *const *f = hpc_formats; *f; f++)
             g_string_append_printf(names, "%s%s", names->len ? ", " : "", (*f)->name);
         hpc_fail(err, HPC_E_UNSUPPORTED, path, "magic", 0,
                  "not a container of a known format (%s)", names->str);
         g_string_free(names, TRUE);
+        return HPC_E_UNSUPPORTED;
     }
-    return best;
+    return HPC_OK;
 }
 
 /* ---- open / close ----------------------------------------------------- */
@@ -106,6 +104,60 @@ static int opened_unchanged(hpc_container *c, GError **err)
                             "deleted); mount it again once it is complete");
     }
     return HPC_OK;
+}
+
+static int owner_refused(hpc_container *c, GError **err)
+{
+    return hpc_fail(err, HPC_E_IO, c->path, NULL, 0, "cannot take its owner's (uid %u) rights "
+                    "to open it: %s", c->uid, g_strerror(errno));
+}
+
+/* The format: forced, or the probe's (reading SOURCE's head as its owner). */
+static int pick_format(hpc_container *c, GError **err)
+{
+    if (c->opts.format) {
+        c->format = hpc_format_by_name(c->opts.format);
+        return c->format ? HPC_OK : hpc_fail(err, HPC_E_INVAL, c->path, NULL, 0,
+                                             "unknown format '%s'", c->opts.format);
+    }
+    hpc_creds_saved saved;
+    if (hpc_creds_enter(c->core->creds, &saved) != 0)
+        return owner_refused(c, err);
+    int rc = detect_format(c->path, &c->format, err);
+    hpc_creds_leave(&saved);
+    return rc;
+}
+
+/* The reader's open.  Every file a container names is opened with its
+ * owner's rights: a reader of ours opens them on this thread as the owner;
+ * a third-party library (which may open files at any later call) runs in
+ * a helper process that runs as the owner, whose sources the daemon opens
+ * only as the very files the helper opened (hpc_remote.c). */
+static int open_reader(hpc_container *c, GError **err)
+{
+    if (c->format->sandbox_lib && (!c->opts.inproc || c->core->creds))
+        return hpc_remote_open(c, err);
+    hpc_creds_saved saved;
+    if (hpc_creds_enter(c->core->creds, &saved) != 0)
+        return owner_refused(c, err);
+    int rc = c->format->open(c, err);
+    hpc_creds_leave(&saved);
+    return rc;
+}
+
+/* The read bits of every node: SOURCE and each source file, with the
+ * directories above them (a node shows no more than all of them grant). */
+static uint32_t container_perm(hpc_container *c)
+{
+    const hpc_creds *owner = hpc_creds_of(c->uid, c->gid);
+    uint32_t bits = hpc_perm_path(HPC_PERM_ALL, owner, c->uid, c->gid, c->path);
+    for (guint i = 0; bits && i < c->sources->len; i++) {
+        const hpc_source *s = g_ptr_array_index(c->sources, i);
+        hpc_perm_ref ref = { s->uid, s->gid, s->mode };
+        bits = hpc_perm_narrow(bits, owner, c->uid, c->gid, &ref, FALSE);
+        bits = hpc_perm_path(bits, owner, c->uid, c->gid, s->path);
+    }
+    return bits;
 }
 
 int hpc_container_open(const char *source, const hpc_options *opts,
@@ -138,30 +190,19 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     c->mtime = st.st_mtime;
     c->uid = st.st_uid;
     c->gid = st.st_gid;
-
-    if (opts->format) {
-        c->format = hpc_format_by_name(opts->format);
-        if (!c->format) {
-            rc = hpc_fail(err, HPC_E_INVAL, source, NULL, 0, "unknown format '%s'", opts->format);
-            goto out;
-        }
-    } else {
-        c->format = detect_format(source, err);
-        if (!c->format) {
-            rc = HPC_E_UNSUPPORTED;
-            goto out;
-        }
-    }
-    if (c->format->sandbox_lib && !c->opts.inproc)
-        rc = hpc_remote_open(c, err);      /* third-party libraries: in a helper process */
-    else
-        rc = c->format->open(c, err);
+    if (hpc_creds_needed(c->uid))
+        c->core->creds = hpc_creds_of(c->uid, c->gid);
+    rc = pick_format(c, err);
+    if (rc != HPC_OK)
+        goto out;
+    rc = open_reader(c, err);
     if (rc != HPC_OK) {
         if (err && !*err)
             hpc_fail(err, rc, source, NULL, 0, "%s reader: %s", c->format->name, hpc_strerror(rc));
         c->format = NULL;   /* open() cleaned up after itself */
         goto out;
     }
+    c->core->perm = container_perm(c);
     if (c->live)            /* live readers refresh and re-parse themselves */
         for (guint i = 0; i < c->sources->len; i++)
             hpc_source_set_live(g_ptr_array_index(c->sources, i));
@@ -384,6 +425,7 @@ static GBytes *info_bytes(hpc_container *c)
 
 static void stat_defaults(hpc_container *c, hpc_stat *st)
 {
+    st->mode = hpc_perm_mode(st->mode, c->core->perm);
     if (st->mtime == 0)
         st->mtime = c->mtime;
     if (st->nlink == 0)

@@ -5,6 +5,7 @@
 #define HPC_CORE_H
 
 #include "hpc_format.h"
+#include "hpc_perm.h"
 
 struct hpc_core {
     GMutex lock;             /* guards cache creation and info */
@@ -15,6 +16,8 @@ struct hpc_core {
     int changed;             /* a source changed since mount: reads fail */
     char *changed_path;      /* which one (set once, with changed) */
     gint64 last_check;       /* monotonic us of the last periodic check */
+    uint32_t perm;           /* read bits every node carries over (hpc_perm.h) */
+    const hpc_creds *creds;  /* the owner's, when the process has more rights */
 };
 
 #endif

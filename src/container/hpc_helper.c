@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -219,8 +220,67 @@ static int helper_fds(helper *h, int ctl, int mine[CHILD_FDS])
     return log_pipe(h, &mine[CHILD_FDS - 1]);
 }
 
+/* The child of spawn_as: stdio on /dev/null, the helper's fds in place,
+ * then the owner's groups, gid and uid, then the helper.  Raw system
+ * calls only: it is the fork of a threaded daemon. */
+static void G_GNUC_NORETURN child_exec(const hpc_creds *cr, int exe_fd, int null_fd, int quiet,
+                                       char **argv, const int fds[CHILD_FDS])
+{
+    if (dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 || (quiet && dup2(null_fd, 2) < 0))
+        _exit(127);
+    for (int i = 0; i < CHILD_FDS; i++)
+        if (dup2(fds[i], HPC_REMOTE_FD_CTL + i) < 0)
+            _exit(127);
+    if (syscall(SYS_setgroups, (size_t)cr->ngroups, cr->groups) != 0 ||
+        syscall(SYS_setresgid, (gid_t)cr->gid, (gid_t)cr->gid, (gid_t)cr->gid) != 0 ||
+        syscall(SYS_setresuid, (uid_t)cr->uid, (uid_t)cr->uid, (uid_t)cr->uid) != 0 ||
+        syscall(SYS_getuid) != (long)cr->uid)
+        _exit(127);
+    syscall(SYS_execveat, exe_fd, "", argv, environ, AT_EMPTY_PATH);
+    _exit(127);
+}
+
+/* The helper of a container whose owner has fewer rights than this
+ * process runs as that owner (docs/design.md, "Who may read what").  The
+ * program is opened here, with the daemon's rights, so the owner need not
+ * reach the folder it is installed or built in. */
+static int spawn_as(const hpc_creds *cr, helper *h, const char *exe, char **argv,
+                    const int fds[CHILD_FDS])
+{
+    int quiet = !g_getenv("HPC_HELPER_STDERR");
+    int exe_fd = -1, null_fd = -1, rc = 0;
+    int p = open(exe, O_PATH | O_CLOEXEC), n = open("/dev/null", O_RDWR | O_CLOEXEC);
+    /* above the fds the child puts at 0..CHILD_FDS+2, which would close them */
+    if (p >= 0)
+        exe_fd = fcntl(p, F_DUPFD_CLOEXEC, HIGH_FD);
+    if (n >= 0)
+        null_fd = fcntl(n, F_DUPFD_CLOEXEC, HIGH_FD);
+    if (exe_fd < 0 || null_fd < 0)
+        rc = errno ? errno : EBADF;
+    pid_t pid = rc ? -1 : fork();
+    if (pid == 0)
+        child_exec(cr, exe_fd, null_fd, quiet, argv, fds);
+    if (!rc && pid < 0)
+        rc = errno;
+    h->pid = pid;
+    int opened[] = { p, n, exe_fd, null_fd };
+    for (size_t i = 0; i < G_N_ELEMENTS(opened); i++)
+        if (opened[i] >= 0)
+            close(opened[i]);
+    return rc;
+}
+
 static int spawn(hpc_container *c, const remote *r, helper *h, int fds[CHILD_FDS])
 {
+    if (c->core->creds) {
+        char *exe = helper_path();
+        char **argv = helper_argv(c, r, exe);
+        int rc = spawn_as(c->core->creds, h, exe, argv, fds);
+        g_strfreev(argv);
+        g_free(exe);
+        h->child = 1;
+        return rc;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

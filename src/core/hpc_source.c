@@ -32,6 +32,7 @@ static void source_fill_stat(hpc_source *src, const struct stat *st)
     src->mtime = (int64_t)st->st_mtime;
     src->uid = st->st_uid;
     src->gid = st->st_gid;
+    src->mode = st->st_mode;
     src->dev = (uint64_t)st->st_dev;
     src->ino = (uint64_t)st->st_ino;
     __atomic_store_n(&src->mtime_ns, ts_ns(&st->st_mtim), __ATOMIC_RELAXED);

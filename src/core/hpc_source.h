@@ -28,6 +28,7 @@ typedef struct hpc_source {
     uint32_t blksize;    /* st_blksize */
     int64_t mtime;       /* st_mtime, seconds */
     uint32_t uid, gid;
+    uint32_t mode;       /* st_mode: the read bits a node carries over (hpc_perm.h) */
     uint64_t id;         /* unique id: the block cache's space of this file */
     /* identity as of open (or refresh), compared by hpc_source_check */
     uint64_t dev, ino;

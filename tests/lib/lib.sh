@@ -14,6 +14,9 @@ DATA="$top_srcdir/tests/data"
 PY=/usr/bin/python3
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hpctest.XXXXXX")
+# searchable by all: a mount shows no more read bits than the directories
+# above its sources grant (docs/design.md, "Who may read what")
+chmod 0755 "$TMP"
 MOUNTS=""
 # Sanitizer builds: reports of daemons (whose stderr is gone once they
 # daemonize) land in $TMP and fail the test in finish.
