@@ -16,6 +16,7 @@
  * This file routes the calls; hpc_rundir.c keeps the tables
  * (hpc_mount_int.h).
  */
+#define _GNU_SOURCE       /* O_PATH */
 #include "hpc_mount_int.h"
 
 #include <errno.h>
@@ -24,6 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 /* ---- ids ---------------------------------------------------------------- */
@@ -76,6 +79,14 @@ int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
     m->mtime = st.st_mtime;
     m->uid = st.st_uid;
     m->gid = st.st_gid;
+    m->mode = st.st_mode;
+    m->above = hpc_perm_chain(m->root);
+    m->root_fd = open(m->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (m->root_fd < 0) {
+        rc = hpc_fail(err, HPC_E_NOENT, m->root, NULL, 0, "cannot open the directory: %s",
+                      g_strerror(errno));
+        goto fail;
+    }
     m->max_open = opts->max_containers ? opts->max_containers : HPC_DEFAULT_MAX_CONTAINERS;
     /* cache_size is the whole mount's: each open container gets its share */
     m->opts.cache_size = MAX(opts->cache_size / m->max_open, MIN_CONTAINER_CACHE);
@@ -90,6 +101,9 @@ int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
     return HPC_OK;
 fail:
     hpc_options_clear(&m->opts);
+    if (m->above)
+        g_array_free(m->above, TRUE);
+    g_free(m->root);
     g_free(source);
     g_free(m);
     return rc;
@@ -121,6 +135,9 @@ void hpc_mount_close(hpc_mount *m)
         g_array_free(m->big, TRUE);
         g_hash_table_destroy(m->big_of);
         g_mutex_clear(&m->lock);
+        if (m->above)
+            g_array_free(m->above, TRUE);
+        close(m->root_fd);
     }
     hpc_options_clear(&m->opts);
     g_free(m->root);
@@ -169,15 +186,32 @@ static GString *failed_info(hpc_mount *m, slot *s)
     return o;
 }
 
-static void text_stat(hpc_mount *m, hpc_ino ino, GString *text, hpc_stat *st)
+/* The read bits of the layer's node id (0 if unknown). */
+static uint32_t node_bits(hpc_mount *m, uint64_t id)
+{
+    g_mutex_lock(&m->lock);
+    dnode *d = hpc_rundir_node_get(m, id);
+    uint32_t mode = d ? hpc_rundir_mode(m, d->uid, d->gid, d->mode) : 0;
+    g_mutex_unlock(&m->lock);
+    return mode & HPC_PERM_ALL;
+}
+
+/* A text node (.info) readable as its directory is: bits. */
+static void text_stat(hpc_mount *m, hpc_ino ino, GString *text, uint32_t bits, hpc_stat *st)
 {
     memset(st, 0, sizeof *st);
     st->ino = ino;
-    st->mode = HPC_MODE_FILE;
+    st->mode = hpc_perm_mode(HPC_MODE_FILE, bits);
     st->nlink = 1;
     st->size = text->len;
     st->mtime = m->mtime;
     g_string_free(text, TRUE);
+}
+
+/* The read bits of the run directory itself (its .info's). */
+static uint32_t root_bits(hpc_mount *m)
+{
+    return hpc_rundir_mode(m, m->uid, m->gid, m->mode) & HPC_PERM_ALL;
 }
 
 /* ---- calls into a container's slot -------------------------------------- */
@@ -248,13 +282,14 @@ static int failed_call(hpc_mount *m, slot *s, uint32_t sn, hpc_ino inner, hpc_st
     if (inner == HPC_INO_ROOT) {
         memset(st, 0, sizeof *st);
         st->ino = ((hpc_ino)sn << SLOT_SHIFT) | HPC_INO_ROOT;
-        st->mode = HPC_MODE_DIR;
+        st->mode = hpc_perm_mode(HPC_MODE_DIR, node_bits(m, s->node));
         st->nlink = 2;
         st->mtime = m->mtime;
         return HPC_OK;
     }
     if (inner == HPC_INO_INFO) {
-        text_stat(m, ((hpc_ino)sn << SLOT_SHIFT) | HPC_INO_INFO, failed_info(m, s), st);
+        text_stat(m, ((hpc_ino)sn << SLOT_SHIFT) | HPC_INO_INFO, failed_info(m, s),
+                  node_bits(m, s->node), st);
         return HPC_OK;
     }
     return HPC_E_NOENT;
@@ -266,7 +301,7 @@ static int failed_call(hpc_mount *m, slot *s, uint32_t sn, hpc_ino inner, hpc_st
 static int dir_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st)
 {
     if (parent == HPC_INO_ROOT && strcmp(name, ".info") == 0) {
-        text_stat(m, HPC_INO_INFO, dir_info(m), st);
+        text_stat(m, HPC_INO_INFO, dir_info(m), root_bits(m), st);
         return HPC_OK;
     }
     char *rel = hpc_rundir_node_rel(m, parent);
@@ -283,7 +318,7 @@ static int dir_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *
 static int dir_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st)
 {
     if (ino == HPC_INO_INFO) {
-        text_stat(m, HPC_INO_INFO, dir_info(m), st);
+        text_stat(m, HPC_INO_INFO, dir_info(m), root_bits(m), st);
         return HPC_OK;
     }
     char *rel = hpc_rundir_node_rel(m, ino);
@@ -345,7 +380,7 @@ static int dir_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn
     if (cookie <= k++ && fn(ctx, "..", &self, k))
         goto out;
     if (dir == HPC_INO_ROOT && cookie <= k++) {
-        text_stat(m, HPC_INO_INFO, dir_info(m), &st);
+        text_stat(m, HPC_INO_INFO, dir_info(m), root_bits(m), &st);
         if (fn(ctx, ".info", &st, k))
             goto out;
     }
@@ -431,12 +466,29 @@ int hpc_mount_readlink(hpc_mount *m, hpc_ino ino, char **target)
 
 /* ---- data --------------------------------------------------------------- */
 
+/* rel, opened beneath the run directory without following a symbolic
+ * link on the way: one swapped in after the listing never leads the
+ * daemon outside (the links it shows, the kernel follows with the
+ * reader's own rights). */
+static int open_beneath(hpc_mount *m, const char *rel)
+{
+    int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC;
+#ifdef SYS_openat2
+    struct open_how how = { .flags = (uint64_t)flags,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+    int fd = (int)syscall(SYS_openat2, m->root_fd, rel, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS)
+        return fd;
+#endif
+    return openat(m->root_fd, rel, flags | O_NOFOLLOW);
+}
+
 /* A plain file of the run directory: pread of the real file. */
 static int plain_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t off,
                       size_t *nread)
 {
-    char *rel = hpc_rundir_node_rel(m, ino), *path = rel ? hpc_rundir_abs_path(m, rel) : NULL;
-    int rc = HPC_E_NOENT, fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    char *rel = hpc_rundir_node_rel(m, ino);
+    int rc = HPC_E_NOENT, fd = rel && *rel ? open_beneath(m, rel) : -1;
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         size_t done = 0;
@@ -456,7 +508,6 @@ static int plain_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t
     if (fd >= 0)
         close(fd);
     g_free(rel);
-    g_free(path);
     return rc;
 }
 
@@ -631,8 +682,16 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
     meta->direct_io = inner == HPC_INO_INFO;
     g_mutex_lock(&m->lock);
     slot *s = sn ? hpc_rundir_slot_get(m, sn) : NULL;
+    /* owners as on disk: the container's, else the node's own (lstat) */
+    dnode *d = hpc_rundir_node_get(m, s ? s->node : inner);
     if (s && s->c) {
         hpc_container_owner(s->c, &meta->uid, &meta->gid);
+    } else if (d) {
+        meta->uid = d->uid;
+        meta->gid = d->gid;
     }
+    /* a container not open yet shows its file's bits: ask again once open */
+    if (s && !s->c)
+        meta->timeout = 0;
     g_mutex_unlock(&m->lock);
 }

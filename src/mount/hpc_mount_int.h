@@ -11,6 +11,7 @@
 #include "hpc_format.h"
 #include "hpc_mount.h"
 #include "hpc_npyview.h"
+#include "hpc_perm.h"
 
 #include <sys/stat.h>
 
@@ -32,6 +33,7 @@ typedef struct dnode {
     int64_t mtime;               /* of the probe */
     uint64_t size;
     uint32_t slot;               /* NODE_CONTAINER */
+    uint32_t uid, gid, mode;     /* of the probe (lstat), shown as they are */
 } dnode;
 
 typedef struct slot {
@@ -64,7 +66,9 @@ struct hpc_mount {
     GArray *big;                 /* big_id, index = ino & ~BIG_BIT */
     GHashTable *big_of;          /* "slot:inner" -> index + 1 */
     int64_t mtime;
-    uint32_t uid, gid;
+    uint32_t uid, gid, mode;     /* of root */
+    GArray *above;               /* hpc_perm_ref of the directories above root */
+    int root_fd;                 /* O_PATH: plain files are opened beneath it */
 };
 
 /* The absolute path of rel (relative to the run directory). */
@@ -83,6 +87,11 @@ gboolean hpc_rundir_holds_other_format(const char *dir, const hpc_format *f);
 /* What rel is now: find or make its node, probe it again if it changed.
  * *ino and *st (the directory layer's attributes) are filled. */
 int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st);
+
+/* The mode a node of the run directory itself shows: its own, with no
+ * more read or search bits than the directories above the run directory
+ * grant (they are not in the mount, the kernel does not check them). */
+uint32_t hpc_rundir_mode(const hpc_mount *m, uint32_t uid, uint32_t gid, uint32_t mode);
 
 /* The layer's node of id, or NULL; m->lock held. */
 dnode *hpc_rundir_node_get(hpc_mount *m, uint64_t id);

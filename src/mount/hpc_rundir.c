@@ -199,6 +199,9 @@ int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st)
         }
         d->mtime = sb.st_mtime;
         d->size = (uint64_t)sb.st_size;
+        d->uid = (uint32_t)sb.st_uid;
+        d->gid = (uint32_t)sb.st_gid;
+        d->mode = (uint32_t)sb.st_mode;
         d->kind = f ? NODE_CONTAINER : kind;
         if (f && !d->slot)
             d->slot = slot_new(m, id, path);
@@ -208,20 +211,30 @@ int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st)
     }
     memset(st, 0, sizeof *st);
     st->mtime = sb.st_mtime;
+    /* a container's root until it is open: the file's own bits (its
+     * container's are no wider; hpc_mount_node_meta: not cached) */
+    uint32_t own = hpc_rundir_mode(m, (uint32_t)sb.st_uid, (uint32_t)sb.st_gid, (uint32_t)sb.st_mode);
     if (d->kind == NODE_CONTAINER) {
         st->ino = ((hpc_ino)d->slot << SLOT_SHIFT) | HPC_INO_ROOT;
-        st->mode = HPC_MODE_DIR;
+        st->mode = hpc_perm_mode(HPC_MODE_DIR, own & HPC_PERM_ALL);
         st->nlink = 2;
     } else {
         st->ino = *rel ? id : HPC_INO_ROOT;
-        st->mode = d->kind == NODE_DIR ? HPC_MODE_DIR : d->kind == NODE_LINK ? HPC_MODE_LINK
-                                                                             : HPC_MODE_FILE;
+        st->mode = d->kind == NODE_LINK ? HPC_MODE_LINK : own;
         st->nlink = d->kind == NODE_DIR ? 2 : 1;
         st->size = d->kind == NODE_DIR ? 0 : (uint64_t)sb.st_size;
     }
 out:
     g_free(path);
     return rc;
+}
+
+uint32_t hpc_rundir_mode(const hpc_mount *m, uint32_t uid, uint32_t gid, uint32_t mode)
+{
+    const hpc_creds *owner = hpc_creds_of(uid, gid);
+    uint32_t r = hpc_perm_narrow_chain(mode & 0444, owner, uid, gid, m->above);
+    uint32_t x = hpc_perm_narrow_chain((mode & 0111) << 2, owner, uid, gid, m->above);
+    return (mode & S_IFMT) | r | (x >> 2);
 }
 
 /* The relative path of the layer's node ino (a new string), or NULL. */
