@@ -137,6 +137,8 @@ static void h5_free(h5 *h)
         g_hash_table_destroy(h->targets);
     if (h->reasons)
         g_hash_table_destroy(h->reasons);
+    if (h->narrowed)
+        g_hash_table_destroy(h->narrowed);
     if (h->nodes)
         g_array_free(h->nodes, TRUE);
     if (h->dapl >= 0)
@@ -171,6 +173,9 @@ static h5 *h5_new(const hpc_container *c)
     h->targets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     h->reasons = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     h->handles = g_hash_table_new(g_direct_hash, g_direct_equal);
+    h->narrowed = g_hash_table_new(g_direct_hash, g_direct_equal);
+    h->uid = c->uid;
+    h->gid = c->gid;
     g_queue_init(&h->lru);
     h->warnings = g_string_new(NULL);
     h->damaged = g_string_new(NULL);

@@ -123,7 +123,15 @@ out:
 /* Elements [e0, e1) of the dataset of hd, decoded by us or by H5Dread. */
 static int read_range(h5 *h, const h5_handle *hd, uint64_t e0, uint64_t e1, void *buf)
 {
-    return hd->plan ? read_decoded(h, hd, e0, e1, buf) : h5_read_elements(hd->d, e0, e1, buf);
+    if (hd->plan)
+        return read_decoded(h, hd, e0, e1, buf);
+    int rc = h5_read_elements(hd->d, e0, e1, buf);
+    if (rc != HPC_OK && hd->d->external) {
+        char *files = h5_dset_external_note(h, hd->d);
+        hpc_log("hdf5: %s: %s", hd->d->path, files);
+        g_free(files);
+    }
+    return rc;
 }
 
 typedef struct elem_ctx {

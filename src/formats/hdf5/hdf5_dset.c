@@ -4,6 +4,9 @@
  * and what cannot be served, and why. */
 #include "hdf5_int.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 /* ---- datasets --------------------------------------------------------- */
 
 void h5_dset_free(gpointer p)
@@ -416,6 +419,80 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
     return HPC_OK;
 }
 
+/* bits narrowed by the file name that libhdf5 reads some of a dataset's
+ * bytes from (relative: beside the .h5 file, as the prefixes say).  A file
+ * this process cannot read narrows nothing: the library, which runs with
+ * the rights of the container's owner, reads no byte of it either (fill
+ * values, or EIO). */
+static uint32_t narrow_by_file(const h5 *h, uint32_t bits, const char *name)
+{
+    char *dir = g_path_get_dirname(h->src->path);
+    char *p = g_path_is_absolute(name) ? g_strdup(name) : g_build_filename(dir, name, NULL);
+    if (access(p, R_OK) == 0)
+        bits = hpc_perm_path(bits, hpc_creds_of(h->uid, h->gid), h->uid, h->gid, p);
+    g_free(p);
+    g_free(dir);
+    return bits;
+}
+
+/* "external raw data: PATH (cannot be read by its owner: ...), ..." for the
+ * log line of a failed read of d (a file its owner cannot read is missing). */
+char *h5_dset_external_note(const h5 *h, const h5_dset *d)
+{
+    hid_t dcpl = d->external ? H5Dget_create_plist(d->id) : H5I_INVALID_HID;
+    int next = dcpl >= 0 ? H5Pget_external_count(dcpl) : 0;
+    GString *o = g_string_new(NULL);
+    char *dir = g_path_get_dirname(h->src->path);
+    for (int i = 0; i < next; i++) {
+        char name[4096];
+        off_t off;
+        hsize_t size;
+        if (H5Pget_external(dcpl, (unsigned)i, sizeof name, name, &off, &size) < 0)
+            break;
+        name[sizeof name - 1] = '\0';
+        char *p = g_path_is_absolute(name) ? g_strdup(name) : g_build_filename(dir, name, NULL);
+        int e = access(p, R_OK) == 0 ? 0 : errno;
+        g_string_append_printf(o, "%s%s%s%s%s", i ? ", " : "external raw data: ", p,
+                               e ? " (cannot be read by its owner: " : "", e ? g_strerror(e) : "",
+                               e ? ")" : "");
+        g_free(p);
+    }
+    g_free(dir);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return g_string_free(o, FALSE);
+}
+
+/* The read bits of a dataset beyond its file's: those of its external raw
+ * data files and of its virtual sources' files (docs/design.md, "Who may
+ * read what").  A source named by a printf pattern: its owner alone. */
+static uint32_t dset_perm(const h5 *h, hid_t dcpl, H5D_layout_t lay, int next)
+{
+    uint32_t bits = HPC_PERM_ALL;
+    char name[4096];
+    for (int i = 0; i < next; i++) {
+        off_t off;
+        hsize_t size;
+        if (H5Pget_external(dcpl, (unsigned)i, sizeof name, name, &off, &size) < 0)
+            return 0;
+        name[sizeof name - 1] = '\0';
+        bits = narrow_by_file(h, bits, name);
+    }
+    size_t nvirt = 0;
+    if (lay != H5D_VIRTUAL || H5Pget_virtual_count(dcpl, &nvirt) < 0)
+        return bits;
+    for (size_t i = 0; i < nvirt; i++) {
+        ssize_t len = H5Pget_virtual_filename(dcpl, i, name, sizeof name);
+        if (len < 0 || (size_t)len >= sizeof name)
+            return 0;
+        if (strchr(name, '%'))
+            bits &= 0400u;
+        else if (strcmp(name, ".") != 0)
+            bits = narrow_by_file(h, bits, name);
+    }
+    return bits;
+}
+
 /* Describe dataset d->id: shape, types, layout, how it is read.  Fills
  * *chunk_band with the bytes of one row of chunks (0 if not chunked), the
  * bytes of a chunk and the number of chunks. */
@@ -435,6 +512,7 @@ int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_by
     H5D_layout_t lay = H5Pget_layout(dcpl);
     int next = H5Pget_external_count(dcpl);
     d->external = next > 0;
+    d->perm = dset_perm(h, dcpl, lay, next);
     dset_layout(d, lay, next);
     dset_filters(d, dcpl, &unavail, &own_lzf);
     dset_chunking(d, dcpl, ftype, lay, chunk_band, chunk_bytes, nchunks);

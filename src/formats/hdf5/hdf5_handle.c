@@ -132,6 +132,8 @@ static int handle_open(h5 *h, uint32_t id, h5_handle **out)
     hd->bytes = hd->d->cache_bytes + (hd->d->text ? hd->d->size : 0);
     NODE(h, id)->size = hd->d->size;
     NODE(h, id)->state = S_OK;
+    if (hd->d->perm != HPC_PERM_ALL)
+        g_hash_table_insert(h->narrowed, GUINT_TO_POINTER(id), GUINT_TO_POINTER(hd->d->perm | NARROWED));
     g_hash_table_insert(h->handles, GUINT_TO_POINTER(id), hd);
     h->nhandles++;
     h->handle_bytes += hd->bytes;

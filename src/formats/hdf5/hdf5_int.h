@@ -7,6 +7,7 @@
 
 #include "hpc_bytes.h"
 #include "hpc_format.h"
+#include "hpc_perm.h"
 #include "hpc_tree.h"
 #include "fmt_hdf5.h"
 #include "hdf5_refs.h"
@@ -61,6 +62,7 @@ typedef struct h5_dset {
     char *shape, *dtype, *layout, *filters, *chunks, *note;
     uint64_t cache_bytes;          /* chunk cache of the handle, 0: default */
     int external;                  /* raw data in external files (H5Pset_external) */
+    uint32_t perm;                 /* read bits the files its bytes come from allow */
 } h5_dset;
 
 /* One object or link met in the file (see "the lazy tree"): 32 bytes. */
@@ -109,6 +111,7 @@ typedef struct h5 {
     GHashTable *targets;           /* symlink node id -> target */
     GHashTable *reasons;           /* damaged node id -> why */
     GHashTable *handles;           /* dataset node id -> h5_handle */
+    GHashTable *narrowed;          /* dataset node id -> its read bits | NARROWED */
     GQueue lru;                    /* h5_handle, most recently used first */
     unsigned nhandles, max_handles;
     uint64_t handle_bytes, max_handle_bytes;
@@ -118,7 +121,10 @@ typedef struct h5 {
     GString *damaged;              /* one "damaged: ..." line per damaged object */
     unsigned super_version;
     uint64_t userblock;
+    uint32_t uid, gid;             /* the container's owner */
 } h5;
+
+#define NARROWED 0x10000u          /* in h->narrowed: a value, never NULL */
 
 /* the lazy tree (hdf5_tree.c) */
 enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED };
@@ -138,6 +144,7 @@ int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name);
 void h5_swap_elements(void *buf, uint64_t count, size_t n);
 int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
                      uint64_t *nchunks);
+char *h5_dset_external_note(const h5 *h, const h5_dset *d);
 
 /* hdf5_tree.c */
 uint32_t h5_ino_to_id(hpc_ino ino, const h5 *h);

@@ -389,6 +389,13 @@ static int64_t list_find(const h5_list *l, const char *name)
 /* ---- nodes as the core sees them -------------------------------------- */
 
 /* Attributes of node id.  Lock held. */
+/* A described dataset's read bits (h5_dset.perm). */
+static uint32_t dset_bits(h5 *h, uint32_t id)
+{
+    gpointer v = g_hash_table_lookup(h->narrowed, GUINT_TO_POINTER(id));
+    return v ? GPOINTER_TO_UINT(v) & HPC_PERM_ALL : HPC_PERM_ALL;
+}
+
 static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
 {
     memset(st, 0, sizeof *st);
@@ -410,7 +417,7 @@ static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
                 return rc;
             h5_handle_put(h, hd);
         }
-        st->mode = HPC_MODE_FILE;
+        st->mode = hpc_perm_mode(HPC_MODE_FILE, dset_bits(h, id));
         st->size = NODE(h, id)->size;
         st->nlink = NODE(h, id)->nlink;
         return HPC_OK;
