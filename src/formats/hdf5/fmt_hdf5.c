@@ -151,6 +151,7 @@ static void h5_free(h5 *h)
         g_string_free(h->warnings, TRUE);
     if (h->damaged)
         g_string_free(h->damaged, TRUE);
+    g_free(h->win);
     g_mutex_clear(&h->lock);
     g_free(h);
 }
@@ -223,6 +224,7 @@ static int h5_open(hpc_container *c, GError **err)
         H5Pclose(fcpl);
     }
     h->userblock = ub;
+    h5_headers_init(h);
     h->dapl = h5_dset_access(0, 0, 0);
     root = H5Gopen2(h->file, "/", H5P_DEFAULT);
     H5O_info_t oi;

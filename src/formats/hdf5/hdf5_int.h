@@ -14,6 +14,7 @@
 #include "hdf5_remote.h"
 #include "hdf5_chunk.h"
 #include "hdf5_elem.h"
+#include "hdf5_ohdr.h"
 #include "hdf5_type.h"
 
 #include <hdf5.h>
@@ -104,7 +105,12 @@ typedef struct h5 {
     hid_t file;
     hid_t dapl;                    /* default dataset access: external prefixes */
     hpc_source *src;
+    hpc_h5ohdr_file ohdr;          /* object headers the listing reads itself */
+    int ohdr_libhdf5;              /* ... or not: through libhdf5 only (hdf5_tree.c) */
     GMutex lock;                   /* all below; taken before libhdf5's lock */
+    uint8_t *win;                  /* the listing's window of the file */
+    uint64_t win_off;
+    size_t win_len;
     GArray *nodes;                 /* h5_node; index = node id, 0 the root */
     GHashTable *by_addr;           /* object header address -> node id */
     GHashTable *lists;             /* group node id -> h5_list */
@@ -147,6 +153,7 @@ int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_by
 char *h5_dset_external_note(const h5 *h, const h5_dset *d);
 
 /* hdf5_tree.c */
+void h5_headers_init(h5 *h);
 uint32_t h5_ino_to_id(hpc_ino ino, const h5 *h);
 uint32_t h5_node_new(h5 *h, uint8_t kind, uint64_t addr, uint32_t parent, uint32_t idx);
 const char *h5_node_name(h5 *h, uint32_t id);

@@ -169,20 +169,92 @@ static uint32_t classify_soft(h5 *h, hid_t g, uint32_t dir, uint32_t idx, const 
     return id;
 }
 
+/* ---- object headers read by the listing ---------------------------------
+ *
+ * What a listing needs of a new object is a few bytes of its header; the
+ * reader reads them itself (hdf5_ohdr.c) through a window of the file,
+ * since the headers of a group's objects usually lie close together.
+ * Where that reader is not sure, libhdf5 is asked, as before. */
+
+#define WIN_BYTES (16u << 10)      /* read at least this much at a time */
+G_STATIC_ASSERT(HPC_H5OHDR_MAX_RANK == H5S_MAX_RANK);
+
+/* hpc_h5ohdr_read_fn over h's window of the file (lock held, or at open). */
+static int window_read(void *ctx, uint64_t off, size_t len, const uint8_t **p)
+{
+    h5 *h = ctx;
+    if (len > HPC_H5OHDR_MAX_CHUNK || !hpc_source_contains(h->src, off, len))
+        return HPC_E_CORRUPT;
+    if (off < h->win_off || off + len > h->win_off + h->win_len) {
+        uint64_t start = off & ~(uint64_t)4095;
+        uint64_t end = MIN(MAX(start + WIN_BYTES, off + len), h->src->size);
+        if (!h->win)
+            h->win = g_malloc(HPC_H5OHDR_MAX_CHUNK + 4096);
+        h->win_len = 0;
+        int rc = hpc_source_pread(h->src, h->win, (size_t)(end - start), start);
+        if (rc != HPC_OK)
+            return rc;
+        h->win_off = start;
+        h->win_len = (size_t)(end - start);
+    }
+    *p = h->win + (off - h->win_off);
+    return HPC_OK;
+}
+
+/* Whether the headers can be read here: the root group's must say what
+ * libhdf5 says of it (this checks the base address and the field sizes),
+ * and a file closed with a metadata cache image has its headers there,
+ * where libhdf5 reads them, not at their addresses. */
+void h5_headers_init(h5 *h)
+{
+    hid_t fcpl = H5Fget_create_plist(h->file);
+    size_t sa = 0, ss = 0;
+    if (fcpl >= 0) {
+        H5Pget_sizes(fcpl, &sa, &ss);
+        H5Pclose(fcpl);
+    }
+    h->ohdr = (hpc_h5ohdr_file){ .base = h->userblock, .sizeof_addr = (unsigned)sa,
+                                 .sizeof_size = (unsigned)ss };
+    haddr_t image = HADDR_UNDEF;
+    hsize_t image_len = 0;
+    H5O_info_t oi;
+    hpc_h5ohdr o;
+    h->ohdr_libhdf5 = 1;
+    if (sa < 2 || sa > 8 || ss < 2 || ss > 8 ||
+        H5Fget_mdc_image_info(h->file, &image, &image_len) < 0 || image_len > 0 ||
+        H5Oget_info_by_name2(h->file, "/", &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+        return;
+    h->ohdr_libhdf5 = hpc_h5ohdr_read(&h->ohdr, (uint64_t)oi.addr, window_read, h, &o) != HPC_OK ||
+                      o.kind != HPC_H5OBJ_GROUP || o.nlink != oi.rc;
+}
+
+/* Whether the dataset whose header is at addr certainly fits in a file
+ * (its header says so); 0: ask libhdf5 (too_large).  A type whose size is
+ * not known here has at most 2^32 - 1 bytes. */
+static int fits_by_header(h5 *h, uint64_t addr)
+{
+    hpc_h5ohdr o;
+    if (h->ohdr_libhdf5 || hpc_h5ohdr_read(&h->ohdr, addr, window_read, h, &o) != HPC_OK ||
+        o.kind != HPC_H5OBJ_DATASET)
+        return 0;
+    return !hpc_h5_over_file_size(o.tsize ? o.tsize : UINT32_MAX, o.rank, o.dims);
+}
+
 /* Does dataset `name` of group g (node dir) hold more bytes than the
  * largest file (2^63 - 1)?  Then it has no file: it is left out of the
  * listing (lookup: ENOENT) with a warning line in .info.  Its file type's
- * size counts: the size served is never smaller. */
+ * size counts: the size served is never smaller.  Opens the dataset: the
+ * listing asks only where fits_by_header cannot say. */
 static int too_large(h5 *h, hid_t g, uint32_t dir, const char *name)
 {
     hid_t d = H5Dopen2(g, name, h->dapl);
     hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID, t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
     hsize_t dims[H5S_MAX_RANK];
+    uint64_t d64[H5S_MAX_RANK];
     int r = sp >= 0 && H5Sget_simple_extent_type(sp) == H5S_SIMPLE ? H5Sget_simple_extent_dims(sp, dims, NULL) : 0;
-    uint64_t bytes = t >= 0 ? H5Tget_size(t) : 0;
-    int over = 0;
-    for (int i = 0; i < r && bytes && !over; i++)
-        over = !hpc_mul_u64(bytes, (uint64_t)dims[i], &bytes) || bytes > (uint64_t)INT64_MAX;
+    for (int i = 0; i < r; i++)
+        d64[i] = dims[i];
+    int over = t >= 0 && hpc_h5_over_file_size(H5Tget_size(t), r, d64);
     if (over) {
         char *dpath = h5_node_path(h, dir);
         g_string_append_printf(h->warnings, "warning: %s%s%s: more bytes than the largest file "
@@ -226,7 +298,8 @@ static uint32_t classify_hard(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t
         id = h5_node_new(h, K_DAMAGED, addr, dir, idx);
         h5_note_damaged(h, id, "cannot read the object header", why);
         g_free(why);
-    } else if (st.type == H5G_DATASET && too_large(h, g, dir, e->name)) {
+    } else if (st.type == H5G_DATASET && !fits_by_header(h, addr) &&
+               too_large(h, g, dir, e->name)) {
         return 0;
     } else if (st.type == H5G_GROUP || st.type == H5G_DATASET) {
         id = h5_node_new(h, st.type == H5G_GROUP ? K_GROUP : K_DATASET, addr, dir, idx);
