@@ -5,17 +5,17 @@
 
 /* ---- the lazy tree ------------------------------------------------------
  *
- * Nothing is walked at mount.  A group is listed (H5Literate by name, one
- * H5Gget_objinfo per new object for its type and link count) when it is
- * first looked up or read; its listing stays for the life of the mount:
- * per entry a 4-byte node id, a 4-byte name offset and the name.  Each
- * object met gets one 32-byte node (h5_node) whose index is its inode
- * number minus HPC_INO_FIRST - 1, so node ids never change while mounted;
- * objects are found again by their object header address (by_addr), which
- * gives further hard links to a dataset the same inode.  A dataset is
- * opened (and described) when its size, bytes or xattrs are first needed;
- * open handles live in an LRU bounded in number and in the bytes of their
- * chunk caches and rendered text.
+ * Nothing is walked at mount.  A group is listed (H5Literate by name; each
+ * new object's type and link count read from its object header, below)
+ * when it is first looked up or read; its listing stays for the life of
+ * the mount: per entry a 4-byte node id, a 4-byte name offset and the
+ * name.  Each object met gets one 32-byte node (h5_node) whose index is
+ * its inode number minus HPC_INO_FIRST - 1, so node ids never change while
+ * mounted; objects are found again by their object header address
+ * (by_addr), which gives further hard links to a dataset the same inode.
+ * A dataset is opened (and described) when its size, bytes or xattrs are
+ * first needed; open handles live in an LRU bounded in number and in the
+ * bytes of their chunk caches and rendered text.
  *
  * Locking: h->lock guards nodes, listings, handles and the counters; it is
  * taken before libhdf5's global lock, never inside a libhdf5 callback. */
@@ -228,23 +228,37 @@ void h5_headers_init(h5 *h)
                       o.kind != HPC_H5OBJ_GROUP || o.nlink != oi.rc;
 }
 
-/* Whether the dataset whose header is at addr certainly fits in a file
- * (its header says so); 0: ask libhdf5 (too_large).  A type whose size is
- * not known here has at most 2^32 - 1 bytes. */
-static int fits_by_header(h5 *h, uint64_t addr)
+/* The type and link count of hard link e's object and, for a dataset,
+ * whether it certainly fits in a file: from the object header where the
+ * reader is sure of it (a type whose size is not known there has at most
+ * 2^32 - 1 bytes), else from libhdf5 (H5Gget_objinfo; such a dataset is
+ * left to too_large).  HPC_E_IO: libhdf5 cannot read the header. */
+static int object_info(h5 *h, hid_t g, const link_ent *e, H5G_obj_t *type, uint32_t *nlink,
+                       int *fits)
 {
     hpc_h5ohdr o;
-    if (h->ohdr_libhdf5 || hpc_h5ohdr_read(&h->ohdr, addr, window_read, h, &o) != HPC_OK ||
-        o.kind != HPC_H5OBJ_DATASET)
-        return 0;
-    return !hpc_h5_over_file_size(o.tsize ? o.tsize : UINT32_MAX, o.rank, o.dims);
+    if (!h->ohdr_libhdf5 &&
+        hpc_h5ohdr_read(&h->ohdr, (uint64_t)e->addr, window_read, h, &o) == HPC_OK) {
+        *type = o.kind == HPC_H5OBJ_GROUP ? H5G_GROUP : o.kind == HPC_H5OBJ_DATASET ? H5G_DATASET
+                                                                                 : H5G_TYPE;
+        *nlink = o.nlink;
+        *fits = !hpc_h5_over_file_size(o.tsize ? o.tsize : UINT32_MAX, o.rank, o.dims);
+        return HPC_OK;
+    }
+    H5G_stat_t st;
+    if (H5Gget_objinfo(g, e->name, 0, &st) < 0)
+        return HPC_E_IO;
+    *type = st.type;
+    *nlink = st.nlink;
+    *fits = 0;
+    return HPC_OK;
 }
 
 /* Does dataset `name` of group g (node dir) hold more bytes than the
  * largest file (2^63 - 1)?  Then it has no file: it is left out of the
  * listing (lookup: ENOENT) with a warning line in .info.  Its file type's
  * size counts: the size served is never smaller.  Opens the dataset: the
- * listing asks only where fits_by_header cannot say. */
+ * listing asks only where object_info cannot say. */
 static int too_large(h5 *h, hid_t g, uint32_t dir, const char *name)
 {
     hid_t d = H5Dopen2(g, name, h->dapl);
@@ -291,19 +305,19 @@ static uint32_t classify_hard(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t
         g_free(gpath);
         return s;
     }
-    H5G_stat_t st;
-    uint32_t id;
-    if (H5Gget_objinfo(g, e->name, 0, &st) < 0) {
+    H5G_obj_t type;
+    uint32_t id, nlink;
+    int fits;
+    if (object_info(h, g, e, &type, &nlink, &fits) != HPC_OK) {
         char *why = h5_errtext();
         id = h5_node_new(h, K_DAMAGED, addr, dir, idx);
         h5_note_damaged(h, id, "cannot read the object header", why);
         g_free(why);
-    } else if (st.type == H5G_DATASET && !fits_by_header(h, addr) &&
-               too_large(h, g, dir, e->name)) {
+    } else if (type == H5G_DATASET && !fits && too_large(h, g, dir, e->name)) {
         return 0;
-    } else if (st.type == H5G_GROUP || st.type == H5G_DATASET) {
-        id = h5_node_new(h, st.type == H5G_GROUP ? K_GROUP : K_DATASET, addr, dir, idx);
-        NODE(h, id)->nlink = st.type == H5G_GROUP ? 0 : MAX(st.nlink, 1u);
+    } else if (type == H5G_GROUP || type == H5G_DATASET) {
+        id = h5_node_new(h, type == H5G_GROUP ? K_GROUP : K_DATASET, addr, dir, idx);
+        NODE(h, id)->nlink = type == H5G_GROUP ? 0 : MAX(nlink, 1u);
     } else {
         l->ntypes++;
         return 0;                  /* committed datatypes have no bytes */
