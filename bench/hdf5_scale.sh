@@ -1,5 +1,6 @@
 #!/bin/bash
-# bench/hdf5_scale.sh [BUILDDIR] - HDF5 at scale, one run side by side:
+# bench/hdf5_scale.sh [--figures] [BUILDDIR] - HDF5 at scale, one run side
+# by side:
 #
 #   (a) NDSETS (100000) small datasets in NGROUPS (100) groups (h5py, half of
 #       them chunked, one attribute each): time of hpcmount (returns once
@@ -23,8 +24,12 @@
 # wall times: the cost of the isolation.  LOAD=N keeps N busy loops running
 # (normal priority, started by this script) during every part: the wall
 # time under load, where each round trip to the helper waits for a CPU.
+# --figures prints one "name value unit" line per figure of the parts run
+# instead of the table (what bench/compare.sh reads).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
+figures=0
+[ "${1:-}" != --figures ] || { figures=1; shift; }
 build=${1:-$top}
 HPCMOUNT=$build/fuse/hpcmount
 NDSETS=${NDSETS:-100000}; NGROUPS=${NGROUPS:-100}; NREAD=${NREAD:-10000}
@@ -79,7 +84,7 @@ import os; os.rename(path + ".tmp", path)
 PY
 fi
 gz=$WORK/gz-$GZ_MB-$GZ4_MB.h5
-if [ ! -s "$gz" ]; then
+if { part b || part c; } && [ ! -s "$gz" ]; then
     echo "# generating $gz"
     $PY - "$gz" "$GZ_MB" "$GZ4_MB" <<'PY'
 import sys, h5py, numpy as np
@@ -109,7 +114,12 @@ if part d && [ ! -s "$big" ]; then
     cc -O2 $(pkg-config --cflags hdf5) "$here/hdf5_many.c" -o "$WORK/hdf5_many" $(pkg-config --libs hdf5)
     "$WORK/hdf5_many" "$big.tmp" 1000 $((NBIG / 1000)) && mv "$big.tmp" "$big"
 fi
-cat "$many" "$gz" > /dev/null
+cat "$many" > /dev/null
+if part b || part c; then cat "$gz" > /dev/null; fi
+# builds from before the helper process have no -o inproc: their library
+# runs in the daemon anyway (bench/compare.sh runs this against old builds)
+inproc="-o inproc"
+"$HPCMOUNT" --help 2>&1 | grep -q inproc || inproc=""
 for k in $(seq "$LOAD"); do sh -c 'while :; do :; done' & busy="$busy $!"; done
 
 # ---- (a) the tree ----------------------------------------------------------
@@ -127,7 +137,7 @@ for i in $(seq "$RUNS"); do
     find "$M" -type f | head -n "$NREAD" | xargs cat > /dev/null
     rss_mib "$pid" >> "$WORK/a.rss2"
     fusermount3 -u "$M"
-    t0=$(now); "$HPCMOUNT" -o inproc "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount0"
+    t0=$(now); "$HPCMOUNT" $inproc "$many" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/a.mount0"
     timed "$many" a.find0 a.find0c find "$M" -fprint /dev/null
     timed "$many" a.ls0 a.ls0c lsl
     fusermount3 -u "$M"
@@ -141,7 +151,7 @@ for i in $(seq "$RUNS"); do
     "$HPCMOUNT" "$gz" "$M"
     timed "$gz" b.mount b.mountc dd if="$M/gz" of=/dev/null bs=1M status=none
     fusermount3 -u "$M"
-    "$HPCMOUNT" -o inproc "$gz" "$M"
+    "$HPCMOUNT" $inproc "$gz" "$M"
     timed "$gz" b.mount0 b.mount0c dd if="$M/gz" of=/dev/null bs=1M status=none
     fusermount3 -u "$M"
     t0=$(now); "$WORK/h5dread" "$gz" /gz > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/b.ref"
@@ -168,7 +178,7 @@ for i in $(seq "$RUNS"); do
     part d || break
     t0=$(now); "$HPCMOUNT" "$big" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/d.mount"
     fusermount3 -u "$M"
-    t0=$(now); "$HPCMOUNT" -o inproc "$big" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/d.mount0"
+    t0=$(now); "$HPCMOUNT" $inproc "$big" "$M"; t1=$(now); secs "$t0" "$t1" >> "$WORK/d.mount0"
     pid=$(daemon_pid "$big")
     rss_mib "$pid" >> "$WORK/d.rss"
     ls -l "$M/g0500" > /dev/null
@@ -178,6 +188,36 @@ done
 
 v() { best < "$WORK/$1" | grep . || echo 0; }
 ratio() { echo "$1 / $2" | bc -l; }
+largest() { sort -g "$WORK/$1" | tail -1; }
+if [ "$figures" = 1 ]; then
+    # fig NAME UNIT VALUE: one figure (best of RUNS, or as given)
+    fig() { printf "%s %.4f %s\n" "$1" "$3" "$2"; }
+    if part a; then
+        fig walk.mount s "$(v a.mount)"; fig walk.mount.inproc s "$(v a.mount0)"
+        fig walk.find s "$(v a.find)"; fig walk.find.cpu s "$(v a.findc)"
+        fig walk.find.inproc s "$(v a.find0)"; fig walk.find.inproc.cpu s "$(v a.find0c)"
+        fig walk.lslR s "$(v a.ls)"; fig walk.lslR.cpu s "$(v a.lsc)"
+        fig walk.lslR.inproc s "$(v a.ls0)"; fig walk.lslR.inproc.cpu s "$(v a.ls0c)"
+        fig walk.h5ls-r s "$(v a.h5ls)"
+        fig walk.find/h5ls-r x "$(ratio "$(v a.find)" "$(v a.h5ls)")"
+        fig walk.rss.find MiB "$(largest a.rss)"; fig walk.rss.read MiB "$(largest a.rss2)"
+    fi
+    if part b; then
+        fig gz.read s "$(v b.mount)"; fig gz.read.cpu s "$(v b.mountc)"
+        fig gz.read.inproc s "$(v b.mount0)"; fig gz.read.inproc.cpu s "$(v b.mount0c)"
+        fig gz.h5dread s "$(v b.ref)"
+        fig gz.h5dread/read x "$(ratio "$(v b.ref)" "$(v b.mount)")"
+    fi
+    if part c; then
+        fig gz4.read s "$(v c.mount)"; fig gz4.h5py s "$(v c.ref)"
+        fig gz4.h5py/read x "$(ratio "$(v c.ref)" "$(v c.mount)")"
+    fi
+    if part d; then
+        fig many.mount s "$(v d.mount)"; fig many.mount.inproc s "$(v d.mount0)"
+        fig many.rss.mount MiB "$(largest d.rss)"; fig many.rss.ls MiB "$(largest d.rss2)"
+    fi
+    exit 0
+fi
 printf "%-66s %10s\n" "HDF5 at scale, best of $RUNS" "result"
 printf "%-66s %10.2f\n" "(a) hpcmount of $NDSETS datasets in $NGROUPS groups, s (helper)" "$(v a.mount)"
 printf "%-66s %10.2f\n" "(a) hpcmount, -o inproc (library in the daemon), s" "$(v a.mount0)"
@@ -191,8 +231,8 @@ printf "%-66s %10.2f\n" "(a) then ls -lR of 10 groups, s (-o inproc)" "$(v a.ls0
 printf "%-66s %10.2f\n" "(a) the same, CPU s of the daemon" "$(v a.ls0c)"
 printf "%-66s %10.2f\n" "(a) h5ls -r of the file, s" "$(v a.h5ls)"
 printf "%-66s %10.2f\n" "(a) ratio find / h5ls -r (goal <= 0.5)" "$(ratio "$(v a.find)" "$(v a.h5ls)")"
-printf "%-66s %10s\n" "(a) daemon RSS after the find, MiB (largest of runs)" "$(sort -g "$WORK/a.rss" | tail -1)"
-printf "%-66s %10s\n" "(a) daemon RSS after reading $NREAD datasets, MiB (largest)" "$(sort -g "$WORK/a.rss2" | tail -1)"
+printf "%-66s %10s\n" "(a) daemon RSS after the find, MiB (largest of runs)" "$(largest a.rss)"
+printf "%-66s %10s\n" "(a) daemon RSS after reading $NREAD datasets, MiB (largest)" "$(largest a.rss2)"
 printf "%-66s %10.2f\n" "(b) $GZ_MB MiB gzip+shuffle: hpcmount, dd bs=1M, s (helper)" "$(v b.mount)"
 printf "%-66s %10.2f\n" "(b) the same, CPU s of daemon + helper" "$(v b.mountc)"
 printf "%-66s %10.2f\n" "(b) the same with -o inproc, s" "$(v b.mount0)"
@@ -204,6 +244,6 @@ printf "%-66s %10.2f\n" "(c) 4 h5py processes, ds[()] each, s" "$(v c.ref)"
 printf "%-66s %10.2f\n" "(c) ratio h5py / hpcmount (goal >= 1.3)" "$(ratio "$(v c.ref)" "$(v c.mount)")"
 printf "%-66s %10.2f\n" "(d) hpcmount of $NBIG datasets in 1000 groups, s (default)" "$(v d.mount)"
 printf "%-66s %10.2f\n" "(d) hpcmount, -o inproc, s" "$(v d.mount0)"
-printf "%-66s %10s\n" "(d) daemon RSS after the mount, MiB (largest)" "$(sort -g "$WORK/d.rss" | tail -1)"
-printf "%-66s %10s\n" "(d) daemon RSS after ls -l of a group of 1000, MiB (largest)" "$(sort -g "$WORK/d.rss2" | tail -1)"
+printf "%-66s %10s\n" "(d) daemon RSS after the mount, MiB (largest)" "$(largest d.rss)"
+printf "%-66s %10s\n" "(d) daemon RSS after ls -l of a group of 1000, MiB (largest)" "$(largest d.rss2)"
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (LOAD=$LOAD busy loops of this script)"
