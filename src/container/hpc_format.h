@@ -87,7 +87,8 @@ typedef struct hpc_format {
     int (*read)(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
                 size_t *nread);
 
-    /** Optional: call fn for each extended attribute of ino. */
+    /** Optional: call fn for each extended attribute of ino (names in the
+     *  user. namespace only: the core answers others without asking). */
     int (*xattrs)(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
     /** Write the .info text: "key: value" lines, then a table. */
     int (*info)(hpc_container *c, GString *out);
