@@ -19,6 +19,13 @@
 #   h5gz     part (b): 1 GiB gzip+shuffle through the mount vs one H5Dread
 #   h5gz4    part (c): 4 readers of 256 MiB vs 4 h5py processes
 #   h5many   part (d): mount of 10^6 datasets, RSS
+#   sion     bench/sion_bench.sh (a) and (b): one rank (TASKS, TASK_MB) read
+#            sequentially with the mounted file's cache dropped, fully cold
+#            (drop_caches: root) and re-read, through the mount, with -o
+#            ra_max_kb=0, by squashfuse_ll and as a plain file (the
+#            references' seconds over hpcmount's: sion.*.plain/hpc)
+#   sionrand (c): fio random 4 KiB reads, QD1, O_DIRECT (FIO_SECS each)
+#   sionmany (d): mount, RSS and ls of 10^6 SION tasks
 # or the path of any script that takes BUILDDIR as its last argument and
 # prints "name value unit" lines (other lines are kept in the log only).
 #
@@ -59,13 +66,16 @@ build() {
 
 # run_bench NAME BUILDDIR: the bench's "name value unit" lines
 run_bench() {
-    local parts=""
+    local script parts=""
     case $1 in
-    h5walk) parts=a;; h5gz) parts=b;; h5gz4) parts=c;; h5many) parts=d;;
+    h5walk) script=hdf5_scale.sh parts=a;; h5gz) script=hdf5_scale.sh parts=b;;
+    h5gz4) script=hdf5_scale.sh parts=c;; h5many) script=hdf5_scale.sh parts=d;;
+    sion) script=sion_bench.sh parts=ab;; sionrand) script=sion_bench.sh parts=c;;
+    sionmany) script=sion_bench.sh parts=d;;
     */*) RUNS=1 bash "$1" "$2"; return;;
-    *) echo "compare.sh: no bench $1 (h5walk, h5gz, h5gz4, h5many or a script)" >&2; return 2;;
+    *) echo "compare.sh: no bench $1 (see compare.sh's usage)" >&2; return 2;;
     esac
-    RUNS=1 PARTS=$parts bash "$here/hdf5_scale.sh" --figures "$2"
+    RUNS=1 PARTS=$parts bash "$here/$script" --figures "$2"
 }
 
 dir_a=$(build "$rev_a"); dir_b=$(build "$rev_b")
