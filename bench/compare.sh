@@ -26,6 +26,13 @@
 #            references' seconds over hpcmount's: sion.*.plain/hpc)
 #   sionrand (c): fio random 4 KiB reads, QD1, O_DIRECT (FIO_SECS each)
 #   sionmany (d): mount, RSS and ls of 10^6 SION tasks
+#   carray   bench/python_bench.sh part sion: c.array() of a SIZE_MB (1024)
+#            SION rank, cold (root) and warm, vs np.fromfile of the same
+#            bytes (carray.sion.*.fromfile/array: goal >= 0.95 cold)
+#   carrayh5 part hdf5: the same for a contiguous HDF5 dataset
+#   carraygz part gzip: a GZ_MB (256) gzip+shuffle dataset vs h5py
+#   carraygsd part gsd: a GSD series (NFRAMES, NPARTICLES) vs np.load
+#            and a gsd.hoomd loop
 # or the path of any script that takes BUILDDIR as its last argument and
 # prints "name value unit" lines (other lines are kept in the log only).
 #
@@ -72,6 +79,8 @@ run_bench() {
     h5gz4) script=hdf5_scale.sh parts=c;; h5many) script=hdf5_scale.sh parts=d;;
     sion) script=sion_bench.sh parts=ab;; sionrand) script=sion_bench.sh parts=c;;
     sionmany) script=sion_bench.sh parts=d;;
+    carray) script=python_bench.sh parts=sion;; carrayh5) script=python_bench.sh parts=hdf5;;
+    carraygz) script=python_bench.sh parts=gzip;; carraygsd) script=python_bench.sh parts=gsd;;
     */*) RUNS=1 bash "$1" "$2"; return;;
     *) echo "compare.sh: no bench $1 (see compare.sh's usage)" >&2; return 2;;
     esac
