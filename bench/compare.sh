@@ -33,6 +33,10 @@
 #   carraygz part gzip: a GZ_MB (256) gzip+shuffle dataset vs h5py
 #   carraygsd part gsd: a GSD series (NFRAMES, NPARTICLES) vs np.load
 #            and a gsd.hoomd loop
+#   gsdseries bench/gsd_series_bench.sh: series/particles/position of
+#            NFRAMES (10^4) x NPARTICLES (1000) read through a fresh mount
+#            vs np.load of a .npy, a gsd.hoomd and a gsd.fl loop; the
+#            series pass over SCAN_FRAMES (10^6, 0: none) frames, RSS
 # or the path of any script that takes BUILDDIR as its last argument and
 # prints "name value unit" lines (other lines are kept in the log only).
 #
@@ -81,6 +85,7 @@ run_bench() {
     sionmany) script=sion_bench.sh parts=d;;
     carray) script=python_bench.sh parts=sion;; carrayh5) script=python_bench.sh parts=hdf5;;
     carraygz) script=python_bench.sh parts=gzip;; carraygsd) script=python_bench.sh parts=gsd;;
+    gsdseries) script=gsd_series_bench.sh;;
     */*) RUNS=1 bash "$1" "$2"; return;;
     *) echo "compare.sh: no bench $1 (see compare.sh's usage)" >&2; return 2;;
     esac
