@@ -37,11 +37,17 @@
 #            NFRAMES (10^4) x NPARTICLES (1000) read through a fresh mount
 #            vs np.load of a .npy, a gsd.hoomd and a gsd.fl loop; the
 #            series pass over SCAN_FRAMES (10^6, 0: none) frames, RSS
+#   refsdask bench/refs_bench.sh: Dask over `hpcdump refs` references: the
+#            sum of two 64 MiB gzip datasets vs Dask over h5py (and over
+#            the mount), the mean of a GSD series of NFRAMES (2000) x
+#            NPARTICLES (10^4) vs a gsd.hoomd loop (refsdask.gsd.hoomd/refs)
 # or the path of any script that takes BUILDDIR as its last argument and
 # prints "name value unit" lines (other lines are kept in the log only).
 #
 # Environment: ROUNDS (3), COMPARE_DIR, JOBS (make -j, 2), CONFIGURE_FLAGS
-# (passed to configure), and whatever the benches read (WORK, NDSETS, ...).
+# (passed to configure), and whatever the benches read (WORK, NDSETS, ...;
+# the sizes named above, so that a quick run is possible: NFRAMES and
+# NPARTICLES size the GSD files of carraygsd, gsdseries and refsdask alike).
 # Output: the table (markdown) on stdout; each run's raw output in
 # $COMPARE_DIR/runs/<time>/.  Nothing here belongs in a test: timings of a
 # shared machine are not pass or fail.
@@ -85,7 +91,7 @@ run_bench() {
     sionmany) script=sion_bench.sh parts=d;;
     carray) script=python_bench.sh parts=sion;; carrayh5) script=python_bench.sh parts=hdf5;;
     carraygz) script=python_bench.sh parts=gzip;; carraygsd) script=python_bench.sh parts=gsd;;
-    gsdseries) script=gsd_series_bench.sh;;
+    gsdseries) script=gsd_series_bench.sh;; refsdask) script=refs_bench.sh;;
     */*) RUNS=1 bash "$1" "$2"; return;;
     *) echo "compare.sh: no bench $1 (see compare.sh's usage)" >&2; return 2;;
     esac

@@ -1,9 +1,12 @@
 #!/usr/bin/python3
-"""refs_bench.py H5 H5_REFS H5_MOUNTED GSD GSD_REFS - the side-by-side run of
-bench/refs_bench.sh: Dask (threaded scheduler, 2 threads, the machine's
-cores) over hpcmount references vs over h5py vs over the mount on an HDF5
-gzip dataset, and a GSD series mean over references vs a gsd.hoomd loop.
-Every result is compared with the first; best of RUNS (env, default 3)."""
+"""refs_bench.py H5 H5_REFS H5_MOUNTED GSD GSD_REFS [--figures] - the
+side-by-side run of bench/refs_bench.sh: Dask (threaded scheduler, 2
+threads, the machine's cores) over hpcmount references vs over h5py vs over
+the mount on an HDF5 gzip dataset, and a GSD series mean over references vs
+a gsd.hoomd loop.  Every result is compared with the first; best of RUNS
+(env, default 3).  --figures prints one "name value unit" line per figure
+instead of the table (what bench/compare.sh reads): refsdask.GROUP.SIDE in
+seconds and refsdask.GROUP.REF/SIDE, the reference's time over the side's."""
 import os
 import sys
 import time
@@ -32,7 +35,8 @@ def refs(fo, comp, chunks=None):
 
 
 def hdf5_rows(ds, name, h5refs, mounted):
-    """The sum of dataset name three ways; rows of (measure, s, MB/s, x h5py)."""
+    """The sum of dataset name three ways; rows of (group, side, reference
+    side, measure, s, MB)."""
     chunks = ds.chunks
     mb = ds.size * ds.dtype.itemsize / 1e6
     t_refs, s_refs = best(lambda: refs(h5refs, name).sum().compute())
@@ -40,14 +44,30 @@ def hdf5_rows(ds, name, h5refs, mounted):
     mm = numpy.memmap(mounted, dtype=ds.dtype, mode="r", shape=ds.shape)
     t_mnt, s_mnt = best(lambda: da.from_array(mm, chunks=chunks).sum().compute())
     assert s_refs == s_h5 == s_mnt, (s_refs, s_h5, s_mnt)
-    return [("hdf5 %s sum, Dask over hpcmount refs" % name, t_refs, mb / t_refs, t_h5 / t_refs),
-            ("hdf5 %s sum, Dask over h5py" % name, t_h5, mb / t_h5, 1.0),
-            ("hdf5 %s sum, Dask over the mount (memmap)" % name, t_mnt, mb / t_mnt,
-             t_h5 / t_mnt)]
+    return [(name, "refs", "h5py", "hdf5 %s sum, Dask over hpcmount refs" % name, t_refs, mb),
+            (name, "h5py", "h5py", "hdf5 %s sum, Dask over h5py" % name, t_h5, mb),
+            (name, "mount", "h5py", "hdf5 %s sum, Dask over the mount (memmap)" % name, t_mnt, mb)]
+
+
+def report(rows, figures):
+    """The table of rows, or their figures; the reference of a group is the
+    row whose side is its reference side."""
+    ref = {(g, side): t for g, side, _, _, t, _ in rows}
+    if not figures:
+        print("%-48s %8s %8s %9s" % ("measure", "s", "MB/s", "x ref"))
+    for g, side, ref_side, label, t, mb in rows:
+        r = ref[(g, ref_side)]
+        if not figures:
+            print("%-48s %8.3f %8.0f %9.2f" % (label, t, mb / t, r / t))
+            continue
+        print("refsdask.%s.%s %.6g s" % (g, side, t))
+        if side != ref_side:
+            print("refsdask.%s.%s/%s %.6g x" % (g, ref_side, side, r / t))
 
 
 def main():
     h5, h5refs, h5mnt, gsdf, gsdrefs = sys.argv[1:6]
+    figures = sys.argv[6:7] == ["--figures"]
     dask.config.set(scheduler="threads", num_workers=2)
     f = h5py.File(h5, "r")
     rows = []
@@ -78,15 +98,13 @@ def main():
     assert numpy.allclose(m_loop, m_gref, rtol=1e-9), "gsd means differ"
     gmb = os.path.getsize(gsdf) / 1e6
     assert numpy.allclose(m_loop, m_g1, rtol=1e-9), "gsd means differ"
-    rows += [("gsd series mean, Dask refs, %d frames/task" % FRAMES_PER_TASK, t_gref,
-              gmb / t_gref, t_loop / t_gref),
-             ("gsd series mean, Dask refs, 1 frame/task", t_g1, gmb / t_g1, t_loop / t_g1),
-             ("gsd series mean, gsd.hoomd loop", t_loop, gmb / t_loop, 1.0)]
+    rows += [("gsd", "refs", "hoomd", "gsd series mean, Dask refs, %d frames/task"
+              % FRAMES_PER_TASK, t_gref, gmb),
+             ("gsd", "refs1", "hoomd", "gsd series mean, Dask refs, 1 frame/task", t_g1, gmb),
+             ("gsd", "hoomd", "hoomd", "gsd series mean, gsd.hoomd loop", t_loop, gmb)]
     print("# %s: %.0f MB f8 gzip (and +shuffle), chunks %s; gsd %.0f MB; best of %d; load %s" %
           (os.path.basename(h5), mb, chunks, gmb, RUNS, os.getloadavg()))
-    print("%-48s %8s %8s %9s" % ("measure", "s", "MB/s", "x ref"))
-    for name, t, rate, x in rows:
-        print("%-48s %8.3f %8.0f %9.2f" % (name, t, rate, x))
+    report(rows, figures)
 
 
 if __name__ == "__main__":

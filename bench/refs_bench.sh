@@ -9,17 +9,23 @@
 #         positions written with gsd.fl as HOOMD does, the mean over frames
 #         with Dask over the series' references vs a gsd.hoomd loop.
 #
-#   bench/refs_bench.sh [BUILDDIR] [NFRAMES] [NPARTICLES]
+#   bench/refs_bench.sh [--figures] [BUILDDIR] [NFRAMES] [NPARTICLES]
+# (the sizes also from the environment; the arguments win).  --figures:
+# "name value unit" lines instead of the table (bench/refs_bench.py).
 # Needs fuse3, python3-h5py, -gsd, -dask, -zarr, -fsspec.  Files in $OUT.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
-B=${1:-$top}; NF=${2:-2000}; NP=${3:-10000}
+figures=""
+[ "${1:-}" != --figures ] || { figures=--figures; shift; }
+B=${1:-$top}; NF=${2:-${NFRAMES:-2000}}; NP=${3:-${NPARTICLES:-10000}}
 OUT=${OUT:-${TMPDIR:-/tmp}/refs-bench}
+traj=$OUT/traj-$NF-$NP.gsd
 PY=/usr/bin/python3
 mkdir -p "$OUT/mnt"
 trap 'fusermount3 -u "$OUT/mnt" 2>/dev/null || true' EXIT
-[ -f "$OUT/big.h5" ] || $PY "$top/tests/gen/refs_h5gen.py" "$OUT/big.h5" big
-[ -f "$OUT/traj.gsd" ] || $PY - "$OUT/traj.gsd" "$NF" "$NP" <<'PYEOF'
+[ -f "$OUT/big.h5" ] || { $PY "$top/tests/gen/refs_h5gen.py" "$OUT/big.h5.tmp" big && mv "$OUT/big.h5.tmp" "$OUT/big.h5"; }
+if [ ! -f "$traj" ]; then
+    $PY - "$traj.tmp" "$NF" "$NP" <<'PYEOF'
 import sys, numpy, gsd.fl
 path, nf, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rng = numpy.random.default_rng(1)
@@ -31,9 +37,11 @@ with gsd.fl.open(path, "wb", application="refs_bench", schema="hoomd", schema_ve
         f.write_chunk("particles/position", rng.random((n, 3), dtype="f4"))
         f.end_frame()
 PYEOF
+    mv "$traj.tmp" "$traj"
+fi
 "$B/dump/hpcdump" refs "$OUT/big.h5" >"$OUT/big.json"
-"$B/dump/hpcdump" refs "$OUT/traj.gsd" >"$OUT/gsd.json"
+"$B/dump/hpcdump" refs "$traj" >"$OUT/gsd.json"
 "$B/fuse/hpcmount" "$OUT/big.h5" "$OUT/mnt"
-cat "$OUT/big.h5" "$OUT/traj.gsd" >/dev/null     # page cache holds both files
-$PY "$here/refs_bench.py" "$OUT/big.h5" "$OUT/big.json" "$OUT/mnt" "$OUT/traj.gsd" \
-    "$OUT/gsd.json"
+cat "$OUT/big.h5" "$traj" >/dev/null     # page cache holds both files
+$PY "$here/refs_bench.py" "$OUT/big.h5" "$OUT/big.json" "$OUT/mnt" "$traj" \
+    "$OUT/gsd.json" $figures
