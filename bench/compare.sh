@@ -81,9 +81,10 @@ build() {
     echo "$d/build"
 }
 
-# run_bench NAME BUILDDIR: the bench's "name value unit" lines
-run_bench() {
-    local script parts=""
+# bench_of NAME: set script and parts of a named bench (script: a path
+# for a path), or fail
+bench_of() {
+    parts=""
     case $1 in
     h5walk) script=hdf5_scale.sh parts=a;; h5gz) script=hdf5_scale.sh parts=b;;
     h5gz4) script=hdf5_scale.sh parts=c;; h5many) script=hdf5_scale.sh parts=d;;
@@ -92,12 +93,23 @@ run_bench() {
     carray) script=python_bench.sh parts=sion;; carrayh5) script=python_bench.sh parts=hdf5;;
     carraygz) script=python_bench.sh parts=gzip;; carraygsd) script=python_bench.sh parts=gsd;;
     gsdseries) script=gsd_series_bench.sh;; refsdask) script=refs_bench.sh;;
-    */*) RUNS=1 bash "$1" "$2"; return;;
-    *) echo "compare.sh: no bench $1 (see compare.sh's usage)" >&2; return 2;;
+    */*) script=$1; [ -f "$1" ];;
+    *) false;;
     esac
+}
+
+# run_bench NAME BUILDDIR: the bench's "name value unit" lines
+run_bench() {
+    local script parts
+    bench_of "$1"
+    case $1 in */*) RUNS=1 bash "$1" "$2"; return;; esac
     RUNS=1 PARTS=$parts bash "$here/$script" --figures "$2"
 }
 
+# an unknown name fails now, not after the builds
+for bench in "$@"; do
+    bench_of "$bench" || { echo "compare.sh: no bench $bench (see compare.sh's usage)" >&2; exit 2; }
+done
 dir_a=$(build "$rev_a"); dir_b=$(build "$rev_b")
 out=$CDIR/runs/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$out"
@@ -120,10 +132,12 @@ echo "# B = $(git -C "$top" log -1 --format='%h %s' "$rev_b")"
 echo "# raw output: $out"
 echo
 # every "name value unit" line of every run as "side round name value
-# unit", the figures in the order the benches print them
-for f in "$out"/*.log; do
-    b=${f##*/}; side=${b%%.*}; r=${b#*.}; r=${r%%.*}
-    awk -v s="$side" -v r="$r" 'NF == 3 && $2 ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { print s, r, $1, $2, $3 }' "$f"
+# unit", the figures in the order of the benches named and of their lines
+for bench in "$@"; do
+    for f in "$out"/?.*."$(basename "$bench").log"; do
+        b=${f##*/}; side=${b%%.*}; r=${b#*.}; r=${r%%.*}
+        awk -v s="$side" -v r="$r" 'NF == 3 && $2 ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { print s, r, $1, $2, $3 }' "$f"
+    done
 done | awk -v rounds="$ROUNDS" '
 function median(v, n,    i, j, t) {
     for (i = 2; i <= n; i++)
