@@ -9,7 +9,13 @@
 # bugs, whose finds are added to the corpus (tests/README.md).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/tests/deps.sh"
+# phase NAME COMMAND...: run a phase, its wall and CPU seconds into
+# $phases/NAME (tests/lib/timed.py; printed at the end)
+phases=$(mktemp -d "${TMPDIR:-/tmp}/hpcphases.XXXXXX")
+trap 'rm -rf "$phases"' EXIT
+phase() { local n=$1; shift; /usr/bin/python3 "$top/tests/lib/timed.py" -o "$phases/$n" "$@"; }
+command -v /usr/bin/python3 >/dev/null || "$top/tests/deps.sh"
+phase 0-deps "$top/tests/deps.sh"
 cd "$top"
 # the real files of tests/mount/conformance.sh and tests/mount/hdf5_cve.sh: CI clones
 # the repository with shared/ beside it
@@ -19,7 +25,7 @@ fi
 if [ -z "${HPC_CVE_DIR:-}" ] && [ -n "${HPC_CORPUS:-}" ] && [ -d "$HPC_CORPUS/hdf5-cve" ]; then
     HPC_CVE_DIR=$HPC_CORPUS/hdf5-cve; export HPC_CVE_DIR
 fi
-autoreconf -fi >/dev/null 2>&1
+phase 1-autoreconf sh -c 'autoreconf -fi >/dev/null 2>&1'
 status=0
 for variant in plain sanitizers; do
     dir="$top/build-ci-$variant"
@@ -33,10 +39,10 @@ for variant in plain sanitizers; do
     cve=${HPC_CVE_DIR:-}; corpus=${HPC_CORPUS:-}; load_corpus=$corpus
     [ "$variant" = sanitizers ] && corpus=""
     echo "=== $variant build: configure $flags"
-    "$top/configure" $flags > configure.log || { cat configure.log; exit 1; }
-    make -j"$(nproc)" > make.log 2>&1 || { cat make.log; exit 1; }
-    if ! HPC_CVE_DIR=$cve HPC_CORPUS=$corpus HPC_REFS_CORPUS=$corpus HPC_LOAD_CORPUS=$load_corpus \
-        make -j"$(nproc)" check > check.log 2>&1; then
+    phase "2-$variant-configure" "$top/configure" $flags > configure.log || { cat configure.log; exit 1; }
+    phase "3-$variant-make" make -j"$(nproc)" > make.log 2>&1 || { cat make.log; exit 1; }
+    if ! phase "4-$variant-check" env HPC_CVE_DIR="$cve" HPC_CORPUS="$corpus" HPC_REFS_CORPUS="$corpus" \
+        HPC_LOAD_CORPUS="$load_corpus" make -j"$(nproc)" check > check.log 2>&1; then
         status=1
         tail -n 200 test-suite.log || true
     fi
@@ -53,12 +59,25 @@ for h in "$top"/tests/fuzz/fuzz_*.c; do
     else
         echo "=== fuzz $name: replay its corpus"; runs=0
     fi
-    rc=0; FUZZ_RUNS=$runs "$top/tests/fuzz/run.sh" "$name" "$secs" \
+    rc=0; phase "5-fuzz-$name" env FUZZ_RUNS="$runs" "$top/tests/fuzz/run.sh" "$name" "$secs" \
         > "$top/build-ci-plain/fuzz-$name.log" 2>&1 || rc=$?
     tail -3 "$top/build-ci-plain/fuzz-$name.log"
     if [ "$rc" -eq 77 ]; then continue; fi
     fuzzed=$((fuzzed + 1))
     [ "$rc" -eq 0 ] || { fuzzfail=$((fuzzfail + 1)); status=1; cat "$top/build-ci-plain/fuzz-$name.log"; }
+done
+# what the run cost: every phase, then the 15 slowest tests of each build
+# (wall and CPU seconds of the test's processes, tests/lib/timed.py)
+echo "=== seconds per phase (wall, CPU of its processes)"
+for f in "$phases"/*; do
+    printf '  %-28s %s\n' "$(basename "$f")" "$(cut -d' ' -f1-4 "$f")"
+done
+for v in plain sanitizers; do
+    echo "=== the 15 slowest tests of the $v build (wall, CPU seconds)"
+    find "$top/build-ci-$v/tests" -name '*.time' | while read -r f; do
+        t=${f#"$top/build-ci-$v/"}
+        printf '%s %s\n' "$(cat "$f")" "${t%.time}"
+    done | sort -k2,2nr | head -15 | awk '{ printf "  %7.1f %7.1f  %s\n", $2, $4, $9 }'
 done
 # one closing line over both builds and the fuzzers
 p=0; f=0
