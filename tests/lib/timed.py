@@ -28,12 +28,17 @@ PR_SET_CHILD_SUBREAPER = 36
 
 
 def time_file(test):
-    """NAME.time in the build tree: the test's path below the source tree
-    (VPATH builds name it ../tests/...), else as given."""
-    src = os.path.realpath(os.environ.get("top_srcdir", "."))
+    """NAME.time in the build tree: the test's path below the build tree
+    (programs), else below the source tree (scripts, which VPATH builds
+    name ../tests/...), else as given."""
     build = os.environ.get("top_builddir", ".")
     real = os.path.realpath(test)
-    rel = os.path.relpath(real, src) if real.startswith(src + os.sep) else test
+    rel = test
+    for top in (build, os.environ.get("top_srcdir", ".")):
+        top = os.path.realpath(top)
+        if real.startswith(top + os.sep):
+            rel = os.path.relpath(real, top)
+            break
     return os.path.join(build, rel + ".time")
 
 
