@@ -31,18 +31,22 @@ for variant in plain sanitizers; do
     dir="$top/build-ci-$variant"
     rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
     flags="--enable-werror"; [ "$variant" = sanitizers ] && flags="$flags --enable-sanitizers"
-    # the CVE reproducers and the corpus mounted under load
-    # (tests/mount/load_mount.sh) in both builds; the corpus checked against
-    # the libraries (tests/mount/conformance.sh) and its references read
+    # the CVE reproducers, the corpus mounted under load
+    # (tests/mount/load_mount.sh) and the corpus checked against the
+    # libraries (tests/mount/conformance.sh) in both builds; under ASan the
+    # conformance leaves out HDF5, whose libhdf5 runs in the helper process
+    # (the readers in the daemon are all checked).  The references read
     # through zarr and xarray (tests/mount/refs_corpus_[01].sh) in the plain
-    # build only: under ASan they would not fit CI's 90 minutes
+    # build only: under ASan they and HDF5 would not fit CI's budget
     cve=${HPC_CVE_DIR:-}; corpus=${HPC_CORPUS:-}; load_corpus=$corpus
-    [ "$variant" = sanitizers ] && corpus=""
+    conf_corpus=$corpus; conf_skip=""
+    [ "$variant" = sanitizers ] && corpus="" && conf_skip=hdf5
     echo "=== $variant build: configure $flags"
     phase "2-$variant-configure" "$top/configure" $flags > configure.log || { cat configure.log; exit 1; }
     phase "3-$variant-make" make -j"$(nproc)" > make.log 2>&1 || { cat make.log; exit 1; }
     if ! phase "4-$variant-check" env HPC_CVE_DIR="$cve" HPC_CORPUS="$corpus" HPC_REFS_CORPUS="$corpus" \
-        HPC_LOAD_CORPUS="$load_corpus" make -j"$(nproc)" check > check.log 2>&1; then
+        HPC_LOAD_CORPUS="$load_corpus" HPC_CONFORMANCE_CORPUS="$conf_corpus" \
+        HPC_CONFORMANCE_SKIP="$conf_skip" make -j"$(nproc)" check > check.log 2>&1; then
         status=1
         tail -n 200 test-suite.log || true
     fi
