@@ -629,7 +629,10 @@ class Worker:
 
     def close(self):
         if not self.p.stdin.closed:
-            self.p.stdin.close()
+            try:
+                self.p.stdin.close()
+            except BrokenPipeError:
+                pass
             self.p.wait()
             self.err.close()
 
@@ -637,9 +640,12 @@ class Worker:
         """The file's JSON result, or (exit status, stderr) when the worker
         died or hung on it."""
         start = os.fstat(self.err.fileno()).st_size
-        self.p.stdin.write((json.dumps([fmt, path]) + "\n").encode())
-        self.p.stdin.flush()
         self.done += 1
+        try:
+            self.p.stdin.write((json.dumps([fmt, path]) + "\n").encode())
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass                                # died before: read its end below
         deadline = time.monotonic() + FILE_TIMEOUT
         while True:
             line, nl, rest = self.buf.partition(b"\n")
@@ -669,7 +675,9 @@ ALL_WORKERS, LOCK = [], threading.Lock()
 
 def run_one(fmt, path):
     """(status, text) of one file, checked by this thread's worker."""
-    w = getattr(WORKERS, "w", None) or Worker()
+    w = getattr(WORKERS, "w", None)
+    if w is None or w.p.poll() is not None:
+        w = Worker()
     out, why = w.result(fmt, path)
     WORKERS.w = w if out is not None and not out["fails"] and w.done < Worker.RECYCLE else None
     if WORKERS.w is None:
