@@ -94,7 +94,8 @@ if ! clang $san -fsanitize=fuzzer,address,undefined \
     fi
     cat "$out/build.log"; exit 1
 fi
-find "$top/tests/fuzz/corpus/$name" -type f ! -name README -exec cp {} "$out/corpus/" \; 2>/dev/null || true
+# one cp for all the files, not a process per file
+find "$top/tests/fuzz/corpus/$name" -type f ! -name README -exec cp -t "$out/corpus/" {} + 2>/dev/null || true
 # fixtures of tests/data that seed this harness too (tests/fuzz/seeds.txt)
 globs=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$here/seeds.txt")
 for g in $globs; do
