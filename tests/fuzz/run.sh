@@ -6,8 +6,8 @@
 # With FUZZ_RUNS=0 it only replays those inputs, each once (what
 # tests/run-all.sh does: the same inputs on every machine).
 # The readers' objects are kept in $FUZZ_OBJ (default
-# ${TMPDIR:-/tmp}/hpcfuzz-objects) for the next harness: run one harness
-# at a time per FUZZ_OBJ.
+# ${TMPDIR:-/tmp}/hpcfuzz-objects-N, N a checksum of the checkout's path)
+# for the next harness: run one harness at a time per FUZZ_OBJ.
 # Leaks inside third-party libraries are suppressed by tests/lib/lsan.supp; any
 # other leak, crash or undefined behaviour fails the run.
 # Exit 0 when no crash was found, 77 when clang/libFuzzer is missing.
@@ -66,7 +66,8 @@ done
 # into objects in $FUZZ_OBJ (default beside $out) that the other harnesses
 # link as long as no file of src/ and none of the flags changed since
 san="-g -O1 -fno-sanitize-recover=undefined"
-objs=${FUZZ_OBJ:-${TMPDIR:-/tmp}/hpcfuzz-objects}
+# (one folder per checkout: two clones on one machine do not share it)
+objs=${FUZZ_OBJ:-${TMPDIR:-/tmp}/hpcfuzz-objects-$(printf '%s' "$top" | cksum | cut -d' ' -f1)}
 # shellcheck disable=SC2086
 set -- $san -fsanitize=fuzzer-no-link,address,undefined -I"$objs" $incs $cflags ${FUZZ_CFLAGS:-} \
     $(pkg-config --cflags glib-2.0)
