@@ -5,6 +5,9 @@
 # and the fixtures tests/fuzz/seeds.txt names.
 # With FUZZ_RUNS=0 it only replays those inputs, each once (what
 # tests/run-all.sh does: the same inputs on every machine).
+# The readers' objects are kept in $FUZZ_OBJ (default
+# ${TMPDIR:-/tmp}/hpcfuzz-objects-N, N a checksum of the checkout's path)
+# for the next harness: run one harness at a time per FUZZ_OBJ.
 # Leaks inside third-party libraries are suppressed by tests/lib/lsan.supp; any
 # other leak, crash or undefined behaviour fails the run.
 # Exit 0 when no crash was found, 77 when clang/libFuzzer is missing.
@@ -58,17 +61,42 @@ extra=""   # FUZZ_SOURCES: further files, not the readers already taken
 for f in ${FUZZ_SOURCES:-}; do
     case $(basename "$f") in fmt_*.c|hpc_*.c) ;; *) extra="$extra $f";; esac
 done
+: > "$out/build.log"
+# The readers are the same in every harness: compiled once, on every core,
+# into objects in $FUZZ_OBJ (default beside $out) that the other harnesses
+# link as long as no file of src/ and none of the flags changed since
+san="-g -O1 -fno-sanitize-recover=undefined"
+# (one folder per checkout: two clones on one machine do not share it)
+objs=${FUZZ_OBJ:-${TMPDIR:-/tmp}/hpcfuzz-objects-$(printf '%s' "$top" | cksum | cut -d' ' -f1)}
 # shellcheck disable=SC2086
-if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+set -- $san -fsanitize=fuzzer-no-link,address,undefined -I"$objs" $incs $cflags ${FUZZ_CFLAGS:-} \
+    $(pkg-config --cflags glib-2.0)
+flags="$* | $sources | $(cat "$out/config.h")"
+if [ "$(cat "$objs/flags" 2>/dev/null)" != "$flags" ] || [ ! -f "$objs/stamp" ] ||
+   [ -n "$(find "$top/src" -newer "$objs/stamp" -print -quit)" ]; then
+    rm -rf "$objs"; mkdir -p "$objs"
+    cp "$out/config.h" "$objs/config.h"
+    # shellcheck disable=SC2086
+    if ! printf '%s\n' $sources | xargs -P "$(nproc)" -I{} sh -c \
+        'f=$1; shift; exec clang "$@" -c "$f" -o "$0/$(basename "$f" .c).o"' "$objs" {} "$@" \
+        2>> "$out/build.log"; then
+        cat "$out/build.log"; rm -rf "$objs"; exit 1
+    fi
+    printf '%s\n' "$flags" > "$objs/flags"
+    touch "$objs/stamp"
+fi
+# shellcheck disable=SC2086
+if ! clang $san -fsanitize=fuzzer,address,undefined \
     -I"$out" $incs $cflags ${FUZZ_CFLAGS:-} $(pkg-config --cflags glib-2.0) \
-    "$here/fuzz_$name.c" $sources $extra -o "$out/fuzz_$name" \
-    $(pkg-config --libs glib-2.0) $libs ${FUZZ_LIBS:-} -lpthread -lm 2> "$out/build.log"; then
+    "$here/fuzz_$name.c" "$objs"/*.o $extra -o "$out/fuzz_$name" \
+    $(pkg-config --libs glib-2.0) $libs ${FUZZ_LIBS:-} -lpthread -lm 2>> "$out/build.log"; then
     if grep -q "fsanitize=fuzzer" "$out/build.log" || grep -q "libclang_rt.fuzzer" "$out/build.log"; then
         echo "SKIP: libFuzzer runtime missing"; exit 77
     fi
     cat "$out/build.log"; exit 1
 fi
-find "$top/tests/fuzz/corpus/$name" -type f ! -name README -exec cp {} "$out/corpus/" \; 2>/dev/null || true
+# one cp for all the files, not a process per file
+find "$top/tests/fuzz/corpus/$name" -type f ! -name README -exec cp -t "$out/corpus/" {} + 2>/dev/null || true
 # fixtures of tests/data that seed this harness too (tests/fuzz/seeds.txt)
 globs=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$here/seeds.txt")
 for g in $globs; do
