@@ -248,8 +248,6 @@ static int atts_xattrs(const nc3_att *atts, uint32_t n, hpc_xattr_fn fn, void *c
     GString *name = g_string_new(NULL), *val = g_string_new(NULL);
     int stop = 0;
     for (uint32_t i = 0; !stop && i < n; i++) {
-        if (!atts[i].name)
-            continue;
         g_string_printf(name, "user.attr.%s", atts[i].name);
         if (name->len > NC3_XATTR_NAME_MAX)
             continue;

@@ -120,16 +120,16 @@ static int get_nelems(cur *c, const char *field, unsigned min, uint64_t *n)
     return rc;
 }
 
-/* A name: its length, its bytes, padding to 4. */
-static int get_name(cur *c, nc3_hdr *h, const char *field, const char **name, int *clean)
+/* A name: its length, its bytes, padding to 4.  libnetcdf's names end at
+ * a NUL (nc_rename to a shorter name leaves the old length in place). */
+static int get_name(cur *c, nc3_hdr *h, const char *field, const char **name)
 {
     uint64_t n;
     int rc = get_nelems(c, field, 1, &n);
     const unsigned char *p = rc == HPC_OK ? take(c, pad4(n), field, &rc) : NULL;
     if (!p)
         return rc;
-    *clean = memchr(p, '\0', n) == NULL;
-    *name = g_string_chunk_insert_len(h->names, (const char *)p, (gssize)n);
+    *name = g_string_chunk_insert_len(h->names, (const char *)p, (gssize)strnlen((const char *)p, n));
     return HPC_OK;
 }
 
@@ -180,9 +180,8 @@ static int get_dims(cur *c, nc3_hdr *h)
     GArray *a = g_array_sized_new(FALSE, TRUE, sizeof(nc3_dim), (guint)MIN(n, 1024));
     for (uint64_t i = 0; rc == HPC_OK && i < n; i++) {
         nc3_dim d = { 0 };
-        int clean;
         uint64_t at;
-        rc = get_name(c, h, "dim name", &d.name, &clean);
+        rc = get_name(c, h, "dim name", &d.name);
         at = c->pos;
         if (rc == HPC_OK)
             rc = get_count(c, "dim_length", &d.len);
@@ -208,9 +207,8 @@ static int get_atts(cur *c, nc3_hdr *h, nc3_att **out, uint32_t *count)
     GArray *a = g_array_sized_new(FALSE, TRUE, sizeof(nc3_att), (guint)MIN(n, 1024));
     for (uint64_t i = 0; rc == HPC_OK && i < n; i++) {
         nc3_att t = { 0 };
-        int clean;
         uint64_t bytes;
-        rc = get_name(c, h, "attribute name", &t.name, &clean);
+        rc = get_name(c, h, "attribute name", &t.name);
         if (rc == HPC_OK)
             rc = get_type(c, "attribute nc_type", &t.type);
         if (rc == HPC_OK)
@@ -218,8 +216,8 @@ static int get_atts(cur *c, nc3_hdr *h, nc3_att **out, uint32_t *count)
         bytes = rc == HPC_OK ? t.nelems * nc3_type_size(t.type) : 0;
         if (rc == HPC_OK)    /* an offset into buf until the copy is made */
             t.values = (const unsigned char *)(uintptr_t)c->pos;
-        if (rc == HPC_OK && take(c, pad4(bytes), "attribute values", &rc) && !clean)
-            t.name = NULL;   /* no xattr name holds a NUL */
+        if (rc == HPC_OK)
+            take(c, pad4(bytes), "attribute values", &rc);
         g_array_append_val(a, t);
     }
     *count = a->len;
@@ -231,10 +229,7 @@ static int get_var(cur *c, nc3_hdr *h, nc3_var *v)
 {
     unsigned w = c->version == 5 ? 8 : 4;
     uint64_t nd;
-    int clean;
-    int rc = get_name(c, h, "variable name", &v->name, &clean);
-    if (rc == HPC_OK && !clean)
-        v->hidden = "its name holds a NUL byte";
+    int rc = get_name(c, h, "variable name", &v->name);
     if (rc == HPC_OK)
         rc = get_nelems(c, "variable dimensions", w, &nd);
     if (rc != HPC_OK)
