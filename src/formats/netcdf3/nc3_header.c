@@ -328,8 +328,8 @@ static gboolean data_end(const nc3_hdr *h, const nc3_var *v, uint64_t *end)
 {
     if (!v->is_rec)
         return hpc_add_u64(v->begin, v->slab, end);
-    if (h->numrecs == 0 || v->slab == 0) {
-        *end = v->begin;
+    if (h->numrecs == 0) {          /* no byte of it in the file yet */
+        *end = 0;
         return TRUE;
     }
     uint64_t last;
