@@ -175,7 +175,7 @@ static int nc3_info(hpc_container *c, GString *o)
 {
     nc3_state *s = nc3_state_get(c->priv);
     const nc3_hdr *h = s->h;
-    g_string_append_printf(o, "format: %s\nfile_size: %" PRIu64 "\nheader_bytes: %" PRIu64
+    g_string_append_printf(o, "version: %s\nfile_size: %" PRIu64 "\nheader_bytes: %" PRIu64
                            "\nnumrecs: %" PRIu64 "%s\nrecord_bytes: %" PRIu64
                            "\nrecords_begin: %" PRIu64 "\nrecord_variables: %u\n"
                            "variables: %u\nglobal_attributes: %u\n"
