@@ -11,6 +11,8 @@ pkgs="$pkgs libgf-complete-dev libssl-dev"
 pkgs="$pkgs valgrind hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf"
 # references (hpcdump refs) read by zarr, xarray and a Dask cluster
 pkgs="$pkgs python3-fsspec python3-zarr python3-xarray python3-dask python3-distributed python3-numcodecs"
+# netCDF-3 reader tests: libnetcdf (netCDF4-python, ncdump) and PnetCDF as oracles
+pkgs="$pkgs python3-netcdf4 netcdf-bin libpnetcdf-dev pnetcdf-bin"
 [ "${1:-}" = --bench ] && pkgs="$pkgs fio squashfuse squashfs-tools python3-mpi4py"
 missing=""
 for p in $pkgs; do

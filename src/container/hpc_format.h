@@ -129,6 +129,7 @@ extern const hpc_format hpc_format_gsd;
 extern const hpc_format hpc_format_fti;
 extern const hpc_format hpc_format_hdf5;
 extern const hpc_format hpc_format_dhdf;
+extern const hpc_format hpc_format_netcdf3;
 
 /** Find a format by name, NULL if unknown. */
 const hpc_format *hpc_format_by_name(const char *name);

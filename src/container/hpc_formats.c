@@ -55,6 +55,7 @@ const hpc_format *const hpc_formats[] = {
     &hpc_format_sion,
     &hpc_format_gsd,
     &hpc_format_fti,
+    &hpc_format_netcdf3,
 #ifdef HAVE_HDF5
     &hpc_format_hdf5,
 #else

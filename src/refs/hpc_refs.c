@@ -263,18 +263,36 @@ void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char
     g_string_append(o, "], \"zarr_format\": 2}");
 }
 
-/* .zattrs of an array: dimension names (unique per array, so xarray never
- * sees one name with two lengths), its user.attr.*, where it came from. */
+/* The names of a's dimensions: a reader's user.dims (netCDF's shared
+ * dimensions, whose lengths agree within a file) when it names one per
+ * axis, else names unique per array, so xarray never sees one name with
+ * two lengths. */
+static gchar **dim_names(hpc_refs *r, hpc_ino ino, const char *name, const hpc_refs_array *a)
+{
+    char *dims = xattr_str(r->m, ino, "user.dims");
+    gchar **d = dims && a->nd && g_utf8_validate(dims, -1, NULL) ? g_strsplit(dims, ",", -1) : NULL;
+    g_free(dims);
+    if (d && g_strv_length(d) == (guint)a->nd)
+        return d;
+    g_strfreev(d);
+    d = g_new0(gchar *, (gsize)a->nd + 1);
+    for (int i = 0; i < a->nd; i++)
+        d[i] = g_strdup_printf("%s_dim%d", name, i);
+    return d;
+}
+
+/* .zattrs of an array: dimension names, its user.attr.*, where it came
+ * from. */
 int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                     const hpc_refs_array *a, const char *extra)
 {
     GString *o = g_string_new("{\"_ARRAY_DIMENSIONS\": [");
+    gchar **dims = dim_names(r, ino, name, a);
     for (int i = 0; i < a->nd; i++) {
-        char *d = g_strdup_printf("%s_dim%d", name, i);
         g_string_append(o, i ? ", " : "");
-        hpc_refs_json_str(o, d);
-        g_free(d);
+        hpc_refs_json_str(o, dims[i]);
     }
+    g_strfreev(dims);
     g_string_append(o, "], \"hpcmount_path\": ");
     char *p = g_strdup_printf("%s%s%s", r->root_path, strcmp(r->root_path, "/") ? "/" : "", key);
     hpc_refs_json_str(o, p);
