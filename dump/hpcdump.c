@@ -538,18 +538,34 @@ static const command *find_command(const char *name)
     return NULL;
 }
 
-static char *commands_help(void)
+/* The commands and the -o options: the basic ones, or (all) every one. */
+static char *commands_help(int all)
 {
     GString *s = g_string_new("Commands:\n");
     char *opts = NULL;
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
         g_string_append_printf(s, "  %s\n", commands[i].usage);
-    g_string_append(s, "\nOPTS (comma-separated, -o may repeat), as for hpcmount:\n");
-    hpcmount_options_help(&opts);
+    g_string_append_printf(s, "\nOPTS (comma-separated, -o may repeat), as for hpcmount%s:\n",
+                           all ? "" : "; --help-all: every option");
+    if (all)
+        hpcmount_options_help(&opts);
+    else
+        hpcmount_options_help_basic(&opts);
     g_string_append(s, opts);
     hpcmount_free(opts);
     g_string_append(s, "Exit status: 0 done, 1 the container or a read failed, 2 bad command line.");
     return g_string_free(s, FALSE);
+}
+
+/* --help or --help-all on stdout (GOption's own would not tell them apart). */
+static void print_help(GOptionContext *ctx, int all)
+{
+    char *cmds = commands_help(all);
+    g_option_context_set_description(ctx, cmds);
+    char *text = g_option_context_get_help(ctx, TRUE, NULL);
+    fputs(text, stdout);
+    g_free(text);
+    g_free(cmds);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -609,7 +625,7 @@ static int run(dump *d, const command *cmd, char **args)
 int main(int argc, char *argv[])
 {
     char **sets = NULL;
-    gboolean lng = FALSE, rec = FALSE, version = FALSE;
+    gboolean lng = FALSE, rec = FALSE, version = FALSE, help = FALSE, help_all = FALSE;
     gint64 inline_max = HPCMOUNT_REFS_INLINE_DEFAULT;
     GOptionEntry entries[] = {
         { "options", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "container options, as hpcmount's -o", "OPTS" },
@@ -619,6 +635,8 @@ int main(int argc, char *argv[])
           "refs: chunks of at most BYTES inline (default "
           G_STRINGIFY(HPCMOUNT_REFS_INLINE_DEFAULT) ")", "BYTES" },
         { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and the formats built in", NULL },
+        { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "this help", NULL },
+        { "help-all", 0, 0, G_OPTION_ARG_NONE, &help_all, "this help with every -o option", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     char *optstr = NULL;
@@ -627,11 +645,14 @@ int main(int argc, char *argv[])
     int ret = EXIT_USAGE;
     GOptionContext *ctx = g_option_context_new("COMMAND SOURCE [ARG] - read a container without FUSE");
     g_option_context_add_main_entries(ctx, entries, NULL);
-    char *help = commands_help();
-    g_option_context_set_description(ctx, help);
-    g_free(help);
+    g_option_context_set_help_enabled(ctx, FALSE);
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         usage_error("%s", err->message);
+        goto out;
+    }
+    if (help || help_all) {
+        print_help(ctx, help_all);
+        ret = EXIT_OK;
         goto out;
     }
     if (version) {

@@ -403,8 +403,8 @@ static const struct fuse_lowlevel_ops hm_ops = {
 static int early_exit(const hm_args *a, const char *prog)
 {
     if (a->help) {
-        hm_usage(prog);
-        hm_fuse_options_help();
+        hm_usage(prog, a->help == 2);
+        hm_fuse_options_help(a->help == 2);
         return 0;
     }
     if (a->version) {

@@ -173,8 +173,12 @@ HPCMOUNT_API void hpcmount_free(void *p);
  *  well-formed, else HPCMOUNT_E_INVAL with the message of the first bad one. */
 HPCMOUNT_API int hpcmount_options_check(const char *options);
 
-/** The help text of the options (hpcmount_free it). */
+/** The help text of every option (hpcmount_free it). */
 HPCMOUNT_API int hpcmount_options_help(char **text);
+
+/** The help text of the options a first use may need, without the tuning
+ *  knobs (hpcmount_free it); since libhpcmount.so.0.1. */
+HPCMOUNT_API int hpcmount_options_help_basic(char **text);
 
 /** "formats: sion gsd ..." as --version prints it (hpcmount_free it). */
 HPCMOUNT_API int hpcmount_formats(char **text);

@@ -452,7 +452,15 @@ int hpcmount_sources_unchanged(hpcmount *h, uint64_t ino)
 int hpcmount_options_help(char **text)
 {
     GString *s = g_string_new(NULL);
-    hpc_options_help(s);
+    hpc_options_help(s, 1);
+    *text = g_string_free(s, FALSE);
+    return HPC_OK;
+}
+
+int hpcmount_options_help_basic(char **text)
+{
+    GString *s = g_string_new(NULL);
+    hpc_options_help(s, 0);
     *text = g_string_free(s, FALSE);
     return HPC_OK;
 }
