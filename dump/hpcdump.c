@@ -1,8 +1,8 @@
 /* hpcdump.c - the tree, bytes and attributes of a container without FUSE.
  *
- *   hpcdump [-o OPTS] ls [-l] [-R] SOURCE [PATH]
+ *   hpcdump [-o OPTS] ls [-l] [-R] [--json] SOURCE [PATH]
  *   hpcdump [-o OPTS] cat SOURCE PATH
- *   hpcdump [-o OPTS] info SOURCE
+ *   hpcdump [-o OPTS] info [--json] SOURCE
  *   hpcdump [-o OPTS] xattr [-R] SOURCE [PATH]
  *   hpcdump [-o OPTS] extract SOURCE DIR
  *   hpcdump [-o OPTS] refs [--inline=BYTES] SOURCE [PATH]
@@ -10,7 +10,9 @@
  * A front end of the core library like fuse/hpcmount.c: the same names,
  * bytes and attributes as the mount (compute nodes often have no FUSE).
  * Exit status as hpcmount's: 0 done, 1 the container or a read failed,
- * 2 bad command line.
+ * 2 bad command line.  Besides the public API it uses only the core's JSON
+ * string writer (hpc_json.h, compiled in), so that --json escapes names as
+ * the references and .info.json do.
  */
 #include "config.h"
 
@@ -27,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hpc_json.h"
 #include "hpcmount.h"
 
 #define COPY_CHUNK (1u << 20)
@@ -38,7 +41,7 @@ typedef struct dump {
     hpcmount *c;
     const char *source;
     struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
-    int lng, rec;
+    int lng, rec, json;
     gint64 inline_max;            /* refs: --inline */
 } dump;
 
@@ -233,8 +236,75 @@ static int list_dir(dump *d, const hpcmount_stat *dir, const char *path, int hea
     return rc;
 }
 
+/* ---- ls --json ---------------------------------------------------------- */
+
+#define LS_JSON_SCHEMA 1
+
+/* One node as a JSON object (no closing brace: a directory's entries
+ * may follow). */
+static void json_node(dump *d, GString *o, const char *name, const hpcmount_stat *st)
+{
+    g_string_append(o, "{\"name\":");
+    hpc_json_str(o, name);
+    g_string_append_printf(o, ",\"type\":\"%s\",\"mode\":\"%04o\",\"size\":%llu,"
+                           "\"nlink\":%u,\"mtime\":%lld,\"ino\":%llu",
+                           S_ISDIR(st->mode) ? "dir" : S_ISLNK(st->mode) ? "link" : "file",
+                           st->mode & 07777, (unsigned long long)st->size, st->nlink,
+                           (long long)st->mtime, (unsigned long long)st->ino);
+    char *target = NULL;
+    if (S_ISLNK(st->mode) && hpcmount_readlink(d->c, st->ino, &target) == HPCMOUNT_OK) {
+        g_string_append(o, ",\"target\":");
+        hpc_json_str(o, target);
+    }
+    hpcmount_free(target);
+}
+
+/* Directory dir's entries as "entries":[...], each directory's own
+ * entries nested in it with -R. */
+static int json_entries(dump *d, GString *o, const hpcmount_stat *dir, const char *path)
+{
+    GArray *a = NULL;
+    int rc = list_entries(d->c, dir, path, &a);
+    if (rc != HPCMOUNT_OK)
+        return rc;
+    g_string_append(o, ",\"entries\":[");
+    for (guint i = 0; rc == HPCMOUNT_OK && i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        g_string_append(o, i ? ",\n" : "\n");
+        json_node(d, o, e->name, &e->st);
+        if (d->rec && S_ISDIR(e->st.mode)) {
+            char *sub = child_path(path, e->name);
+            rc = json_entries(d, o, &e->st, sub);
+            g_free(sub);
+        }
+        g_string_append_c(o, '}');
+    }
+    g_string_append_c(o, ']');
+    g_array_free(a, TRUE);
+    return rc;
+}
+
+/* ls --json: one object, PATH itself with its entries; written only when
+ * complete. */
+static int ls_json(dump *d, const hpcmount_stat *st, const char *path)
+{
+    GString *o = g_string_new(NULL);
+    g_string_append_printf(o, "{\"schema\":%d,\"path\":", LS_JSON_SCHEMA);
+    hpc_json_str(o, path);
+    g_string_append(o, ",\"node\":");
+    json_node(d, o, path, st);
+    int rc = S_ISDIR(st->mode) ? json_entries(d, o, st, path) : HPCMOUNT_OK;
+    g_string_append(o, "}}\n");
+    if (rc == HPCMOUNT_OK)
+        fwrite(o->str, 1, o->len, stdout);
+    g_string_free(o, TRUE);
+    return rc;
+}
+
 static int cmd_ls(dump *d, const hpcmount_stat *st, const char *path)
 {
+    if (d->json)
+        return ls_json(d, st, path);
     if (S_ISDIR(st->mode))
         return list_dir(d, st, path, d->rec);
     if (d->lng) {
@@ -521,9 +591,10 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    { "ls", 0, 1, "ls [-l] [-R] SOURCE [PATH]   list a directory like ls (-l long, -R recursive)" },
+    { "ls", 0, 1, "ls [-l] [-R] [--json] SOURCE [PATH]\n"
+      "                               list a directory like ls (-l long, -R recursive)" },
     { "cat", 1, 1, "cat SOURCE PATH              write a file's bytes to stdout (follows symlinks)" },
-    { "info", 0, 0, "info SOURCE                  print the container's /.info" },
+    { "info", 0, 0, "info [--json] SOURCE         print the container's /.info (or /.info.json)" },
     { "xattr", 0, 1, "xattr [-R] SOURCE [PATH]     extended attributes like getfattr -d -m -" },
     { "extract", 1, 1, "extract SOURCE DIR           copy the tree to DIR with attributes and times" },
     { "refs", 0, 1, "refs [--inline=BYTES] SOURCE [PATH]\n"
@@ -607,7 +678,8 @@ static int run(dump *d, const command *cmd, char **args)
         return cmd_refs(d, args[0] ? args[0] : "/") == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     if (strcmp(name, "cat") == 0)
         return cmd_cat(d, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
-    const char *path = strcmp(name, "info") == 0 ? "/.info" : args[0] ? args[0] : "/";
+    const char *info = d->json ? "/.info.json" : "/.info";
+    const char *path = strcmp(name, "info") == 0 ? info : args[0] ? args[0] : "/";
     int rc = hpcmount_resolve(d->c, path, &st);
     if (rc != HPCMOUNT_OK) {
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc));
@@ -625,12 +697,13 @@ static int run(dump *d, const command *cmd, char **args)
 int main(int argc, char *argv[])
 {
     char **sets = NULL;
-    gboolean lng = FALSE, rec = FALSE, version = FALSE, help = FALSE, help_all = FALSE;
+    gboolean lng = FALSE, rec = FALSE, json = FALSE, version = FALSE, help = FALSE, help_all = FALSE;
     gint64 inline_max = HPCMOUNT_REFS_INLINE_DEFAULT;
     GOptionEntry entries[] = {
         { "options", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "container options, as hpcmount's -o", "OPTS" },
         { "long", 'l', 0, G_OPTION_ARG_NONE, &lng, "ls: long listing, as ls -l", NULL },
         { "recursive", 'R', 0, G_OPTION_ARG_NONE, &rec, "ls, xattr: descend into directories", NULL },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &json, "info, ls: one JSON object (docs/info-json.md)", NULL },
         { "inline", 0, 0, G_OPTION_ARG_INT64, &inline_max,
           "refs: chunks of at most BYTES inline (default "
           G_STRINGIFY(HPCMOUNT_REFS_INLINE_DEFAULT) ")", "BYTES" },
@@ -679,6 +752,7 @@ int main(int argc, char *argv[])
     d.source = argv[2];
     d.lng = lng;
     d.rec = rec;
+    d.json = json;
     if (inline_max < 0) {
         usage_error("%s", "--inline: BYTES must be >= 0");
         goto out;
