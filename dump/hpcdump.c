@@ -37,18 +37,110 @@
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
+/* Progress of extract and refs on stderr (--progress, --no-progress):
+ * shown on a terminal once the work took PROGRESS_AFTER, or from the start
+ * when forced; one line, rewritten at most every PROGRESS_EVERY. */
+#define PROGRESS_AFTER G_USEC_PER_SEC
+#define PROGRESS_EVERY (G_USEC_PER_SEC / 5)
+
+typedef struct progress {
+    int mode;                     /* -1 on a terminal, 0 never, 1 always */
+    const char *what;             /* "extract", "refs" */
+    int bytes;                    /* units: bytes, else nodes */
+    uint64_t done, total;
+    gint64 start, last;           /* monotonic us */
+    int shown;
+} progress;
+
 typedef struct dump {
     hpcmount *c;
+    progress prog;
     const char *source;
     struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
     int lng, rec, json;
     gint64 inline_max;            /* refs: --inline */
 } dump;
 
+/* ---- progress ----------------------------------------------------------- */
+
+static void human(char *s, size_t n, double v, int bytes)
+{
+    const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int u = 0;
+    while (bytes && v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (bytes)
+        g_snprintf(s, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+    else
+        g_snprintf(s, n, "%.0f", v);
+}
+
+static void hms(char *s, size_t n, double secs)
+{
+    unsigned long t = secs < 0 ? 0 : (unsigned long)(secs + 0.5);
+    if (t >= 3600)
+        g_snprintf(s, n, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+    else
+        g_snprintf(s, n, "%lu:%02lu", t / 60, t % 60);
+}
+
+/* "extract: 1.2 GiB of 4.0 GiB (30%), 350.0 MiB/s, 0:08 left" */
+static void progress_line(progress *p, gint64 now)
+{
+    char done[32], total[32], rate[32], left[32];
+    double secs = (double)(now - p->start) / G_USEC_PER_SEC;
+    double r = secs > 0 ? (double)p->done / secs : 0;
+    human(done, sizeof done, (double)p->done, p->bytes);
+    human(total, sizeof total, (double)p->total, p->bytes);
+    human(rate, sizeof rate, r, p->bytes);
+    if (r > 0)
+        hms(left, sizeof left, (double)(p->total - MIN(p->done, p->total)) / r);
+    else
+        g_strlcpy(left, "?", sizeof left);
+    unsigned pct = p->total ? (unsigned)(100.0 * (double)MIN(p->done, p->total) / (double)p->total) : 100;
+    fprintf(stderr, "\r%s: %s of %s%s (%u%%), %s%s/s, %s left\033[K", p->what, done, total,
+            p->bytes ? "" : " nodes", pct, rate, p->bytes ? "" : " nodes", left);
+    fflush(stderr);
+    p->shown = 1;
+    p->last = now;
+}
+
+static void progress_start(progress *p, const char *what, int bytes, uint64_t total)
+{
+    p->what = what;
+    p->bytes = bytes;
+    p->total = total;
+    p->done = 0;
+    p->start = g_get_monotonic_time();
+    p->last = 0;
+}
+
+static void progress_add(progress *p, uint64_t n)
+{
+    p->done += n;
+    if (p->mode == 0)
+        return;
+    gint64 now = g_get_monotonic_time();
+    if ((p->mode < 0 && now - p->start < PROGRESS_AFTER) || (p->last && now - p->last < PROGRESS_EVERY))
+        return;
+    progress_line(p, now);
+}
+
+/* The last line: always when forced, else if a line was shown. */
+static void progress_end(progress *p)
+{
+    if (p->mode == 0 || (p->mode < 0 && !p->shown))
+        return;
+    progress_line(p, g_get_monotonic_time());
+    fputc('\n', stderr);
+}
+
 /* ---- helpers ------------------------------------------------------------ */
 
 /* Copy file st to fd; returns 0 or an HPCMOUNT_E_ code (reported here, once). */
-static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *what)
+static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *what, progress *p)
 {
     char *buf = g_malloc(COPY_CHUNK);
     uint64_t off = 0;
@@ -75,6 +167,8 @@ static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *wh
             w += (size_t)k;
         }
         off += n;
+        if (p)
+            progress_add(p, n);
     }
 out:
     g_free(buf);
@@ -355,7 +449,7 @@ static int cmd_cat(dump *d, const char *path)
     else if (S_ISDIR(st.mode))
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc = HPCMOUNT_E_ISDIR));
     else
-        rc = copy_out(d->c, &st, STDOUT_FILENO, path);
+        rc = copy_out(d->c, &st, STDOUT_FILENO, path, NULL);
     g_free(p);
     return rc;
 }
@@ -498,13 +592,14 @@ static int copy_mtime(const hpcmount_stat *st, const char *dest)
     return HPCMOUNT_OK;
 }
 
-static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest);
+static int extract_tree(dump *d, const hpcmount_stat *dir, const char *dest);
 
-static int extract_node(hpcmount *c, const hpcmount_stat *st, const char *p)
+static int extract_node(dump *d, const hpcmount_stat *st, const char *p)
 {
+    hpcmount *c = d->c;
     int rc = HPCMOUNT_OK;
     if (S_ISDIR(st->mode))
-        return extract_tree(c, st, p);
+        return extract_tree(d, st, p);
     if (S_ISLNK(st->mode)) {
         char *target = NULL;
         rc = hpcmount_readlink(c, st->ino, &target);
@@ -519,7 +614,7 @@ static int extract_node(hpcmount *c, const hpcmount_stat *st, const char *p)
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
             return HPCMOUNT_E_IO;
         }
-        rc = copy_out(c, st, fd, p);
+        rc = copy_out(c, st, fd, p, &d->prog);
         if (close(fd) != 0 && rc == HPCMOUNT_OK) {
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
             rc = HPCMOUNT_E_IO;
@@ -538,8 +633,9 @@ static int extract_node(hpcmount *c, const hpcmount_stat *st, const char *p)
  * symlinks, their user.* attributes and modification times.  A node that
  * fails (e.g. EIO of a damaged dataset) is reported and left out, the
  * others are still extracted; the first error is returned. */
-static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
+static int extract_tree(dump *d, const hpcmount_stat *dir, const char *dest)
 {
+    hpcmount *c = d->c;
     if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "hpcdump: %s: %s\n", dest, g_strerror(errno));
         return HPCMOUNT_E_IO;
@@ -550,7 +646,7 @@ static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
     for (guint i = 0; rc == HPCMOUNT_OK && i < a->len; i++) {
         entry *e = &g_array_index(a, entry, i);
         char *p = g_build_filename(dest, e->name, NULL);
-        int r = extract_node(c, &e->st, p);
+        int r = extract_node(d, &e->st, p);
         if (r != HPCMOUNT_OK && first == HPCMOUNT_OK)
             first = r;
         g_free(p);
@@ -564,14 +660,64 @@ static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
     return rc == HPCMOUNT_OK ? first : rc;
 }
 
+/* The bytes of the files and the number of nodes below dir (the totals of
+ * the progress; a directory that cannot be listed counts as empty here and
+ * fails where it is extracted). */
+static void tree_size(dump *d, const hpcmount_stat *dir, const char *path, uint64_t *bytes,
+                      uint64_t *nodes)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(entry));
+    g_array_set_clear_func(a, entry_clear);
+    if (hpcmount_readdir(d->c, dir->ino, collect, a) != HPCMOUNT_OK)
+        g_array_set_size(a, 0);      /* quietly: extract and refs report it */
+    for (guint i = 0; i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        ++*nodes;
+        if (S_ISREG(e->st.mode))
+            *bytes += e->st.size;
+        if (!S_ISDIR(e->st.mode))
+            continue;
+        char *sub = child_path(path, e->name);
+        tree_size(d, &e->st, sub, bytes, nodes);
+        g_free(sub);
+    }
+    g_array_free(a, TRUE);
+}
+
+static int cmd_extract(dump *d, const char *dest)
+{
+    hpcmount_stat st;
+    uint64_t bytes = 0, nodes = 0;
+    hpcmount_getattr(d->c, HPCMOUNT_INO_ROOT, &st);
+    if (d->prog.mode != 0)
+        tree_size(d, &st, "/", &bytes, &nodes);
+    progress_start(&d->prog, "extract", 1, bytes);
+    int rc = extract_tree(d, &st, dest);
+    progress_end(&d->prog);
+    return rc;
+}
+
 /* ---- refs --------------------------------------------------------------- */
+
+static void refs_progress(void *ctx, uint64_t nodes)
+{
+    progress *p = ctx;
+    progress_add(p, nodes - p->done);
+}
 
 /* kerchunk references of the tree under path, written only when complete. */
 static int cmd_refs(dump *d, const char *path)
 {
     char *json = NULL;
     size_t len = 0;
-    int rc = hpcmount_refs(d->c, path, (uint64_t)d->inline_max, &json, &len);
+    uint64_t bytes = 0, nodes = 0;
+    hpcmount_stat st;
+    if (d->prog.mode != 0 && hpcmount_resolve(d->c, path, &st) == HPCMOUNT_OK && S_ISDIR(st.mode))
+        tree_size(d, &st, path, &bytes, &nodes);
+    progress_start(&d->prog, "refs", 0, nodes);
+    int rc = hpcmount_refs_progress(d->c, path, (uint64_t)d->inline_max, refs_progress, &d->prog,
+                                    &json, &len);
+    progress_end(&d->prog);
     if (rc != HPCMOUNT_OK) {
         fprintf(stderr, "hpcdump: %s\n", hpcmount_last_error());
     } else if (fwrite(json, 1, len, stdout) != len || fflush(stdout) != 0) {
@@ -670,10 +816,8 @@ static int run(dump *d, const command *cmd, char **args)
 {
     const char *name = cmd->name;
     hpcmount_stat st;
-    if (strcmp(name, "extract") == 0) {
-        hpcmount_getattr(d->c, HPCMOUNT_INO_ROOT, &st);
-        return extract_tree(d->c, &st, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
-    }
+    if (strcmp(name, "extract") == 0)
+        return cmd_extract(d, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     if (strcmp(name, "refs") == 0)
         return cmd_refs(d, args[0] ? args[0] : "/") == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     if (strcmp(name, "cat") == 0)
@@ -686,7 +830,7 @@ static int run(dump *d, const command *cmd, char **args)
         return EXIT_FAIL;
     }
     if (strcmp(name, "info") == 0)
-        rc = copy_out(d->c, &st, STDOUT_FILENO, path);
+        rc = copy_out(d->c, &st, STDOUT_FILENO, path, NULL);
     else if (strcmp(name, "xattr") == 0)
         rc = xattr_tree(d, &st, path);
     else
@@ -698,6 +842,7 @@ int main(int argc, char *argv[])
 {
     char **sets = NULL;
     gboolean lng = FALSE, rec = FALSE, json = FALSE, version = FALSE, help = FALSE, help_all = FALSE;
+    gboolean prog = FALSE, noprog = FALSE;
     gint64 inline_max = HPCMOUNT_REFS_INLINE_DEFAULT;
     GOptionEntry entries[] = {
         { "options", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "container options, as hpcmount's -o", "OPTS" },
@@ -707,6 +852,10 @@ int main(int argc, char *argv[])
         { "inline", 0, 0, G_OPTION_ARG_INT64, &inline_max,
           "refs: chunks of at most BYTES inline (default "
           G_STRINGIFY(HPCMOUNT_REFS_INLINE_DEFAULT) ")", "BYTES" },
+        { "progress", 0, 0, G_OPTION_ARG_NONE, &prog,
+          "extract, refs: progress on stderr even when it is no terminal", NULL },
+        { "no-progress", 0, 0, G_OPTION_ARG_NONE, &noprog,
+          "extract, refs: no progress (default: on a terminal, after a second)", NULL },
         { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and the formats built in", NULL },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "this help", NULL },
         { "help-all", 0, 0, G_OPTION_ARG_NONE, &help_all, "this help with every -o option", NULL },
@@ -753,6 +902,7 @@ int main(int argc, char *argv[])
     d.lng = lng;
     d.rec = rec;
     d.json = json;
+    d.prog.mode = noprog ? 0 : prog ? 1 : isatty(STDERR_FILENO) ? -1 : 0;
     if (inline_max < 0) {
         usage_error("%s", "--inline: BYTES must be >= 0");
         goto out;

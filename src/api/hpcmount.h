@@ -154,6 +154,13 @@ HPCMOUNT_API int hpcmount_info(hpcmount *m, char **text, size_t *len);
 HPCMOUNT_API int hpcmount_refs(hpcmount *m, const char *path, uint64_t inline_max, char **json,
                                size_t *len);
 
+/** hpcmount_refs, calling progress(ctx, nodes) after each node of the tree
+ *  is described (nodes: how many so far; the nodes of a recursive
+ *  hpcmount_readdir are the total); since libhpcmount.so.0.1. */
+HPCMOUNT_API int hpcmount_refs_progress(hpcmount *m, const char *path, uint64_t inline_max,
+                                        void (*progress)(void *ctx, uint64_t nodes), void *ctx,
+                                        char **json, size_t *len);
+
 /**
  * Where the bytes of file ino lie verbatim in the source files: *n extents
  * in file order covering the whole file (hpcmount_extents_free them).

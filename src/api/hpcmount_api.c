@@ -475,7 +475,14 @@ int hpcmount_formats(char **text)
 
 int hpcmount_refs(hpcmount *h, const char *path, uint64_t inline_max, char **json, size_t *len)
 {
-    hpc_refs_opts o = { inline_max };
+    return hpcmount_refs_progress(h, path, inline_max, NULL, NULL, json, len);
+}
+
+int hpcmount_refs_progress(hpcmount *h, const char *path, uint64_t inline_max,
+                           void (*progress)(void *ctx, uint64_t nodes), void *ctx,
+                           char **json, size_t *len)
+{
+    hpc_refs_opts o = { inline_max, progress, ctx };
     GString *out = g_string_new(NULL);
     GError *err = NULL;
     *json = NULL;

@@ -636,6 +636,8 @@ static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *pat
     if (rc != HPC_OK && !r->failed_at)
         r->failed_at = g_strdup(sub);
 out:
+    if (r->o.progress)
+        r->o.progress(r->o.progress_ctx, ++r->nodes);
     g_free(sub);
     g_free(subkey);
     return rc;
@@ -743,7 +745,10 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
                    .tmpl = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
                    .tmpl_paths = g_ptr_array_new_with_free_func(g_free),
                    .texts = g_string_chunk_new(1024) };
-    r.o.inline_max = o ? o->inline_max : HPC_REFS_INLINE_DEFAULT;
+    if (o)
+        r.o = *o;
+    else
+        r.o.inline_max = HPC_REFS_INLINE_DEFAULT;
     r.source = hpc_mount_source(m);
     hpc_stat st;
     int rc = hpc_mount_resolve(m, r.root_path, &st);

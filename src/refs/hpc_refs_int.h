@@ -21,6 +21,7 @@ typedef struct hpc_refs {
     GStringChunk *texts;       /* reasons a reader gave, alive until the end */
     char *info;                /* the root's .info, read at the first damaged node */
     unsigned narrays, nranges, ninline, nnotes;
+    uint64_t nodes;            /* nodes walked, for o.progress */
 } hpc_refs;
 
 /** An array as user.dtype and user.shape describe it. */
