@@ -1,8 +1,8 @@
 /* hpcdump.c - the tree, bytes and attributes of a container without FUSE.
  *
- *   hpcdump [-o OPTS] ls [-l] [-R] SOURCE [PATH]
+ *   hpcdump [-o OPTS] ls [-l] [-R] [--json] SOURCE [PATH]
  *   hpcdump [-o OPTS] cat SOURCE PATH
- *   hpcdump [-o OPTS] info SOURCE
+ *   hpcdump [-o OPTS] info [--json] SOURCE
  *   hpcdump [-o OPTS] xattr [-R] SOURCE [PATH]
  *   hpcdump [-o OPTS] extract SOURCE DIR
  *   hpcdump [-o OPTS] refs [--inline=BYTES] SOURCE [PATH]
@@ -10,7 +10,9 @@
  * A front end of the core library like fuse/hpcmount.c: the same names,
  * bytes and attributes as the mount (compute nodes often have no FUSE).
  * Exit status as hpcmount's: 0 done, 1 the container or a read failed,
- * 2 bad command line.
+ * 2 bad command line.  Besides the public API it uses only the core's JSON
+ * string writer (hpc_json.h, compiled in), so that --json escapes names as
+ * the references and .info.json do.
  */
 #include "config.h"
 
@@ -27,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hpc_json.h"
 #include "hpcmount.h"
 
 #define COPY_CHUNK (1u << 20)
@@ -34,18 +37,110 @@
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
+/* Progress of extract and refs on stderr (--progress, --no-progress):
+ * shown on a terminal once the work took PROGRESS_AFTER, or from the start
+ * when forced; one line, rewritten at most every PROGRESS_EVERY. */
+#define PROGRESS_AFTER G_USEC_PER_SEC
+#define PROGRESS_EVERY (G_USEC_PER_SEC / 5)
+
+typedef struct progress {
+    int mode;                     /* -1 on a terminal, 0 never, 1 always */
+    const char *what;             /* "extract", "refs" */
+    int bytes;                    /* units: bytes, else nodes */
+    uint64_t done, total;
+    gint64 start, last;           /* monotonic us */
+    int shown;
+} progress;
+
 typedef struct dump {
     hpcmount *c;
+    progress prog;
     const char *source;
     struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
-    int lng, rec;
+    int lng, rec, json;
     gint64 inline_max;            /* refs: --inline */
 } dump;
+
+/* ---- progress ----------------------------------------------------------- */
+
+static void human(char *s, size_t n, double v, int bytes)
+{
+    const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int u = 0;
+    while (bytes && v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (bytes)
+        g_snprintf(s, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+    else
+        g_snprintf(s, n, "%.0f", v);
+}
+
+static void hms(char *s, size_t n, double secs)
+{
+    unsigned long t = secs < 0 ? 0 : (unsigned long)(secs + 0.5);
+    if (t >= 3600)
+        g_snprintf(s, n, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+    else
+        g_snprintf(s, n, "%lu:%02lu", t / 60, t % 60);
+}
+
+/* "extract: 1.2 GiB of 4.0 GiB (30%), 350.0 MiB/s, 0:08 left" */
+static void progress_line(progress *p, gint64 now)
+{
+    char done[32], total[32], rate[32], left[32];
+    double secs = (double)(now - p->start) / G_USEC_PER_SEC;
+    double r = secs > 0 ? (double)p->done / secs : 0;
+    human(done, sizeof done, (double)p->done, p->bytes);
+    human(total, sizeof total, (double)p->total, p->bytes);
+    human(rate, sizeof rate, r, p->bytes);
+    if (r > 0)
+        hms(left, sizeof left, (double)(p->total - MIN(p->done, p->total)) / r);
+    else
+        g_strlcpy(left, "?", sizeof left);
+    unsigned pct = p->total ? (unsigned)(100.0 * (double)MIN(p->done, p->total) / (double)p->total) : 100;
+    fprintf(stderr, "\r%s: %s of %s%s (%u%%), %s%s/s, %s left\033[K", p->what, done, total,
+            p->bytes ? "" : " nodes", pct, rate, p->bytes ? "" : " nodes", left);
+    fflush(stderr);
+    p->shown = 1;
+    p->last = now;
+}
+
+static void progress_start(progress *p, const char *what, int bytes, uint64_t total)
+{
+    p->what = what;
+    p->bytes = bytes;
+    p->total = total;
+    p->done = 0;
+    p->start = g_get_monotonic_time();
+    p->last = 0;
+}
+
+static void progress_add(progress *p, uint64_t n)
+{
+    p->done += n;
+    if (p->mode == 0)
+        return;
+    gint64 now = g_get_monotonic_time();
+    if ((p->mode < 0 && now - p->start < PROGRESS_AFTER) || (p->last && now - p->last < PROGRESS_EVERY))
+        return;
+    progress_line(p, now);
+}
+
+/* The last line: always when forced, else if a line was shown. */
+static void progress_end(progress *p)
+{
+    if (p->mode == 0 || (p->mode < 0 && !p->shown))
+        return;
+    progress_line(p, g_get_monotonic_time());
+    fputc('\n', stderr);
+}
 
 /* ---- helpers ------------------------------------------------------------ */
 
 /* Copy file st to fd; returns 0 or an HPCMOUNT_E_ code (reported here, once). */
-static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *what)
+static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *what, progress *p)
 {
     char *buf = g_malloc(COPY_CHUNK);
     uint64_t off = 0;
@@ -72,6 +167,8 @@ static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *wh
             w += (size_t)k;
         }
         off += n;
+        if (p)
+            progress_add(p, n);
     }
 out:
     g_free(buf);
@@ -233,8 +330,75 @@ static int list_dir(dump *d, const hpcmount_stat *dir, const char *path, int hea
     return rc;
 }
 
+/* ---- ls --json ---------------------------------------------------------- */
+
+#define LS_JSON_SCHEMA 1
+
+/* One node as a JSON object (no closing brace: a directory's entries
+ * may follow). */
+static void json_node(dump *d, GString *o, const char *name, const hpcmount_stat *st)
+{
+    g_string_append(o, "{\"name\":");
+    hpc_json_str(o, name);
+    g_string_append_printf(o, ",\"type\":\"%s\",\"mode\":\"%04o\",\"size\":%llu,"
+                           "\"nlink\":%u,\"mtime\":%lld,\"ino\":%llu",
+                           S_ISDIR(st->mode) ? "dir" : S_ISLNK(st->mode) ? "link" : "file",
+                           st->mode & 07777, (unsigned long long)st->size, st->nlink,
+                           (long long)st->mtime, (unsigned long long)st->ino);
+    char *target = NULL;
+    if (S_ISLNK(st->mode) && hpcmount_readlink(d->c, st->ino, &target) == HPCMOUNT_OK) {
+        g_string_append(o, ",\"target\":");
+        hpc_json_str(o, target);
+    }
+    hpcmount_free(target);
+}
+
+/* Directory dir's entries as "entries":[...], each directory's own
+ * entries nested in it with -R. */
+static int json_entries(dump *d, GString *o, const hpcmount_stat *dir, const char *path)
+{
+    GArray *a = NULL;
+    int rc = list_entries(d->c, dir, path, &a);
+    if (rc != HPCMOUNT_OK)
+        return rc;
+    g_string_append(o, ",\"entries\":[");
+    for (guint i = 0; rc == HPCMOUNT_OK && i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        g_string_append(o, i ? ",\n" : "\n");
+        json_node(d, o, e->name, &e->st);
+        if (d->rec && S_ISDIR(e->st.mode)) {
+            char *sub = child_path(path, e->name);
+            rc = json_entries(d, o, &e->st, sub);
+            g_free(sub);
+        }
+        g_string_append_c(o, '}');
+    }
+    g_string_append_c(o, ']');
+    g_array_free(a, TRUE);
+    return rc;
+}
+
+/* ls --json: one object, PATH itself with its entries; written only when
+ * complete. */
+static int ls_json(dump *d, const hpcmount_stat *st, const char *path)
+{
+    GString *o = g_string_new(NULL);
+    g_string_append_printf(o, "{\"schema\":%d,\"path\":", LS_JSON_SCHEMA);
+    hpc_json_str(o, path);
+    g_string_append(o, ",\"node\":");
+    json_node(d, o, path, st);
+    int rc = S_ISDIR(st->mode) ? json_entries(d, o, st, path) : HPCMOUNT_OK;
+    g_string_append(o, "}}\n");
+    if (rc == HPCMOUNT_OK)
+        fwrite(o->str, 1, o->len, stdout);
+    g_string_free(o, TRUE);
+    return rc;
+}
+
 static int cmd_ls(dump *d, const hpcmount_stat *st, const char *path)
 {
+    if (d->json)
+        return ls_json(d, st, path);
     if (S_ISDIR(st->mode))
         return list_dir(d, st, path, d->rec);
     if (d->lng) {
@@ -285,7 +449,7 @@ static int cmd_cat(dump *d, const char *path)
     else if (S_ISDIR(st.mode))
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc = HPCMOUNT_E_ISDIR));
     else
-        rc = copy_out(d->c, &st, STDOUT_FILENO, path);
+        rc = copy_out(d->c, &st, STDOUT_FILENO, path, NULL);
     g_free(p);
     return rc;
 }
@@ -428,13 +592,14 @@ static int copy_mtime(const hpcmount_stat *st, const char *dest)
     return HPCMOUNT_OK;
 }
 
-static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest);
+static int extract_tree(dump *d, const hpcmount_stat *dir, const char *dest);
 
-static int extract_node(hpcmount *c, const hpcmount_stat *st, const char *p)
+static int extract_node(dump *d, const hpcmount_stat *st, const char *p)
 {
+    hpcmount *c = d->c;
     int rc = HPCMOUNT_OK;
     if (S_ISDIR(st->mode))
-        return extract_tree(c, st, p);
+        return extract_tree(d, st, p);
     if (S_ISLNK(st->mode)) {
         char *target = NULL;
         rc = hpcmount_readlink(c, st->ino, &target);
@@ -449,7 +614,7 @@ static int extract_node(hpcmount *c, const hpcmount_stat *st, const char *p)
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
             return HPCMOUNT_E_IO;
         }
-        rc = copy_out(c, st, fd, p);
+        rc = copy_out(c, st, fd, p, &d->prog);
         if (close(fd) != 0 && rc == HPCMOUNT_OK) {
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
             rc = HPCMOUNT_E_IO;
@@ -468,8 +633,9 @@ static int extract_node(hpcmount *c, const hpcmount_stat *st, const char *p)
  * symlinks, their user.* attributes and modification times.  A node that
  * fails (e.g. EIO of a damaged dataset) is reported and left out, the
  * others are still extracted; the first error is returned. */
-static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
+static int extract_tree(dump *d, const hpcmount_stat *dir, const char *dest)
 {
+    hpcmount *c = d->c;
     if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "hpcdump: %s: %s\n", dest, g_strerror(errno));
         return HPCMOUNT_E_IO;
@@ -480,7 +646,7 @@ static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
     for (guint i = 0; rc == HPCMOUNT_OK && i < a->len; i++) {
         entry *e = &g_array_index(a, entry, i);
         char *p = g_build_filename(dest, e->name, NULL);
-        int r = extract_node(c, &e->st, p);
+        int r = extract_node(d, &e->st, p);
         if (r != HPCMOUNT_OK && first == HPCMOUNT_OK)
             first = r;
         g_free(p);
@@ -494,14 +660,64 @@ static int extract_tree(hpcmount *c, const hpcmount_stat *dir, const char *dest)
     return rc == HPCMOUNT_OK ? first : rc;
 }
 
+/* The bytes of the files and the number of nodes below dir (the totals of
+ * the progress; a directory that cannot be listed counts as empty here and
+ * fails where it is extracted). */
+static void tree_size(dump *d, const hpcmount_stat *dir, const char *path, uint64_t *bytes,
+                      uint64_t *nodes)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(entry));
+    g_array_set_clear_func(a, entry_clear);
+    if (hpcmount_readdir(d->c, dir->ino, collect, a) != HPCMOUNT_OK)
+        g_array_set_size(a, 0);      /* quietly: extract and refs report it */
+    for (guint i = 0; i < a->len; i++) {
+        entry *e = &g_array_index(a, entry, i);
+        ++*nodes;
+        if (S_ISREG(e->st.mode))
+            *bytes += e->st.size;
+        if (!S_ISDIR(e->st.mode))
+            continue;
+        char *sub = child_path(path, e->name);
+        tree_size(d, &e->st, sub, bytes, nodes);
+        g_free(sub);
+    }
+    g_array_free(a, TRUE);
+}
+
+static int cmd_extract(dump *d, const char *dest)
+{
+    hpcmount_stat st;
+    uint64_t bytes = 0, nodes = 0;
+    hpcmount_getattr(d->c, HPCMOUNT_INO_ROOT, &st);
+    if (d->prog.mode != 0)
+        tree_size(d, &st, "/", &bytes, &nodes);
+    progress_start(&d->prog, "extract", 1, bytes);
+    int rc = extract_tree(d, &st, dest);
+    progress_end(&d->prog);
+    return rc;
+}
+
 /* ---- refs --------------------------------------------------------------- */
+
+static void refs_progress(void *ctx, uint64_t nodes)
+{
+    progress *p = ctx;
+    progress_add(p, nodes - p->done);
+}
 
 /* kerchunk references of the tree under path, written only when complete. */
 static int cmd_refs(dump *d, const char *path)
 {
     char *json = NULL;
     size_t len = 0;
-    int rc = hpcmount_refs(d->c, path, (uint64_t)d->inline_max, &json, &len);
+    uint64_t bytes = 0, nodes = 0;
+    hpcmount_stat st;
+    if (d->prog.mode != 0 && hpcmount_resolve(d->c, path, &st) == HPCMOUNT_OK && S_ISDIR(st.mode))
+        tree_size(d, &st, path, &bytes, &nodes);
+    progress_start(&d->prog, "refs", 0, nodes);
+    int rc = hpcmount_refs_progress(d->c, path, (uint64_t)d->inline_max, refs_progress, &d->prog,
+                                    &json, &len);
+    progress_end(&d->prog);
     if (rc != HPCMOUNT_OK) {
         fprintf(stderr, "hpcdump: %s\n", hpcmount_last_error());
     } else if (fwrite(json, 1, len, stdout) != len || fflush(stdout) != 0) {
@@ -521,9 +737,10 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    { "ls", 0, 1, "ls [-l] [-R] SOURCE [PATH]   list a directory like ls (-l long, -R recursive)" },
+    { "ls", 0, 1, "ls [-l] [-R] [--json] SOURCE [PATH]\n"
+      "                               list a directory like ls (-l long, -R recursive)" },
     { "cat", 1, 1, "cat SOURCE PATH              write a file's bytes to stdout (follows symlinks)" },
-    { "info", 0, 0, "info SOURCE                  print the container's /.info" },
+    { "info", 0, 0, "info [--json] SOURCE         print the container's /.info (or /.info.json)" },
     { "xattr", 0, 1, "xattr [-R] SOURCE [PATH]     extended attributes like getfattr -d -m -" },
     { "extract", 1, 1, "extract SOURCE DIR           copy the tree to DIR with attributes and times" },
     { "refs", 0, 1, "refs [--inline=BYTES] SOURCE [PATH]\n"
@@ -538,18 +755,34 @@ static const command *find_command(const char *name)
     return NULL;
 }
 
-static char *commands_help(void)
+/* The commands and the -o options: the basic ones, or (all) every one. */
+static char *commands_help(int all)
 {
     GString *s = g_string_new("Commands:\n");
     char *opts = NULL;
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
         g_string_append_printf(s, "  %s\n", commands[i].usage);
-    g_string_append(s, "\nOPTS (comma-separated, -o may repeat), as for hpcmount:\n");
-    hpcmount_options_help(&opts);
+    g_string_append_printf(s, "\nOPTS (comma-separated, -o may repeat), as for hpcmount%s:\n",
+                           all ? "" : "; --help-all: every option");
+    if (all)
+        hpcmount_options_help(&opts);
+    else
+        hpcmount_options_help_basic(&opts);
     g_string_append(s, opts);
     hpcmount_free(opts);
     g_string_append(s, "Exit status: 0 done, 1 the container or a read failed, 2 bad command line.");
     return g_string_free(s, FALSE);
+}
+
+/* --help or --help-all on stdout (GOption's own would not tell them apart). */
+static void print_help(GOptionContext *ctx, int all)
+{
+    char *cmds = commands_help(all);
+    g_option_context_set_description(ctx, cmds);
+    char *text = g_option_context_get_help(ctx, TRUE, NULL);
+    fputs(text, stdout);
+    g_free(text);
+    g_free(cmds);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -583,22 +816,21 @@ static int run(dump *d, const command *cmd, char **args)
 {
     const char *name = cmd->name;
     hpcmount_stat st;
-    if (strcmp(name, "extract") == 0) {
-        hpcmount_getattr(d->c, HPCMOUNT_INO_ROOT, &st);
-        return extract_tree(d->c, &st, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
-    }
+    if (strcmp(name, "extract") == 0)
+        return cmd_extract(d, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     if (strcmp(name, "refs") == 0)
         return cmd_refs(d, args[0] ? args[0] : "/") == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     if (strcmp(name, "cat") == 0)
         return cmd_cat(d, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
-    const char *path = strcmp(name, "info") == 0 ? "/.info" : args[0] ? args[0] : "/";
+    const char *info = d->json ? "/.info.json" : "/.info";
+    const char *path = strcmp(name, "info") == 0 ? info : args[0] ? args[0] : "/";
     int rc = hpcmount_resolve(d->c, path, &st);
     if (rc != HPCMOUNT_OK) {
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc));
         return EXIT_FAIL;
     }
     if (strcmp(name, "info") == 0)
-        rc = copy_out(d->c, &st, STDOUT_FILENO, path);
+        rc = copy_out(d->c, &st, STDOUT_FILENO, path, NULL);
     else if (strcmp(name, "xattr") == 0)
         rc = xattr_tree(d, &st, path);
     else
@@ -609,16 +841,24 @@ static int run(dump *d, const command *cmd, char **args)
 int main(int argc, char *argv[])
 {
     char **sets = NULL;
-    gboolean lng = FALSE, rec = FALSE, version = FALSE;
+    gboolean lng = FALSE, rec = FALSE, json = FALSE, version = FALSE, help = FALSE, help_all = FALSE;
+    gboolean prog = FALSE, noprog = FALSE;
     gint64 inline_max = HPCMOUNT_REFS_INLINE_DEFAULT;
     GOptionEntry entries[] = {
         { "options", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "container options, as hpcmount's -o", "OPTS" },
         { "long", 'l', 0, G_OPTION_ARG_NONE, &lng, "ls: long listing, as ls -l", NULL },
         { "recursive", 'R', 0, G_OPTION_ARG_NONE, &rec, "ls, xattr: descend into directories", NULL },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &json, "info, ls: one JSON object (docs/info-json.md)", NULL },
         { "inline", 0, 0, G_OPTION_ARG_INT64, &inline_max,
           "refs: chunks of at most BYTES inline (default "
           G_STRINGIFY(HPCMOUNT_REFS_INLINE_DEFAULT) ")", "BYTES" },
+        { "progress", 0, 0, G_OPTION_ARG_NONE, &prog,
+          "extract, refs: progress on stderr even when it is no terminal", NULL },
+        { "no-progress", 0, 0, G_OPTION_ARG_NONE, &noprog,
+          "extract, refs: no progress (default: on a terminal, after a second)", NULL },
         { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "print the version and the formats built in", NULL },
+        { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "this help", NULL },
+        { "help-all", 0, 0, G_OPTION_ARG_NONE, &help_all, "this help with every -o option", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     char *optstr = NULL;
@@ -627,11 +867,14 @@ int main(int argc, char *argv[])
     int ret = EXIT_USAGE;
     GOptionContext *ctx = g_option_context_new("COMMAND SOURCE [ARG] - read a container without FUSE");
     g_option_context_add_main_entries(ctx, entries, NULL);
-    char *help = commands_help();
-    g_option_context_set_description(ctx, help);
-    g_free(help);
+    g_option_context_set_help_enabled(ctx, FALSE);
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         usage_error("%s", err->message);
+        goto out;
+    }
+    if (help || help_all) {
+        print_help(ctx, help_all);
+        ret = EXIT_OK;
         goto out;
     }
     if (version) {
@@ -658,6 +901,8 @@ int main(int argc, char *argv[])
     d.source = argv[2];
     d.lng = lng;
     d.rec = rec;
+    d.json = json;
+    d.prog.mode = noprog ? 0 : prog ? 1 : isatty(STDERR_FILENO) ? -1 : 0;
     if (inline_max < 0) {
         usage_error("%s", "--inline: BYTES must be >= 0");
         goto out;

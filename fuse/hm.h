@@ -57,7 +57,7 @@ typedef struct hm_args {
     unsigned ra_min_kb, ra_max_kb, ra_threads;
     unsigned spin_us;
     GError *error;
-    int help, version;
+    int help, version;     /* help: 1 --help, 2 --help-all */
 } hm_args;
 
 /** Reply an hpc_err as its errno. */
@@ -88,9 +88,10 @@ struct fuse_opt *hm_build_opt_spec(GPtrArray *names);
 /** fuse_opt_parse's callback: options into hm_args. */
 int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs);
 
-/** --help: hpcmount's options, then the FUSE options that apply. */
-void hm_usage(const char *prog);
-void hm_fuse_options_help(void);
+/** --help (all 0) or --help-all (all 1): hpcmount's options, then the
+ *  FUSE options that apply. */
+void hm_usage(const char *prog, int all);
+void hm_fuse_options_help(int all);
 
 /** The core's log handler: the log file, syslog or stderr. */
 void hm_log_line(const char *line);

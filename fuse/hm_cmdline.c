@@ -27,7 +27,7 @@
 #include "hpc_readahead.h"
 #include "hm.h"
 
-enum { KEY_HPC, KEY_HELP, KEY_VERSION };
+enum { KEY_HPC, KEY_HELP, KEY_HELP_ALL, KEY_VERSION };
 
 
 /* The daemon's own options; the container's come from hpc_option_defs. */
@@ -42,6 +42,7 @@ static const struct fuse_opt hm_own_opts[] = {
     { "spin_us=%u", offsetof(hm_args, spin_us), 0 },
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
+    FUSE_OPT_KEY("--help-all", KEY_HELP_ALL),
     FUSE_OPT_KEY("-V", KEY_VERSION),
     FUSE_OPT_KEY("--version", KEY_VERSION),
     FUSE_OPT_END
@@ -75,7 +76,10 @@ int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
             g_set_error(&a->error, HPC_ERROR, EINVAL, "bad option '%s'", arg);
         return 0;
     case KEY_HELP:
-        a->help = 1;
+        a->help = MAX(a->help, 1);
+        return 0;
+    case KEY_HELP_ALL:
+        a->help = 2;
         return 0;
     case KEY_VERSION:
         a->version = 1;
@@ -91,15 +95,10 @@ int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
     }
 }
 
-void hm_usage(const char *prog)
+/* The daemon's own tuning knobs, for --help-all. */
+static void own_tuning_help(void)
 {
-    GString *opts = g_string_new(NULL);
-    hpc_options_help(opts);
-    printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
-           "Mount an HPC container (SIONlib, FTI, GSD, HDF5, distributed HDF) read-only.\n\n"
-           "hpcmount options:\n%s"
-           "    -o log=FILE            append read errors to FILE\n"
-           "    -o read_ahead_kb=N     kernel read-ahead of the mount (default %u)\n"
+    printf("    -o read_ahead_kb=N     kernel read-ahead of the mount (default %u)\n"
            "    -o max_read=N          largest read request in bytes (default: the largest\n"
            "                           a pipe carries, 524288 with a 1 MiB pipe-max-size)\n"
            "    -o zerocopy_min_kb=N   reads of N KiB or more that map to the source\n"
@@ -109,28 +108,44 @@ void hm_usage(const char *prog)
            "    -o ra_min_kb=N         its first window (default %u)\n"
            "    -o ra_threads=N        threads advising the sources (default %u)\n"
            "    -o spin_us=N           poll for the next request N us before sleeping\n"
-           "                           (default 0; costs CPU, saves a wake-up per request)\n\n",
-           prog, opts->str, READ_AHEAD_KB, ZEROCOPY_MIN >> 10, HPC_RA_MAX_DEFAULT >> 10, HPC_RA_MIN_DEFAULT >> 10,
+           "                           (default 0; costs CPU, saves a wake-up per request)\n",
+           READ_AHEAD_KB, ZEROCOPY_MIN >> 10, HPC_RA_MAX_DEFAULT >> 10, HPC_RA_MIN_DEFAULT >> 10,
            HPC_RA_THREADS_DEFAULT);
+}
+
+/* --help: the options a first mount may need; --help-all (all set) adds
+ * the tuning knobs of the container and of the daemon. */
+void hm_usage(const char *prog, int all)
+{
+    GString *opts = g_string_new(NULL);
+    hpc_options_help(opts, all);
+    printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
+           "Mount an HPC container (SIONlib, FTI, GSD, HDF5, distributed HDF) read-only.\n\n"
+           "hpcmount options:\n%s"
+           "    -o log=FILE            append read errors to FILE\n", prog, opts->str);
+    if (all)
+        own_tuning_help();
+    printf("\n");
     g_string_free(opts, TRUE);
 }
 
 /* The generic options that apply: libfuse's own help also lists clone_fd
  * and max_idle_threads, which hpcmount's worker loop does not use. */
-void hm_fuse_options_help(void)
+void hm_fuse_options_help(int all)
 {
     printf("FUSE options:\n"
            "    -f                     stay in the foreground\n"
            "    -d   -o debug          print every request (implies -f)\n"
-           "    -s                     one thread\n"
-           "    -o max_threads=N       most worker threads (default 10)\n"
            "    -o allow_other         allow access by all users\n"
-           "    -o allow_root          allow access by root\n"
-           "    -o auto_unmount        unmount when hpcmount exits\n"
-           "    -h   --help            this help\n"
+           "    -o auto_unmount        unmount when hpcmount exits\n");
+    if (all)
+        printf("    -s                     one thread\n"
+               "    -o max_threads=N       most worker threads (default 10)\n"
+               "    -o allow_root          allow access by root\n");
+    printf("    -h   --help            this help%s\n"
            "    -V   --version         the version and the formats built in\n\n"
            "Exit status: 0 mounted, 1 the container cannot be read or mounted,\n"
-           "2 bad command line.\n");
+           "2 bad command line.\n", all ? "" : "; --help-all: every option");
 }
 
 FILE *hm_log_file;

@@ -67,7 +67,7 @@ static void entry_of(hpc_mount *m, const hpc_stat *h, struct fuse_entry_param *e
     e->ino = h->ino;
     e->generation = 1;
     e->attr_timeout = e->entry_timeout = timeout_of(m, h->ino);
-    if (h->ino == HPC_INO_INFO || h->partial)
+    if (HPC_INO_IS_TEXT(h->ino) || h->partial)
         e->attr_timeout = 0;    /* .info changes with the sources; partial: ask getattr */
     stat_to_fuse(m, h, &e->attr);
 }
@@ -150,7 +150,7 @@ static void hm_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         return;
     }
     stat_to_fuse(m, &h, &st);
-    fuse_reply_attr(req, &st, ino == HPC_INO_INFO ? 0 : timeout_of(m, ino));
+    fuse_reply_attr(req, &st, HPC_INO_IS_TEXT(ino) ? 0 : timeout_of(m, ino));
 }
 
 static void hm_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -403,8 +403,8 @@ static const struct fuse_lowlevel_ops hm_ops = {
 static int early_exit(const hm_args *a, const char *prog)
 {
     if (a->help) {
-        hm_usage(prog);
-        hm_fuse_options_help();
+        hm_usage(prog, a->help == 2);
+        hm_fuse_options_help(a->help == 2);
         return 0;
     }
     if (a->version) {

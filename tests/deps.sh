@@ -7,6 +7,8 @@ pkgs="autoconf automake libtool pkg-config make gcc libfuse3-dev fuse3 libglib2.
   libhdf5-dev libdeflate-dev liblzf-dev hdf5-tools libhdf4-dev hdf4-tools openmpi-bin libopenmpi-dev attr bc"
 # FTI reader: Reed-Solomon region arithmetic, MD5 checks
 pkgs="$pkgs libgf-complete-dev libssl-dev"
+# the Debian packages (tests/pkg/debian.sh) and the bash completion
+pkgs="$pkgs debhelper dh-python dpkg-dev fakeroot lintian devscripts equivs bash-completion man-db"
 # HDF5 reader tests: memcheck run, filter plugins users meet
 pkgs="$pkgs valgrind hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf"
 # references (hpcdump refs) read by zarr, xarray and a Dask cluster

@@ -54,6 +54,13 @@ for variant in plain sanitizers; do
     grep -E "^# (TOTAL|PASS|SKIP|FAIL|ERROR)" check.log || true
     cd "$top"
 done
+# the Debian packages, once: a clean clone built by dpkg-buildpackage
+# (minutes: a full build), lintian, their contents, and as root an install
+# from them, used from the system paths, and its removal (tests/pkg/debian.sh)
+echo "=== debian packages"
+pkgrc=0; sh "$top/tests/pkg/debian.sh" > "$top/build-ci-plain/debian.log" 2>&1 || pkgrc=$?
+tail -1 "$top/build-ci-plain/debian.log"
+[ "$pkgrc" -eq 0 ] || [ "$pkgrc" -eq 77 ] || { status=1; cat "$top/build-ci-plain/debian.log"; }
 secs=${FUZZ_SECONDS:-0}
 fuzzed=0; fuzzfail=0
 for h in "$top"/tests/fuzz/fuzz_*.c; do
@@ -90,5 +97,6 @@ for v in plain sanitizers; do
     f=$((f + $(grep -cE "^(FAIL|ERROR):" "$top/build-ci-$v/check.log" || true)))
 done
 p=$((p + fuzzed - fuzzfail)); f=$((f + fuzzfail))
+case $pkgrc in 0) p=$((p + 1)) ;; 77) ;; *) f=$((f + 1)) ;; esac
 echo "$p passed, $f failed"
 exit $status

@@ -154,6 +154,13 @@ HPCMOUNT_API int hpcmount_info(hpcmount *m, char **text, size_t *len);
 HPCMOUNT_API int hpcmount_refs(hpcmount *m, const char *path, uint64_t inline_max, char **json,
                                size_t *len);
 
+/** hpcmount_refs, calling progress(ctx, nodes) after each node of the tree
+ *  is described (nodes: how many so far; the nodes of a recursive
+ *  hpcmount_readdir are the total); since libhpcmount.so.0.1. */
+HPCMOUNT_API int hpcmount_refs_progress(hpcmount *m, const char *path, uint64_t inline_max,
+                                        void (*progress)(void *ctx, uint64_t nodes), void *ctx,
+                                        char **json, size_t *len);
+
 /**
  * Where the bytes of file ino lie verbatim in the source files: *n extents
  * in file order covering the whole file (hpcmount_extents_free them).
@@ -173,8 +180,12 @@ HPCMOUNT_API void hpcmount_free(void *p);
  *  well-formed, else HPCMOUNT_E_INVAL with the message of the first bad one. */
 HPCMOUNT_API int hpcmount_options_check(const char *options);
 
-/** The help text of the options (hpcmount_free it). */
+/** The help text of every option (hpcmount_free it). */
 HPCMOUNT_API int hpcmount_options_help(char **text);
+
+/** The help text of the options a first use may need, without the tuning
+ *  knobs (hpcmount_free it); since libhpcmount.so.0.1. */
+HPCMOUNT_API int hpcmount_options_help_basic(char **text);
 
 /** "formats: sion gsd ..." as --version prints it (hpcmount_free it). */
 HPCMOUNT_API int hpcmount_formats(char **text);

@@ -452,7 +452,15 @@ int hpcmount_sources_unchanged(hpcmount *h, uint64_t ino)
 int hpcmount_options_help(char **text)
 {
     GString *s = g_string_new(NULL);
-    hpc_options_help(s);
+    hpc_options_help(s, 1);
+    *text = g_string_free(s, FALSE);
+    return HPC_OK;
+}
+
+int hpcmount_options_help_basic(char **text)
+{
+    GString *s = g_string_new(NULL);
+    hpc_options_help(s, 0);
     *text = g_string_free(s, FALSE);
     return HPC_OK;
 }
@@ -467,7 +475,14 @@ int hpcmount_formats(char **text)
 
 int hpcmount_refs(hpcmount *h, const char *path, uint64_t inline_max, char **json, size_t *len)
 {
-    hpc_refs_opts o = { inline_max };
+    return hpcmount_refs_progress(h, path, inline_max, NULL, NULL, json, len);
+}
+
+int hpcmount_refs_progress(hpcmount *h, const char *path, uint64_t inline_max,
+                           void (*progress)(void *ctx, uint64_t nodes), void *ctx,
+                           char **json, size_t *len)
+{
+    hpc_refs_opts o = { inline_max, progress, ctx };
     GString *out = g_string_new(NULL);
     GError *err = NULL;
     *json = NULL;

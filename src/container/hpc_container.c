@@ -1,10 +1,12 @@
 /* hpc_container.c - open a container and answer the front ends' calls.
  *
- * The core adds what every format shares: ".", ".." and "/.info", default
+ * The core adds what every format shares: ".", "..", "/.info" (and, not
+ * listed, "/.info.json"), default
  * attributes, reads of mapped (verbatim) files through the block cache,
  * xattr lookup by name, and path resolution for hpcdump.
  */
 #include "hpc_core.h"
+#include "hpc_infojson.h"
 #include "hpc_remote.h"
 #include "hpc_tree.h"
 
@@ -15,6 +17,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Forget .info and its JSON (under the core's lock, or when closing). */
+static void drop_info(struct hpc_core *core)
+{
+    if (core->info)
+        g_string_free(core->info, TRUE);
+    if (core->info_json)
+        g_string_free(core->info_json, TRUE);
+    core->info = core->info_json = NULL;
+}
 
 /* Cache blocks are the container's block size, grown by whole multiples up
  * to this size, so that small reads pay one miss per 64 KiB, not per 4 KiB. */
@@ -233,8 +245,7 @@ void hpc_container_close(hpc_container *c)
     }
     g_ptr_array_free(c->sources, TRUE);
     hpc_cache_free(c->core->cache);
-    if (c->core->info)
-        g_string_free(c->core->info, TRUE);
+    drop_info(c->core);
     hpc_options_clear(&c->opts);
     g_mutex_clear(&c->core->lock);
     g_free(c->core->changed_path);
@@ -277,10 +288,7 @@ static int mark_changed(hpc_container *c, const hpc_source *s)
     if (first) {
         c->core->changed_path = g_strdup(s ? s->path : c->path);
         __atomic_store_n(&c->core->changed, 1, __ATOMIC_RELEASE);
-        if (c->core->info) {
-            g_string_free(c->core->info, TRUE);
-            c->core->info = NULL;
-        }
+        drop_info(c->core);
     }
     g_mutex_unlock(&c->core->lock);
     if (first && log_changes)
@@ -395,16 +403,14 @@ hpc_cache *hpc_container_cache(hpc_container *c)
 void hpc_container_info_changed(hpc_container *c)
 {
     g_mutex_lock(&c->core->lock);
-    if (c->core->info) {
-        g_string_free(c->core->info, TRUE);
-        c->core->info = NULL;
-    }
+    drop_info(c->core);
     g_mutex_unlock(&c->core->lock);
 }
 
-/* The .info text, generated once (or again after info_changed); returns a
- * copy so that readers never see it freed under them. */
-static GBytes *info_bytes(hpc_container *c)
+/* The .info text (ino HPC_INO_INFO) or its JSON (HPC_INO_INFO_JSON),
+ * generated once (or again after info_changed); returns a copy so that
+ * readers never see it freed under them. */
+static GBytes *info_bytes(hpc_container *c, hpc_ino ino)
 {
     g_mutex_lock(&c->core->lock);
     if (!c->core->info) {
@@ -416,7 +422,10 @@ static GBytes *info_bytes(hpc_container *c)
         if (c->format->info && c->format->info(c, c->core->info) != HPC_OK)
             g_string_append(c->core->info, "warning: the format reader could not describe the container\n");
     }
-    GBytes *b = g_bytes_new(c->core->info->str, c->core->info->len);
+    if (ino == HPC_INO_INFO_JSON && !c->core->info_json)
+        c->core->info_json = hpc_info_json(c->core->info->str);
+    GString *t = ino == HPC_INO_INFO_JSON ? c->core->info_json : c->core->info;
+    GBytes *b = g_bytes_new(t->str, t->len);
     g_mutex_unlock(&c->core->lock);
     return b;
 }
@@ -432,11 +441,11 @@ static void stat_defaults(hpc_container *c, hpc_stat *st)
         st->nlink = S_ISDIR(st->mode) ? 2 : 1;
 }
 
-static void info_stat(hpc_container *c, hpc_stat *st)
+static void info_stat(hpc_container *c, hpc_ino ino, hpc_stat *st)
 {
-    GBytes *b = info_bytes(c);
+    GBytes *b = info_bytes(c, ino);
     memset(st, 0, sizeof *st);
-    st->ino = HPC_INO_INFO;
+    st->ino = ino;
     st->mode = HPC_MODE_FILE;
     st->size = g_bytes_get_size(b);
     g_bytes_unref(b);
@@ -445,10 +454,14 @@ static void info_stat(hpc_container *c, hpc_stat *st)
 
 int hpc_container_raw_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
 {
-    if (parent == HPC_INO_INFO)
+    if (HPC_INO_IS_TEXT(parent))
         return HPC_E_NOTDIR;
     if (parent == HPC_INO_ROOT && strcmp(name, ".info") == 0) {
-        info_stat(c, st);
+        info_stat(c, HPC_INO_INFO, st);
+        return HPC_OK;
+    }
+    if (parent == HPC_INO_ROOT && strcmp(name, ".info.json") == 0) {
+        info_stat(c, HPC_INO_INFO_JSON, st);
         return HPC_OK;
     }
     memset(st, 0, sizeof *st);
@@ -467,8 +480,8 @@ int hpc_container_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc
 
 int hpc_container_raw_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
 {
-    if (ino == HPC_INO_INFO) {
-        info_stat(c, st);
+    if (HPC_INO_IS_TEXT(ino)) {
+        info_stat(c, ino, st);
         return HPC_OK;
     }
     memset(st, 0, sizeof *st);
@@ -613,7 +626,7 @@ int hpc_container_raw_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t 
 {
     hpc_stat st;
     *n = 0;
-    if (ino == HPC_INO_INFO || !c->format->map)
+    if (HPC_INO_IS_TEXT(ino) || !c->format->map)
         return HPC_E_NOTSUP;
     int rc = data_node(c, ino, &st);
     if (rc != HPC_OK || off >= st.size)
@@ -696,8 +709,8 @@ int hpc_container_raw_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
                  uint64_t off, size_t *nread)
 {
     *nread = 0;
-    if (ino == HPC_INO_INFO) {
-        GBytes *b = info_bytes(c);
+    if (HPC_INO_IS_TEXT(ino)) {
+        GBytes *b = info_bytes(c, ino);
         gsize size;
         const char *data = g_bytes_get_data(b, &size);
         if (off < size) {
@@ -750,7 +763,7 @@ static int xattr_visit(void *p, const char *name, const void *value, size_t len)
 
 static int xattrs_of(hpc_container *c, hpc_ino ino, xattr_find *f)
 {
-    if (ino == HPC_INO_INFO)
+    if (HPC_INO_IS_TEXT(ino))
         return HPC_OK;
     if (c->format->xattrs)
         return c->format->xattrs(c, ino, xattr_visit, f);

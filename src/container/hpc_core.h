@@ -11,6 +11,7 @@ struct hpc_core {
     GMutex lock;             /* guards cache creation and info */
     hpc_cache *cache;
     GString *info;
+    GString *info_json;      /* info as JSON, made when first asked for */
     const hpc_view *view;    /* hpc_container_set_view, or NULL */
     void *view_state;
     int changed;             /* a source changed since mount: reads fail */

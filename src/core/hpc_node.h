@@ -6,6 +6,7 @@
  * Nodes are addressed by 64-bit ids used directly as FUSE inode numbers:
  *   HPC_INO_ROOT (1)  the root directory
  *   HPC_INO_INFO (2)  the hidden "/.info" text file, served by the core
+ *   HPC_INO_INFO_JSON (3)  "/.info.json", the same facts as JSON (hpc_infojson.h)
  *   >= HPC_INO_FIRST  the format's own nodes, encoded as the format likes
  */
 #ifndef HPC_NODE_H
@@ -19,6 +20,9 @@ typedef uint64_t hpc_ino;
 
 #define HPC_INO_ROOT 1
 #define HPC_INO_INFO 2
+#define HPC_INO_INFO_JSON 3
+/* the core's text nodes: .info and .info.json */
+#define HPC_INO_IS_TEXT(ino) ((ino) == HPC_INO_INFO || (ino) == HPC_INO_INFO_JSON)
 #define HPC_INO_FIRST 16
 
 #define HPC_MODE_DIR (S_IFDIR | 0555)

@@ -61,52 +61,52 @@ static int print_seconds(const hpc_options *o, const char *name, char **out)
 
 const hpc_option_def hpc_option_defs[] = {
     { "cache_size", "SIZE", "block cache size (default " G_STRINGIFY(HPC_DEFAULT_CACHE_MB) "M)",
-      HPC_OPT_SIZE, FIELD(cache_size), 4096, 0, NULL },
+      HPC_OPT_SIZE, FIELD(cache_size), 4096, 0, NULL, HPC_OPT_TUNING },
     { "blocksize", "SIZE", "cache block size (default: the container's)",
-      HPC_OPT_SIZE, FIELD(blocksize), 512, 64u << 20, NULL },
+      HPC_OPT_SIZE, FIELD(blocksize), 512, 64u << 20, NULL, HPC_OPT_TUNING },
     { "format", "NAME", "force a format instead of detecting it",
-      HPC_OPT_STRING, FIELD(format), 0, 0, NULL },
+      HPC_OPT_STRING, FIELD(format), 0, 0, NULL, HPC_OPT_BASIC },
     { "rankname", "FORMAT", "printf name of per-rank files (default rank-%06d)",
-      HPC_OPT_STRING, FIELD(rankname), 0, 0, check_rankname },
+      HPC_OPT_STRING, FIELD(rankname), 0, 0, check_rankname, HPC_OPT_BASIC },
     { "nocheck", NULL, "serve data whose checksums fail",
-      HPC_OPT_FLAG, FIELD(nocheck), 0, 0, NULL },
+      HPC_OPT_FLAG, FIELD(nocheck), 0, 0, NULL, HPC_OPT_BASIC },
     { "fticonfig", "PATH", "FTI: the config.fti giving the L2/L3 groups",
-      HPC_OPT_STRING, FIELD(fticonfig), 0, 0, NULL },
+      HPC_OPT_STRING, FIELD(fticonfig), 0, 0, NULL, HPC_OPT_BASIC },
     { "allowholes", NULL, "serve holes of distributed arrays as zeros",
-      HPC_OPT_FLAG, FIELD(allowholes), 0, 0, NULL },
+      HPC_OPT_FLAG, FIELD(allowholes), 0, 0, NULL, HPC_OPT_BASIC },
     { "salvage", NULL, "serve files of writers killed before close",
-      HPC_OPT_FLAG, FIELD(salvage), 0, 0, NULL },
+      HPC_OPT_FLAG, FIELD(salvage), 0, 0, NULL, HPC_OPT_BASIC },
     { "h5cache", "SIZE", "HDF5: chunk caches of open datasets in all\n"
                          "(default " G_STRINGIFY(HPC_DEFAULT_H5_CACHE_MB) "M)",
-      HPC_OPT_SIZE, FIELD(h5_cache), 1u << 20, 0, NULL },
+      HPC_OPT_SIZE, FIELD(h5_cache), 1u << 20, 0, NULL, HPC_OPT_TUNING },
     { "h5handles", "N", "HDF5: datasets open at once (default "
                         G_STRINGIFY(HPC_DEFAULT_H5_HANDLES) ")",
-      HPC_OPT_COUNT, FIELD(h5_handles), 1, 1000000, NULL },
+      HPC_OPT_COUNT, FIELD(h5_handles), 1, 1000000, NULL, HPC_OPT_TUNING },
     { "inproc", NULL, "run the HDF5/HDF4 libraries in this process, not\n"
                       "in the supervised helper (for tests and measuring)",
-      HPC_OPT_FLAG, FIELD(inproc), 0, 0, NULL },
+      HPC_OPT_FLAG, FIELD(inproc), 0, 0, NULL, HPC_OPT_TUNING },
     { "helper_cpu", "SECS", "CPU seconds the helper may spend on one request or\n"
                             "on the open (default " G_STRINGIFY(HPC_DEFAULT_HELPER_CPU) ")",
-      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_cpu },
+      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_cpu, HPC_OPT_TUNING },
     { "helper_wait", "SECS", "seconds a helper may neither compute nor answer\n"
                              "(default " G_STRINGIFY(HPC_DEFAULT_HELPER_WAIT) ")",
-      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_wait },
+      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_wait, HPC_OPT_TUNING },
     { "helper_mem", "SIZE", "memory a helper may hold (default "
                             G_STRINGIFY(HPC_DEFAULT_HELPER_MEM_MB) "M plus\n"
                             "twice cache_size and h5cache)",
-      HPC_OPT_SIZE, FIELD(helper_mem), 64u << 20, 0, NULL },
+      HPC_OPT_SIZE, FIELD(helper_mem), 64u << 20, 0, NULL, HPC_OPT_TUNING },
     { "open_timeout", "SECS", "former name of helper_cpu (0: inproc)",
-      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_open_timeout },
+      HPC_OPT_CUSTOM, 0, 0, 0, 0, set_open_timeout, HPC_OPT_TUNING },
     { "npy", NULL, "show array files as NAME.npy with a NumPy header",
-      HPC_OPT_FLAG, FIELD(npy), 0, 0, NULL },
+      HPC_OPT_FLAG, FIELD(npy), 0, 0, NULL, HPC_OPT_BASIC },
     { "max_containers", "N", "run directories: containers open at once (default "
                             G_STRINGIFY(HPC_DEFAULT_MAX_CONTAINERS) ")",
-      HPC_OPT_COUNT, FIELD(max_containers), 1, 65536, NULL },
+      HPC_OPT_COUNT, FIELD(max_containers), 1, 65536, NULL, HPC_OPT_TUNING },
     { "rundir", NULL, "a directory is a run directory even if a reader claims it",
-      HPC_OPT_FLAG, FIELD(rundir), 0, 0, NULL },
+      HPC_OPT_FLAG, FIELD(rundir), 0, 0, NULL, HPC_OPT_BASIC },
     { "noexpand", NULL, "run directories: recognised files shown as plain files",
-      HPC_OPT_FLAG, FIELD(noexpand), 0, 0, NULL },
-    { NULL, NULL, NULL, HPC_OPT_FLAG, 0, 0, 0, 0, NULL },
+      HPC_OPT_FLAG, FIELD(noexpand), 0, 0, NULL, HPC_OPT_BASIC },
+    { NULL, NULL, NULL, HPC_OPT_FLAG, 0, 0, 0, 0, NULL, HPC_OPT_BASIC },
 };
 
 void hpc_options_init(hpc_options *opts)
@@ -270,9 +270,11 @@ char **hpc_options_to_strv(const hpc_options *opts)
     return (char **)g_ptr_array_free(a, FALSE);
 }
 
-void hpc_options_help(GString *out)
+void hpc_options_help(GString *out, int all)
 {
     for (const hpc_option_def *d = hpc_option_defs; d->name; d++) {
+        if (d->level == HPC_OPT_TUNING && !all)
+            continue;
         char *head = d->value ? g_strdup_printf("%s=%s", d->name, d->value) : g_strdup(d->name);
         gchar **lines = g_strsplit(d->help, "\n", -1);
         g_string_append_printf(out, "    -o %-19s %s\n", head, lines[0]);

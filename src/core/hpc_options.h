@@ -5,7 +5,8 @@
  * flag), its help text, and how the value is checked and stored in
  * hpc_options (below).  hpc_options_set() parses through the
  * table, hpcmount builds its fuse_opt list and its --help from it, and
- * hpcdump its --help; docs/hpcmount.1 lists the same rows.  Adding an
+ * hpcdump its --help; docs/hpcmount.1 lists the same rows.  --help shows
+ * the HPC_OPT_BASIC rows a first mount may need, --help-all every row.  Adding an
  * option is adding a field to hpc_options and a row here.
  */
 #ifndef HPC_OPTIONS_H
@@ -57,6 +58,12 @@ typedef enum {
     HPC_OPT_CUSTOM,    /* parse() checks and stores */
 } hpc_opt_kind;
 
+/* Which help shows a row: tuning knobs only in --help-all (and the man page). */
+typedef enum {
+    HPC_OPT_BASIC,
+    HPC_OPT_TUNING,
+} hpc_opt_level;
+
 typedef struct hpc_option_def {
     const char *name;
     const char *value;         /* "SIZE", "N", ...; NULL for a flag */
@@ -67,6 +74,7 @@ typedef struct hpc_option_def {
     /** CUSTOM, or an extra check after the kind's own: HPC_OK or an
      *  hpc_err with *err set. */
     int (*parse)(hpc_options *o, const char *v, GError **err);
+    hpc_opt_level level;
 } hpc_option_def;
 
 /** The rows, ended by one whose name is NULL. */
@@ -92,7 +100,8 @@ void hpc_options_copy(hpc_options *dst, const hpc_options *src);
  *  which hpc_options_set takes back: what a helper process gets. */
 char **hpc_options_to_strv(const hpc_options *opts);
 
-/** Append "    -o name=VALUE   help" lines for every row to out. */
-void hpc_options_help(GString *out);
+/** Append "    -o name=VALUE   help" lines to out: the HPC_OPT_BASIC rows,
+ *  or every row when all is set. */
+void hpc_options_help(GString *out, int all);
 
 #endif

@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE       /* O_PATH */
 #include "hpc_mount_int.h"
+#include "hpc_infojson.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -186,6 +187,24 @@ static GString *failed_info(hpc_mount *m, slot *s)
     return o;
 }
 
+/* text, or (ino HPC_INO_INFO_JSON) its JSON; frees text. */
+static GString *as_text(hpc_ino ino, GString *text)
+{
+    if (ino != HPC_INO_INFO_JSON)
+        return text;
+    GString *json = hpc_info_json(text->str);
+    g_string_free(text, TRUE);
+    return json;
+}
+
+/* The text node a root entry called name is: HPC_INO_INFO, HPC_INO_INFO_JSON
+ * or 0. */
+static hpc_ino text_ino(const char *name)
+{
+    return strcmp(name, ".info") == 0 ? HPC_INO_INFO
+         : strcmp(name, ".info.json") == 0 ? HPC_INO_INFO_JSON : 0;
+}
+
 /* The read bits of the layer's node id (0 if unknown). */
 static uint32_t node_bits(hpc_mount *m, uint64_t id)
 {
@@ -255,7 +274,7 @@ static int leave(hpc_mount *m, const route *r, int rc)
 /* Translate a container's attributes to mount ids (in place). */
 static void outward(hpc_mount *m, uint32_t sn, hpc_stat *st)
 {
-    if (st->ino == HPC_INO_INFO)
+    if (HPC_INO_IS_TEXT(st->ino))
         st->partial = 1;     /* its text changes: the kernel must ask again */
     st->ino = hpc_rundir_encode(m, sn, st->ino);
 }
@@ -287,8 +306,8 @@ static int failed_call(hpc_mount *m, slot *s, uint32_t sn, hpc_ino inner, hpc_st
         st->mtime = m->mtime;
         return HPC_OK;
     }
-    if (inner == HPC_INO_INFO) {
-        text_stat(m, ((hpc_ino)sn << SLOT_SHIFT) | HPC_INO_INFO, failed_info(m, s),
+    if (HPC_INO_IS_TEXT(inner)) {
+        text_stat(m, ((hpc_ino)sn << SLOT_SHIFT) | inner, as_text(inner, failed_info(m, s)),
                   node_bits(m, s->node), st);
         return HPC_OK;
     }
@@ -300,8 +319,9 @@ static int failed_call(hpc_mount *m, slot *s, uint32_t sn, hpc_ino inner, hpc_st
 /* Look name up in a directory of the run directory. */
 static int dir_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *st)
 {
-    if (parent == HPC_INO_ROOT && strcmp(name, ".info") == 0) {
-        text_stat(m, HPC_INO_INFO, dir_info(m), root_bits(m), st);
+    hpc_ino t = parent == HPC_INO_ROOT ? text_ino(name) : 0;
+    if (t) {
+        text_stat(m, t, as_text(t, dir_info(m)), root_bits(m), st);
         return HPC_OK;
     }
     char *rel = hpc_rundir_node_rel(m, parent);
@@ -317,8 +337,8 @@ static int dir_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *
 /* Attributes of a node of the run directory. */
 static int dir_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st)
 {
-    if (ino == HPC_INO_INFO) {
-        text_stat(m, HPC_INO_INFO, dir_info(m), root_bits(m), st);
+    if (HPC_INO_IS_TEXT(ino)) {
+        text_stat(m, ino, as_text(ino, dir_info(m)), root_bits(m), st);
         return HPC_OK;
     }
     char *rel = hpc_rundir_node_rel(m, ino);
@@ -336,8 +356,8 @@ int hpc_mount_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *s
     if (in_dir(&r))
         return dir_lookup(m, parent, name, st);
     if (!r.c)
-        rc = r.inner == HPC_INO_ROOT && strcmp(name, ".info") == 0
-                 ? failed_call(m, r.s, r.sn, HPC_INO_INFO, st) : HPC_E_NOENT;
+        rc = r.inner == HPC_INO_ROOT && text_ino(name)
+                 ? failed_call(m, r.s, r.sn, text_ino(name), st) : HPC_E_NOENT;
     else if ((rc = hpc_container_lookup(r.c, r.inner, name, st)) == HPC_OK && r.sn)
         outward(m, r.sn, st);
     return leave(m, &r, rc);
@@ -528,13 +548,14 @@ int hpc_mount_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t of
     if (rc != HPC_OK)
         return rc;
     if (in_dir(&r))
-        return ino == HPC_INO_INFO ? text_read(dir_info(m), buf, len, off, nread)
-                                   : plain_read(m, ino, buf, len, off, nread);
+        return HPC_INO_IS_TEXT(ino) ? text_read(as_text(ino, dir_info(m)), buf, len, off, nread)
+                                    : plain_read(m, ino, buf, len, off, nread);
     if (r.c)
         rc = hpc_container_read(r.c, r.inner, buf, len, off, nread);
     else
-        rc = r.inner == HPC_INO_INFO ? text_read(failed_info(m, r.s), buf, len, off, nread)
-                                     : HPC_E_NOENT;
+        rc = HPC_INO_IS_TEXT(r.inner)
+                 ? text_read(as_text(r.inner, failed_info(m, r.s)), buf, len, off, nread)
+                 : HPC_E_NOENT;
     return leave(m, &r, rc);
 }
 
@@ -670,7 +691,7 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
     meta->blksize = 65536;
     if (c) {
         meta->timeout = hpc_container_is_live(c) ? DIR_TIMEOUT : SINGLE_STATIC_TIMEOUT;
-        meta->direct_io = ino == HPC_INO_INFO;  /* regenerated when things change */
+        meta->direct_io = HPC_INO_IS_TEXT(ino);  /* regenerated when things change */
         meta->keep_cache = !meta->direct_io;   /* the bytes never change */
         hpc_container_owner(c, &meta->uid, &meta->gid);
         meta->blksize = hpc_container_block_size(c);
@@ -679,7 +700,7 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
     /* a run directory: files and containers may change, .info texts do */
     if (hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK)
         return;
-    meta->direct_io = inner == HPC_INO_INFO;
+    meta->direct_io = HPC_INO_IS_TEXT(inner);
     g_mutex_lock(&m->lock);
     slot *s = sn ? hpc_rundir_slot_get(m, sn) : NULL;
     /* owners as on disk: the container's, else the node's own (lstat) */

@@ -22,6 +22,10 @@ typedef struct hpc_refs_opts {
     /** Chunks (and computed arrays) of at most this many bytes are written
      *  inline as base64 instead of as a byte range. */
     uint64_t inline_max;
+    /** Called after each node of the tree is described (NULL: never),
+     *  with the count so far: a front end's progress. */
+    void (*progress)(void *ctx, uint64_t nodes);
+    void *progress_ctx;
 } hpc_refs_opts;
 
 /**

@@ -4,6 +4,7 @@
 #ifndef HPC_REFS_INT_H
 #define HPC_REFS_INT_H
 
+#include "hpc_json.h"
 #include "hpc_refs.h"
 
 #define HPC_REFS_MAX_DIMS 32
@@ -20,6 +21,7 @@ typedef struct hpc_refs {
     GStringChunk *texts;       /* reasons a reader gave, alive until the end */
     char *info;                /* the root's .info, read at the first damaged node */
     unsigned narrays, nranges, ninline, nnotes;
+    uint64_t nodes;            /* nodes walked, for o.progress */
 } hpc_refs;
 
 /** An array as user.dtype and user.shape describe it. */
@@ -39,7 +41,6 @@ typedef struct hpc_refs_ext {
     uint64_t off, len, size;   /* size: of the file, for full-size last chunks */
 } hpc_refs_ext;
 
-void hpc_refs_json_str(GString *o, const char *s);
 void hpc_refs_text(hpc_refs *r, const char *prefix, const char *name, const char *text);
 void hpc_refs_range(hpc_refs *r, const char *prefix, const char *name, const char *path,
                     uint64_t off, uint64_t len);

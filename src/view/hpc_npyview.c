@@ -119,7 +119,7 @@ out:
 /* The header of node st (raw attributes), or NULL: not an array. */
 static GBytes *header_of(hpc_container *c, const hpc_stat *st)
 {
-    if (!S_ISREG(st->mode) || st->ino == HPC_INO_INFO)
+    if (!S_ISREG(st->mode) || HPC_INO_IS_TEXT(st->ino))
         return NULL;
     npy_view *v = hpc_container_view_state(c);
     g_mutex_lock(&v->lock);

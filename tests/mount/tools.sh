@@ -19,9 +19,12 @@ exits() {
 "$HPCMOUNT" --help > "$TMP/help"; rc=$?
 expect_eq "hpcmount --help: exit 0" 0 "$rc"
 check "hpcmount --help: its own options and the FUSE ones that apply" \
-    sh -c "grep -q -- '-o salvage' '$TMP/help' && grep -q -- '-o max_threads' '$TMP/help'"
-check "hpcmount --help: not libfuse's clone_fd / max_idle_threads (ignored by its loop)" \
-    sh -c "! grep -q -e clone_fd -e max_idle_threads '$TMP/help'"
+    sh -c "grep -q -- '-o salvage' '$TMP/help' && grep -q -- '-o allow_other' '$TMP/help'"
+"$HPCMOUNT" --help-all > "$TMP/help-all"
+check "hpcmount --help-all: the tuning knobs too" \
+    sh -c "grep -q -- '-o max_threads' '$TMP/help-all' && grep -q -- '-o spin_us' '$TMP/help-all'"
+check "hpcmount --help(-all): not libfuse's clone_fd / max_idle_threads (ignored by its loop)" \
+    sh -c "! grep -q -e clone_fd -e max_idle_threads '$TMP/help' '$TMP/help-all'"
 check "hpcmount --version: the formats built in" sh -c "'$HPCMOUNT' --version | grep -q '^formats: sion gsd fti'"
 expect_eq "hpcmount and hpcdump list the same formats" \
     "$("$HPCMOUNT" --version | grep '^formats:')" "$("$HPCDUMP" --version | grep '^formats:')"
