@@ -120,7 +120,7 @@ void hm_usage(const char *prog, int all)
     GString *opts = g_string_new(NULL);
     hpc_options_help(opts, all);
     printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
-           "Mount an HPC container (SIONlib, FTI, GSD, HDF5, distributed HDF) read-only.\n\n"
+           "Mount an HPC container (SIONlib, FTI, GSD, HDF5, distributed HDF, netCDF-3) read-only.\n\n"
            "hpcmount options:\n%s"
            "    -o log=FILE            append read errors to FILE\n", prog, opts->str);
     if (all)

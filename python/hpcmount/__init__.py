@@ -1,5 +1,5 @@
 """hpcmount: the tree of HPC container files (SIONlib, FTI, GSD, HDF5,
-distributed HDF) without FUSE, over libhpcmount.
+distributed HDF, netCDF-3) without FUSE, over libhpcmount.
 
     import hpcmount
     with hpcmount.open("run.sion") as c:

@@ -1,5 +1,5 @@
 /* hpcmount.h - libhpcmount: the tree of an HPC container file (SIONlib,
- * FTI, GSD, HDF5, distributed HDF) or of a run directory of them, read
+ * FTI, GSD, HDF5, distributed HDF, netCDF-3) or of a run directory of them, read
  * without FUSE.  The same names, bytes and extended attributes as the
  * hpcmount(1) mount.  See libhpcmount(3).
  *
