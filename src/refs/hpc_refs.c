@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hpc_bytes.h"
+#include "hpc_json.h"
 #include "hpc_refs.h"
 #include "hpc_refs_int.h"
 
@@ -23,30 +24,6 @@
     "array per extent, NAME.blockK, starting at row hpcmount_first_row"
 
 /* ---- JSON text ---------------------------------------------------------- */
-
-/* A JSON string in ASCII: any reader's locale decodes it.  Characters
- * beyond ASCII become \\u escapes (surrogate pairs above U+FFFF), a byte
- * that is no UTF-8 becomes its Latin-1 character. */
-void hpc_refs_json_str(GString *o, const char *s)
-{
-    g_string_append_c(o, '"');
-    for (const char *p = s; *p;) {
-        unsigned char b = (unsigned char)*p;
-        gunichar u = b < 0x80 ? b : g_utf8_get_char_validated(p, -1);
-        int bad = u == (gunichar)-1 || u == (gunichar)-2;
-        if (b == '"' || b == '\\')
-            g_string_append_printf(o, "\\%c", b);
-        else if (b >= 0x20 && b < 0x80)
-            g_string_append_c(o, (char)b);
-        else if (bad || u < 0x10000)
-            g_string_append_printf(o, "\\u%04x", bad ? b : u);
-        else
-            g_string_append_printf(o, "\\u%04x\\u%04x", 0xd800 + ((u - 0x10000) >> 10),
-                                   0xdc00 + ((u - 0x10000) & 0x3ff));
-        p = bad || b < 0x80 ? p + 1 : g_utf8_next_char(p);
-    }
-    g_string_append_c(o, '"');
-}
 
 static void key_of(GString *o, const char *prefix, const char *name)
 {
@@ -62,7 +39,7 @@ static void ref_begin(hpc_refs *r, const char *prefix, const char *name)
     key_of(k, prefix, name);
     if (r->nrefs++)
         g_string_append(r->refs, ",\n");
-    hpc_refs_json_str(r->refs, k->str);
+    hpc_json_str(r->refs, k->str);
     g_string_append(r->refs, ": ");
     g_string_free(k, TRUE);
 }
@@ -71,7 +48,7 @@ static void ref_begin(hpc_refs *r, const char *prefix, const char *name)
 void hpc_refs_text(hpc_refs *r, const char *prefix, const char *name, const char *text)
 {
     ref_begin(r, prefix, name);
-    hpc_refs_json_str(r->refs, text);
+    hpc_json_str(r->refs, text);
 }
 
 /** The template name ("u", "u1", ...) of a source file, made on first use. */
@@ -115,9 +92,9 @@ void hpc_refs_note(hpc_refs *r, GString *notes, const char *name, const char *wh
 {
     if (notes->len)
         g_string_append(notes, ", ");
-    hpc_refs_json_str(notes, name);
+    hpc_json_str(notes, name);
     g_string_append(notes, ": ");
-    hpc_refs_json_str(notes, why);
+    hpc_json_str(notes, why);
     r->nnotes++;
 }
 
@@ -146,9 +123,9 @@ static int attrs_json(hpc_mount *m, hpc_ino ino, GString *o)
         char *v = xattr_str(m, ino, x);
         if (v && g_utf8_validate(v, -1, NULL)) {
             g_string_append(o, ", ");
-            hpc_refs_json_str(o, x + strlen("user.attr."));
+            hpc_json_str(o, x + strlen("user.attr."));
             g_string_append(o, ": ");
-            hpc_refs_json_str(o, v);
+            hpc_json_str(o, v);
         }
         g_free(v);
     }
@@ -255,7 +232,7 @@ void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char
     if (a->dtype[0] == '[')             /* a structured dtype: already JSON */
         g_string_append(o, a->dtype);
     else
-        hpc_refs_json_str(o, a->dtype);
+        hpc_json_str(o, a->dtype);
     g_string_append_printf(o, ", \"fill_value\": %s, \"filters\": %s, \"order\": \"C\", \"shape\": [",
                            fill ? fill : "null", filters ? filters : "null");
     for (int i = 0; i < a->nd; i++)
@@ -272,12 +249,12 @@ int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
     for (int i = 0; i < a->nd; i++) {
         char *d = g_strdup_printf("%s_dim%d", name, i);
         g_string_append(o, i ? ", " : "");
-        hpc_refs_json_str(o, d);
+        hpc_json_str(o, d);
         g_free(d);
     }
     g_string_append(o, "], \"hpcmount_path\": ");
     char *p = g_strdup_printf("%s%s%s", r->root_path, strcmp(r->root_path, "/") ? "/" : "", key);
-    hpc_refs_json_str(o, p);
+    hpc_json_str(o, p);
     g_free(p);
     if (extra)
         g_string_append_printf(o, ", %s", extra);
@@ -708,10 +685,10 @@ static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const cha
     if (rc != HPC_OK)
         goto out;
     g_string_append(za, "\"hpcmount_path\": ");
-    hpc_refs_json_str(za, path);
+    hpc_json_str(za, path);
     if (!key[0]) {
         g_string_append(za, ", \"hpcmount_source\": ");
-        hpc_refs_json_str(za, r->source);
+        hpc_json_str(za, r->source);
     }
     if (notes->len)
         g_string_append_printf(za, ", \"hpcmount_not_covered\": {%s}", notes->str);
@@ -735,9 +712,9 @@ static void finish(hpc_refs *r, GString *out)
     for (guint i = 0; i < r->tmpl_paths->len; i++) {
         const char *p = g_ptr_array_index(r->tmpl_paths, i);
         g_string_append(out, i ? ", " : "");
-        hpc_refs_json_str(out, g_hash_table_lookup(r->tmpl, p));
+        hpc_json_str(out, g_hash_table_lookup(r->tmpl, p));
         g_string_append(out, ": ");
-        hpc_refs_json_str(out, p);
+        hpc_json_str(out, p);
     }
     g_string_append(out, "},\n\"refs\": {\n");
     g_string_append_len(out, r->refs->str, (gssize)r->refs->len);

@@ -11,7 +11,6 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,11 +99,9 @@ static char *float_json(const unsigned char *p, size_t n, char o)
     } else {
         return NULL;
     }
-    if (isnan(x))
-        return g_strdup("\"NaN\"");
-    if (isinf(x))
-        return g_strdup(x > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    return g_strdup_printf("%.17g", x);
+    GString *j = g_string_new(NULL);
+    hpc_json_double(j, x, HPC_JSON_NAN_STRING);
+    return g_string_free(j, FALSE);
 }
 
 /* A complex fill value as zarr v2 has it: [real, imaginary]. */

@@ -4,6 +4,7 @@
 #ifndef HPC_REFS_INT_H
 #define HPC_REFS_INT_H
 
+#include "hpc_json.h"
 #include "hpc_refs.h"
 
 #define HPC_REFS_MAX_DIMS 32
@@ -39,7 +40,6 @@ typedef struct hpc_refs_ext {
     uint64_t off, len, size;   /* size: of the file, for full-size last chunks */
 } hpc_refs_ext;
 
-void hpc_refs_json_str(GString *o, const char *s);
 void hpc_refs_text(hpc_refs *r, const char *prefix, const char *name, const char *text);
 void hpc_refs_range(hpc_refs *r, const char *prefix, const char *name, const char *path,
                     uint64_t off, uint64_t len);
