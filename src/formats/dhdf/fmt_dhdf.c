@@ -463,8 +463,13 @@ static const char *piece_block(dhdf *d, dhdf_piece *pc, int32 *off, int32 *len, 
 static int dhdf_chunks(hpc_container *c, hpc_ino ino, GString *out)
 {
     dhdf *d = c->priv;
-    uint64_t data;
-    int rc = hpc_tree_data(c->tree, ino, &data);
+    uint64_t data = 0;
+    hpc_stat st;
+    int rc = hpc_tree_getattr(c->tree, ino, &st);
+    if (rc == HPC_OK && S_ISDIR(st.mode))      /* arrays only */
+        return HPC_E_NOTSUP;
+    if (rc == HPC_OK)
+        rc = hpc_tree_data(c->tree, ino, &data);
     uint32_t ai = (uint32_t)(data >> 32), pi = (uint32_t)data;
     if (rc != HPC_OK || ai >= d->narrays)
         return rc != HPC_OK ? rc : HPC_E_NOTSUP;
