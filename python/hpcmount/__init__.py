@@ -272,6 +272,25 @@ class Container:
                                  ctypes.byref(n)), path=path)
         return json.loads(_lib.take_bytes(v, n.value))
 
+    def dataset(self, group="/", inline_max=500, **kwargs):
+        """The xarray.Dataset of directory group read through the
+        references (refs()): xarray.open_dataset("reference://",
+        engine="zarr") over the container's own files, with no mount and
+        no copy.  Keyword arguments go to xarray.open_dataset (chunks={}
+        for Dask arrays, decode_times=False, ...).  The references' own
+        attributes (hpcmount_path, hpcmount_source, hpcmount_not_covered)
+        are moved to .encoding, so .attrs hold the file's (docs/refs.md)."""
+        import xarray
+        backend = dict(kwargs.pop("backend_kwargs", None) or {})
+        backend.setdefault("consolidated", False)
+        backend["storage_options"] = {"fo": self.refs(group, inline_max),
+                                      "remote_protocol": "file"}
+        ds = xarray.open_dataset("reference://", engine="zarr", backend_kwargs=backend, **kwargs)
+        for obj in [ds] + list(ds.variables.values()):
+            for k in [k for k in obj.attrs if k.startswith("hpcmount_")]:
+                obj.encoding[k] = obj.attrs.pop(k)
+        return ds
+
     def extents(self, path):
         """[(source_path, offset, length)] where the bytes of file path lie
         verbatim in the source files, or None when they are computed."""
