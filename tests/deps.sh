@@ -11,6 +11,8 @@ pkgs="$pkgs libgf-complete-dev libssl-dev"
 pkgs="$pkgs valgrind hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf"
 # references (hpcdump refs) read by zarr, xarray and a Dask cluster
 pkgs="$pkgs python3-fsspec python3-zarr python3-xarray python3-dask python3-distributed python3-numcodecs"
+# the oracle of the references' xarray Datasets: xarray on the file through libnetcdf
+pkgs="$pkgs python3-netcdf4"
 [ "${1:-}" = --bench ] && pkgs="$pkgs fio squashfuse squashfs-tools python3-mpi4py"
 missing=""
 for p in $pkgs; do

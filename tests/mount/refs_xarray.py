@@ -1,0 +1,421 @@
+#!/usr/bin/python3
+"""refs_xarray.py - xarray through the references sees a file as xarray
+on the file itself does: the oracle is xr.open_dataset(FILE,
+engine="netcdf4") (libnetcdf through netCDF4-python), the candidate
+hpcmount.open(FILE).dataset(group).
+
+  refs_xarray.py gen DIR           write the test files into DIR (netCDF-4
+                                   files by netCDF4-python, HDF5 files by
+                                   h5py with and without dimension scales)
+  refs_xarray.py compare FILE...   every group of every FILE: the same
+                                   variables, dims, coordinates, attributes
+                                   and CF-decoded values; prints each
+                                   difference, exit 1 on any
+  refs_xarray.py dims MOUNT FILE   the mount of FILE: user.dims of every
+                                   variable netCDF4-python lists equals its
+                                   dimensions; scalars have none
+  refs_xarray.py json REFS         the JSON of `hpcdump refs` of gen's
+                                   cf.nc (REFS) and scales_plain.h5
+                                   (REFS with _plain): typed values,
+                                   libnetcdf's attributes hidden, NaN as
+                                   zarr writes it, fill_value
+  refs_xarray.py corpus DIR        counts over the HDF5 files under DIR:
+                                   files xarray opens, identical through the
+                                   references, equal where covered, differ
+                                   (by the first difference's kind)
+
+The references' own attributes (hpcmount_*) are in .encoding, not .attrs
+(dataset() puts them there), so the attributes compared are the file's.
+"""
+import os
+import sys
+import warnings
+
+import numpy as np
+import xarray as xr
+
+import hpcmount
+
+warnings.simplefilter("ignore")
+
+
+# ---- the files -------------------------------------------------------------
+
+def gen_netcdf(path):
+    """A CF file as netCDF4-python writes it: coordinate variables, a
+    dimension without one, an unlimited time, packed data with _FillValue,
+    typed attributes of every kind, a group."""
+    import netCDF4
+    nc = netCDF4.Dataset(path, "w")
+    nc.createDimension("time", None)
+    nc.createDimension("lat", 4)
+    nc.createDimension("lon", 5)
+    nc.createDimension("nv", 2)
+    t = nc.createVariable("time", "f8", ("time",))
+    t.units, t.calendar = "hours since 2000-01-01 00:00", "standard"
+    t[:] = [0, 6, 12]
+    lat = nc.createVariable("lat", "f4", ("lat",))
+    lat.units, lat.bounds = "degrees_north", "lat_bnds"
+    lat[:] = [10, 20, 30, 40]
+    nc.createVariable("lat_bnds", "f4", ("lat", "nv"))[:] = np.arange(8).reshape(4, 2)
+    lon = nc.createVariable("lon", "f8", ("lon",), zlib=True)
+    lon[:] = np.linspace(0, 20, 5)
+    air = nc.createVariable("air", "i2", ("time", "lat", "lon"), zlib=True, shuffle=True,
+                            chunksizes=(1, 2, 5), fill_value=np.int16(-9999))
+    air.scale_factor, air.add_offset = np.float32(0.01), np.float32(250.0)
+    air.units, air.long_name = "K", "air temperature \u00b0"
+    air.valid_range = np.array([-5000, 5000], "i2")
+    data = np.ma.masked_array(np.arange(60, dtype="i2").reshape(3, 4, 5), mask=False)
+    data[1, 2, 3] = np.ma.masked
+    air[:] = data
+    sst = nc.createVariable("sst", "f4", ("lat", "lon"), fill_value=np.float32(np.nan))
+    sst.missing_value = np.float32(-1.0)
+    sst.coordinates = "height"
+    sst[:] = np.ma.masked_array(np.arange(20, dtype="f4").reshape(4, 5), mask=[False] * 19 + [True])
+    sst[0, 0] = -1.0
+    nc.createVariable("height", "f4", ())[...] = 2.0
+    nc.createVariable("count", "u8", ("time",))[:] = [1, 2, 2**63]
+    nc.createVariable("flag", "i1", ("lon",), fill_value=False)[:] = [0, 1, -1, 2, 3]
+    nc.title = "refs_xarray test file"
+    nc.version = np.int32(3)
+    nc.ratio = np.float64(0.1)
+    nc.nums = np.array([1, 2, 3], "i8")
+    nc.reals = np.array([0.5, np.inf, -np.inf, np.nan], "f4")
+    nc.empty = ""
+    nc.strings = ["one", "two"]
+    g = nc.createGroup("grp")
+    g.createDimension("k", 3)
+    gv = g.createVariable("a", "f8", ("k", "lat"))
+    gv[:] = np.arange(12.0).reshape(3, 4)
+    gv.note = "uses the root's lat"
+    g.createVariable("k", "i4", ("k",))[:] = [7, 8, 9]
+    g.origin = np.uint16(7)
+    nc.close()
+    nc = netCDF4.Dataset(path.replace(".nc", "_classic.nc"), "w", format="NETCDF4_CLASSIC")
+    nc.createDimension("x", 3)
+    nc.createVariable("x", "f8", ("x",))[:] = [1, 2, 3]
+    v = nc.createVariable("v", "f4", ("x",))
+    v[:] = [4, 5, 6]
+    v.units = "m"
+    nc.history = "classic model: _nc3_strict hidden"
+    nc.close()
+
+
+def gen_h5py(path):
+    """HDF5 as h5py writes it: dimension scales (named, unlimited, shared
+    by two datasets), datasets without scales that netCDF gives phony
+    dimensions (shared by length in a group, two of one length in one
+    dataset, reusing a scale's dimension of that length), groups (phony
+    dimensions numbered children first), attributes of every type netCDF
+    reads and some it hides (bools, complex numbers)."""
+    import h5py
+    with h5py.File(path, "w") as f:
+        f["x"] = np.arange(3.0)
+        f["x"].make_scale("the x axis")
+        f.create_dataset("t", data=np.arange(2.0), maxshape=(None,), chunks=(4,))
+        f["t"].make_scale()
+        f["t"].attrs["units"] = "s"
+        f["v"] = np.arange(6.0).reshape(2, 3)
+        f["v"].dims[0].attach_scale(f["t"])
+        f["v"].dims[1].attach_scale(f["x"])
+        f.create_dataset("r", data=np.ones((2, 3), "f4"), maxshape=(None, 3), chunks=(1, 3),
+                         compression="gzip")
+        f["w"] = np.arange(20, dtype="<i4").reshape(4, 5)
+        f["u"] = np.arange(20, dtype=">i4").reshape(5, 4)
+        f["q"] = np.zeros((3, 3), "u1")
+        f["s"] = np.float32(3.5)
+        a = f["w"].attrs
+        a["f32"], a["f16"], a["i8"], a["u64"] = np.float32(0.1), np.float16(1.5), np.int8(-3), np.uint64(2**63)
+        a["one"], a["many"] = np.array([1.5]), np.array([1, 2], "u1")
+        a["vlen"], a["vlens"] = "h\u00e9", ["a", "b"]
+        a["fixed"], a["fixeds"] = np.bytes_(b"ab\0cd"), np.array([b"a", b"bcd"])
+        a["badutf8"] = np.bytes_(b"\xff\xfeab")
+        a["nan"], a["empty"] = np.nan, h5py.Empty("f4")
+        a["bool"], a["complex"] = True, 1 + 2j
+        a["NAME"], a["CLASS"] = "hidden", "hidden too"
+        f["masked"] = np.array([1.0, -1.0, 3.0])
+        f["masked"].attrs["_FillValue"] = -1.0
+        g = f.create_group("g")
+        g["y"] = np.zeros(4)
+        g["z"] = np.ones((4, 6), ">f8")
+        g.attrs["about"] = np.array([1.5, 2.5], "f4")
+        g.create_group("deep")["m"] = np.arange(9, dtype="i2")
+    with h5py.File(path.replace(".h5", "_plain.h5"), "w") as f:
+        f["a"] = np.arange(12.0).reshape(3, 4)
+        f["b"] = np.arange(4, dtype="i8")
+        f.create_dataset("c", data=np.arange(12, dtype="f4").reshape(4, 3), chunks=(2, 3),
+                         compression="gzip", shuffle=True)
+        f.attrs["title"] = "no dimension scales"
+        f["empty"] = np.zeros((0, 3))         # an axis of length 0: netCDF's own
+        f["empty2"] = np.zeros((0, 3), "i2")  # unlimited dimension each
+
+
+def gen(d):
+    os.makedirs(d, exist_ok=True)
+    gen_netcdf(os.path.join(d, "cf.nc"))
+    gen_h5py(os.path.join(d, "scales.h5"))
+
+
+# ---- comparing -------------------------------------------------------------
+
+def same_value(a, b):
+    """Attribute values as xarray.testing compares them."""
+    from xarray.core import utils
+    try:
+        return bool(utils.equivalent(a, b))
+    except Exception:          # shapes numpy refuses to compare
+        return False
+
+
+def var_diffs(name, got, want):
+    out = []
+    if got.dims != want.dims:
+        out.append("dims: %s %s, want %s" % (name, got.dims, want.dims))
+        return out
+    for k in sorted(set(got.attrs) | set(want.attrs)):
+        if k not in got.attrs:
+            out.append("attrs: %s: %s missing (want %r)" % (name, k, want.attrs[k]))
+        elif k not in want.attrs:
+            out.append("attrs: %s: %s=%r, not in the file's" % (name, k, got.attrs[k]))
+        elif not same_value(got.attrs[k], want.attrs[k]):
+            out.append("attrs: %s: %s=%r, want %r" % (name, k, got.attrs[k], want.attrs[k]))
+    try:
+        if not getattr(got, "variable", got).equals(getattr(want, "variable", want)):
+            out.append("values: %s: %r, want %r" % (name, got.values.ravel()[:6],
+                                                    want.values.ravel()[:6]))
+    except Exception as e:      # noqa: BLE001 - one variable's failure, reported
+        out.append("values: %s: %s: %s" % (name, type(e).__name__, e))
+    return out
+
+
+def diffs(got, want, not_covered=()):
+    """The differences of Dataset got from want, each "KIND: text"; the
+    variables of want missing from got but named in not_covered are
+    "uncovered: ..." only, and want's dimensions and coordinates are
+    those of what got covers."""
+    out = []
+    gone = [n for n in want.variables if n not in got.variables and n in not_covered]
+    for n in gone:
+        out.append("uncovered: %s missing (%s)" % (n, not_covered[n]))
+    want = want.drop_vars(gone)
+    for n in sorted(set(got.variables) | set(want.variables)):
+        if n not in got.variables:
+            out.append("variables: %s missing (%s)" % (n, want[n].dims))
+        elif n not in want.variables:
+            out.append("variables: %s %s, not in the file's" % (n, got[n].dims))
+        else:
+            out += var_diffs(n, got[n], want[n])
+    if set(got.coords) != set(want.coords):
+        out.append("coords: %s, want %s" % (sorted(got.coords), sorted(want.coords)))
+    if dict(got.dims) != dict(want.dims):
+        out.append("dims: %s, want %s" % (dict(got.dims), dict(want.dims)))
+    out += [d.replace(": <dataset>: ", ": ") for d in var_diffs("<dataset>", xr.Variable((), 0, got.attrs),
+                                                              xr.Variable((), 0, want.attrs))]
+    return out
+
+
+def groups_of(path):
+    """The groups netCDF sees, "/" first."""
+    import netCDF4
+    out = []
+
+    def walk(g, prefix):
+        out.append(prefix or "/")
+        for name, sub in g.groups.items():
+            walk(sub, prefix + "/" + name)
+    with netCDF4.Dataset(path) as nc:
+        walk(nc, "")
+    return out
+
+
+def compare_group(path, group, c):
+    """The differences for one group, or raises when xarray cannot open
+    the file itself."""
+    want = xr.open_dataset(path, engine="netcdf4", group=group).load()
+    try:
+        got = c.dataset(group).load()
+    except Exception as e:      # noqa: BLE001 - reported as a difference
+        return ["error: %s: %s" % (type(e).__name__, str(e).split("\n")[0])]
+    nc = got.encoding.get("hpcmount_not_covered", {})
+    out = diffs(got, want, nc)
+    if not out:
+        xr.testing.assert_identical(got, want)      # the whole of it, as xarray sees it
+    return out
+
+
+def compare(files):
+    bad = 0
+    for f in files:
+        with hpcmount.open(f) as c:
+            for g in groups_of(f):
+                d = compare_group(f, g, c)
+                print("%s %s: %s" % ("FAIL" if d else "ok", f, g) + "".join("\n  " + x for x in d))
+                bad += bool(d)
+    return 1 if bad else 0
+
+
+# ---- the mount's user.dims, the references' JSON ---------------------------
+
+def dims(mnt, path):
+    """user.dims of every variable of every group equals netCDF4-python's
+    dimensions; a scalar has none."""
+    import netCDF4
+    bad = []
+
+    def walk(g, prefix):
+        for v in g.variables.values():
+            node = os.path.join(mnt, prefix.lstrip("/"), v.name)
+            try:
+                got = tuple(os.getxattr(node, "user.dims").decode().split(","))
+            except OSError:
+                got = ()
+            if got != v.dimensions:
+                bad.append("%s/%s: user.dims %s, want %s" % (prefix, v.name, got, v.dimensions))
+        for name, sub in g.groups.items():
+            walk(sub, prefix + "/" + name)
+    with netCDF4.Dataset(path) as nc:
+        walk(nc, "")
+    for b in bad:
+        print("FAIL: " + b)
+    return 1 if bad else 0
+
+
+def refs_json(path):
+    """The references of cf.nc (and scales_plain.h5 beside it) as JSON."""
+    import json
+
+    def strict(text):
+        return json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    bad = []
+
+    def want(ok, what):
+        if not ok:
+            bad.append(what)
+    doc = strict(open(path).read())           # the document: strict JSON
+    r = doc["refs"]
+    za = {k[:-len("/.zattrs")]: json.loads(v) for k, v in r.items() if k.endswith("/.zattrs")}
+    za[""] = json.loads(r[".zattrs"])
+    hidden = {"CLASS", "NAME", "DIMENSION_LIST", "REFERENCE_LIST", "_Netcdf4Dimid",
+              "_Netcdf4Coordinates", "_nc3_strict", "_NCProperties"}
+    for k, a in za.items():
+        want(not hidden & set(a), "%s: netCDF's own attributes shown: %s" % (k, hidden & set(a)))
+    air, root = za["air"], za[""]
+    want(air["_ARRAY_DIMENSIONS"] == ["time", "lat", "lon"], "air's dims %s" % air["_ARRAY_DIMENSIONS"])
+    want(isinstance(air["scale_factor"], float) and air["scale_factor"] == float(np.float32(0.01)),
+         "scale_factor %r, want float32(0.01) as a float" % air["scale_factor"])
+    want(air["valid_range"] == [-5000, 5000], "valid_range %r" % air.get("valid_range"))
+    want("_FillValue" not in air and json.loads(r["air/.zarray"])["fill_value"] == -9999,
+         "air's _FillValue: in .zarray's fill_value only")
+    want(json.loads(r["sst/.zarray"])["fill_value"] == "NaN", "sst's fill_value: zarr's \"NaN\"")
+    want("Infinity, -Infinity, NaN]" in r[".zattrs"], "reals: NaN and infinities as zarr-python writes them")
+    want(root["nums"] == [1, 2, 3] and root["version"] == 3 and root["empty"] == "" and
+         root["strings"] == ["one", "two"], "root attributes %r" % root)
+    want("nv" in root.get("hpcmount_not_covered", {}) and "nv/.zarray" not in r,
+         "nv, a dimension without a variable: a note, no array")
+    plain = json.loads(strict(open(path.replace(".json", "_plain.json")).read())["refs"]["a/.zarray"])
+    want(plain["fill_value"] is None, "a dataset without _FillValue: fill_value %r" % plain["fill_value"])
+    for b in bad:
+        print("FAIL: " + b)
+    return 1 if bad else 0
+
+
+# ---- the corpus --------------------------------------------------------------
+
+def oracle(path):
+    """None when xarray opens and loads the file's root group, else why."""
+    try:
+        xr.open_dataset(path, engine="netcdf4").load()
+        return None
+    except Exception as e:      # noqa: BLE001 - counted, not compared
+        return "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:100])
+
+
+def classify(path):
+    """(class, detail) of a file xarray opens, root group: "identical",
+    "covered" (equal but for variables the references list as not
+    covered) or "differ:KIND" (the first difference's)."""
+    try:
+        with hpcmount.open(path) as c:
+            d = compare_group(path, "/", c)
+    except Exception as e:      # noqa: BLE001 - the references' failure
+        d = ["error: %s: %s" % (type(e).__name__, str(e).split("\n")[0][:100])]
+    real = [x for x in d if not x.startswith("uncovered:")]
+    if not d:
+        return "identical", ""
+    if not real:
+        return "covered", d[0]
+    return "differ:" + real[0].split(":")[0], real[0][:300]
+
+
+def isolated(fn, arg, timeout=300):
+    """fn(arg) in a child process: a library that crashes or hangs on a
+    file costs that file only.  ("crash", why) when the child died."""
+    import json
+    import select
+    import signal
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            out = json.dumps(fn(arg)).encode()
+        except BaseException as e:      # noqa: BLE001 - the parent reports it
+            out = json.dumps(["crash", repr(e)[:200]]).encode()
+        os.write(w, out)
+        os._exit(0)
+    os.close(w)
+    ready = select.select([r], [], [], timeout)[0]
+    data = b""
+    while ready:
+        part = os.read(r, 65536)
+        if not part:
+            break
+        data += part
+    os.close(r)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        return ["crash", "timeout" if not ready else "status %d" % status]
+    return json.loads(data)
+
+
+def corpus(top):
+    files = []
+    for d, _, names in os.walk(top):
+        files += [os.path.join(d, n) for n in names if not n.endswith((".txt", ".md"))]
+    counts = {}
+    for f in sorted(files):
+        why = isolated(oracle, f)
+        cls, detail = ("unopened", why) if why else isolated(classify, f)
+        cls = "differ:crash" if cls == "crash" else cls
+        counts[cls] = counts.get(cls, 0) + 1
+        if cls != "unopened":
+            print("%-20s %s%s" % (cls, os.path.relpath(f, top), ("  " + detail) if detail else ""),
+                  flush=True)
+    opened = sum(v for k, v in counts.items() if k != "unopened")
+    print("files xarray's netcdf4 engine opens: %d (%d it cannot)" % (opened, counts.get("unopened", 0)))
+    for k in sorted(counts):
+        if k != "unopened":
+            print("  %s: %d" % (k, counts[k]))
+    return 0
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "gen":
+        gen(sys.argv[2])
+        return 0
+    if len(sys.argv) >= 3 and sys.argv[1] == "compare":
+        return compare(sys.argv[2:])
+    if len(sys.argv) == 4 and sys.argv[1] == "dims":
+        return dims(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 3 and sys.argv[1] == "json":
+        return refs_json(sys.argv[2])
+    if len(sys.argv) == 3 and sys.argv[1] == "corpus":
+        return corpus(sys.argv[2])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
