@@ -272,20 +272,32 @@ class Container:
                                  ctypes.byref(n)), path=path)
         return json.loads(_lib.take_bytes(v, n.value))
 
-    def dataset(self, group="/", inline_max=500, **kwargs):
+    def dataset(self, group="/", inline_max=500, netcdf=True, **kwargs):
         """The xarray.Dataset of directory group read through the
         references (refs()): xarray.open_dataset("reference://",
         engine="zarr") over the container's own files, with no mount and
-        no copy.  Keyword arguments go to xarray.open_dataset (chunks={}
-        for Dask arrays, decode_times=False, ...).  The references' own
-        attributes (hpcmount_path, hpcmount_source, hpcmount_not_covered)
-        are moved to .encoding, so .attrs hold the file's (docs/refs.md)."""
+        no copy.  netcdf: leave out the HDF5 datasets libnetcdf shows no
+        variable for (types netCDF has none for), as xarray on the file
+        does; their names and why are in .encoding["hpcmount_not_netcdf"].
+        Keyword arguments go to xarray.open_dataset (chunks={} for Dask
+        arrays, decode_times=False, ...).  The references' own attributes
+        (hpcmount_path, hpcmount_source, hpcmount_not_covered) are moved to
+        .encoding, so .attrs hold the file's (docs/refs.md)."""
         import xarray
+        refs = self.refs(group, inline_max)
         backend = dict(kwargs.pop("backend_kwargs", None) or {})
         backend.setdefault("consolidated", False)
-        backend["storage_options"] = {"fo": self.refs(group, inline_max),
-                                      "remote_protocol": "file"}
+        backend["storage_options"] = {"fo": refs, "remote_protocol": "file"}
+        skip = {}
+        for key, text in refs["refs"].items() if netcdf else ():
+            name, _, last = key.rpartition("/")
+            if last == ".zattrs" and name and "/" not in name and "hpcmount_not_netcdf" in text:
+                skip[name] = json.loads(text)["hpcmount_not_netcdf"]
+        if skip:
+            kwargs["drop_variables"] = list(kwargs.get("drop_variables") or ()) + sorted(skip)
         ds = xarray.open_dataset("reference://", engine="zarr", backend_kwargs=backend, **kwargs)
+        if skip:
+            ds.encoding["hpcmount_not_netcdf"] = skip
         for obj in [ds] + list(ds.variables.values()):
             for k in [k for k in obj.attrs if k.startswith("hpcmount_")]:
                 obj.encoding[k] = obj.attrs.pop(k)

@@ -19,6 +19,8 @@
 #define MAP_BATCH 64
 #define BIG_CHUNK (32u << 20)      /* one contiguous extent is cut into chunks of ~this */
 #define MAX_LINKS 40
+#define NOT_NETCDF "netCDF-4 has no type for it (libnetcdf, and xarray on the file, " \
+    "show no variable for it)"
 #define BLOCK_NOTE "the extents of NAME in its files form no regular chunk grid (e.g. " \
     "partly filled chunks mid-stream, or a short last chunk at the end of a file): one " \
     "array per extent, NAME.blockK, starting at row hpcmount_first_row"
@@ -307,6 +309,8 @@ int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
         g_string_append(o, a->attrs->str);
     else
         rc = attrs_json(r->m, ino, o);
+    if (a->novar)
+        g_string_append(o, ", \"hpcmount_not_netcdf\": \"" NOT_NETCDF "\"");
     if (a->fillattr && !a->fill)   /* no fill_value holds it: xarray reads it here */
         g_string_append_printf(o, ", \"_FillValue\": %s", a->fillattr);
     g_string_append_c(o, '}');

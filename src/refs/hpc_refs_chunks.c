@@ -39,6 +39,7 @@ typedef struct meta {
     char *fillattr;            /* the value of "attr \"_FillValue\": VALUE" */
     GBytes *ncfill;            /* "ncfill HEX": that value in the array's file type */
     int ncdim;                 /* "ncdim": a netCDF dimension that is no variable */
+    int novar;                 /* "novar": netCDF shows no variable for it */
 } meta;
 
 typedef struct desc {
@@ -127,6 +128,8 @@ static int meta_line(meta *m, const char *line, int array)
         m->ncfill = hex_bytes(line + 7);
     } else if (!strcmp(line, "ncdim")) {
         m->ncdim = 1;
+    } else if (!strcmp(line, "novar")) {
+        m->novar = 1;
     } else {
         return 0;
     }
@@ -638,6 +641,7 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
     a->dims = g_steal_pointer(&d.m.dims);
     a->attrs = g_steal_pointer(&d.m.attrs);
     a->fillattr = g_steal_pointer(&d.m.fillattr);
+    a->novar = d.m.novar;
     a->fill = f.fill;
     g_strfreev(lines);
     g_free(f.dtype);

@@ -45,6 +45,7 @@ typedef struct hpc_refs_array {
     GString *attrs;            /* its typed attributes, JSON members ", NAME: VALUE" */
     char *fillattr;            /* the value of its _FillValue attribute (JSON) */
     char *fill;                /* zarr's fill_value (JSON) for the .zarray */
+    int novar;                 /* netCDF shows no variable for it (HDF5) */
 } hpc_refs_array;
 
 /** One extent, by path (hpc_extent's source may close with its container). */

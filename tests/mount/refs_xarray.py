@@ -15,8 +15,9 @@ hpcmount.open(FILE).dataset(group).
                                    variable netCDF4-python lists equals its
                                    dimensions; scalars have none
   refs_xarray.py json REFS         the JSON of `hpcdump refs` of gen's
-                                   cf.nc (REFS) and scales_plain.h5
-                                   (REFS with _plain): typed values,
+                                   cf.nc (REFS), scales_plain.h5 and
+                                   scales.h5 (REFS with _plain, _scales
+                                   before .json): typed values,
                                    libnetcdf's attributes hidden, NaN as
                                    zarr writes it, fill_value
   refs_xarray.py corpus DIR        counts over the HDF5 files under DIR:
@@ -107,7 +108,8 @@ def gen_h5py(path):
     dimensions (shared by length in a group, two of one length in one
     dataset, reusing a scale's dimension of that length), groups (phony
     dimensions numbered children first), attributes of every type netCDF
-    reads and some it hides (bools, complex numbers)."""
+    reads and some it hides (bools, complex numbers), datasets of types
+    netCDF has none for (a compound, bools)."""
     import h5py
     with h5py.File(path, "w") as f:
         f["x"] = np.arange(3.0)
@@ -135,6 +137,8 @@ def gen_h5py(path):
         a["NAME"], a["CLASS"] = "hidden", "hidden too"
         f["masked"] = np.array([1.0, -1.0, 3.0])
         f["masked"].attrs["_FillValue"] = -1.0
+        f["rec"] = np.array([(1, 2.5)], [("a", "<i4"), ("b", "<f8")])    # netCDF: no variable
+        f["flags"] = np.array([True, False])
         g = f.create_group("g")
         g["y"] = np.zeros(4)
         g["z"] = np.ones((4, 6), ">f8")
@@ -314,6 +318,10 @@ def refs_json(path):
          "nv, a dimension without a variable: a note, no array")
     plain = json.loads(strict(open(path.replace(".json", "_plain.json")).read())["refs"]["a/.zarray"])
     want(plain["fill_value"] is None, "a dataset without _FillValue: fill_value %r" % plain["fill_value"])
+    r = strict(open(path.replace(".json", "_scales.json")).read())["refs"]
+    rec = json.loads(r["rec/.zattrs"])
+    want("rec/0" in r and "hpcmount_not_netcdf" in rec and rec["_ARRAY_DIMENSIONS"] == ["rec_dim0"],
+         "a compound: an array for zarr, marked as no netCDF variable, its own dimension names")
     for b in bad:
         print("FAIL: " + b)
     return 1 if bad else 0

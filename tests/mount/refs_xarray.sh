@@ -31,6 +31,7 @@ for f in "$TMP"/f/*.nc "$TMP"/f/*.h5; do
 done
 "$HPCDUMP" refs "$TMP/f/cf.nc" >"$TMP/cf.json" || fail "refs of cf.nc"
 "$HPCDUMP" refs "$TMP/f/scales_plain.h5" >"$TMP/cf_plain.json" || fail "refs of scales_plain.h5"
+"$HPCDUMP" refs "$TMP/f/scales.h5" >"$TMP/cf_scales.json" || fail "refs of scales.h5"
 check "references: typed attributes, netCDF's own hidden, NaN as zarr writes it, _FillValue as fill_value" \
     pypkg "$X" json "$TMP/cf.json"
 for f in "$TMP/f/cf.nc" "$TMP/f/scales.h5"; do

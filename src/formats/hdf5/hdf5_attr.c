@@ -100,7 +100,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
             h5_attrs_read(h, id, hd->d->id, &a);
             h5_handle_put(h, hd);
             const h5_ncdims *n = h5_ncdims_of(h, NODE(h, id)->addr);
-            dims = n ? g_strjoinv(",", n->names) : NULL;
+            dims = n && n->names ? g_strjoinv(",", n->names) : NULL;
         }
     } else if (kind == K_GROUP) {
         hid_t g = h5_group_open(h, id);

@@ -344,18 +344,21 @@ static int group_chunks(h5 *h, hpc_ino ino, GString *out)
 }
 
 /* "dim LEN NAME" per axis (NAME in JSON) of a dataset netCDF-4 names,
- * and "ncdim" for a netCDF dimension that is no variable. */
+ * "ncdim" for a netCDF dimension that is no variable, "novar" for a
+ * dataset of a type netCDF has none for. */
 static void ncdims_lines(h5 *h, uint32_t id, GString *out)
 {
     g_mutex_lock(&h->lock);
     const h5_ncdims *n = h5_ncdims_of(h, NODE(h, id)->addr);
-    for (int k = 0; n && k < n->rank; k++) {
+    for (int k = 0; n && n->names && k < n->rank; k++) {
         g_string_append_printf(out, "dim %" G_GUINT64_FORMAT " ", n->len[k]);
         hpc_json_str(out, n->names[k]);
         g_string_append_c(out, '\n');
     }
     if (n && n->dimonly)
         g_string_append(out, "ncdim\n");
+    if (n && n->novar)
+        g_string_append(out, "novar\n");
     g_mutex_unlock(&h->lock);
 }
 

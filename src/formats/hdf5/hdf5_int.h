@@ -192,13 +192,14 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
 typedef struct h5_ncdims {
     int rank;
     int dimonly;                   /* a netCDF dimension, not a variable */
-    char **names;                  /* rank of them, NULL-terminated */
+    int novar;                     /* of a type netCDF has none for: no variable */
+    char **names;                  /* rank of them, NULL-terminated; NULL: none */
     uint64_t *len;                 /* each dimension's length in netCDF */
 } h5_ncdims;
 
-/** The names of the dataset whose object header is at addr, or NULL
- *  (a scalar, no netCDF variable, one libnetcdf cannot name).  The whole
- *  file is read at the first call.  Lock held. */
+/** What netCDF-4 makes of the dataset whose object header is at addr, or
+ *  NULL (a scalar, one libnetcdf cannot name).  The whole file is read at
+ *  the first call.  Lock held. */
 const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr);
 void h5_ncdims_free(h5 *h);
 

@@ -23,7 +23,9 @@
  *   phony_dim_N, N the next free id (so numbered per file, in this order).
  *
  * A variable libnetcdf would fail on (a scale missing on a later axis, an
- * unknown id) gets no names; xarray cannot open such a file anyway.
+ * unknown id) gets no names; xarray cannot open such a file anyway.  A
+ * dataset of a type netCDF has none for is marked as no variable: xarray
+ * does not show it.
  */
 #include "hdf5_int.h"
 
@@ -49,6 +51,7 @@ typedef struct ncaxis {
 typedef struct ncvar {
     uint64_t addr;
     int rank, dimonly;
+    int novar;                    /* of a type netCDF has none for: no variable */
     nc_how how;
     ncdim *self;                  /* BY_SELF */
     ncaxis *ax;
@@ -255,7 +258,7 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
     int rank = s >= 0 ? H5Sget_simple_extent_dims(s, len, max) : -1;
     if (s >= 0)
         H5Sclose(s);
-    if (rank < 1)                  /* scalars have no dimensions to name */
+    if (rank < 0)
         return;
     ncvar *v = g_new0(ncvar, 1);
     v->addr = addr;
@@ -266,11 +269,13 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
         v->ax[d].unlim = max[d] == H5S_UNLIMITED;
     }
     g_ptr_array_add(w->vars, v);
-    ncdim *dim = is_scale(did) ? scale_dim(w, g, did, name, &v->ax[0], addr) : NULL;
+    ncdim *dim = rank > 0 && is_scale(did) ? scale_dim(w, g, did, name, &v->ax[0], addr) : NULL;
     if (dim && dim->dimonly) {             /* not a variable: its own dimension */
         v->dimonly = 1;
         v->ax[0].dim = rank == 1 ? dim : NULL;
-    } else if (nc_type_known(w, did)) {
+    } else if (!nc_type_known(w, did)) {
+        v->novar = 1;
+    } else if (rank > 0) {                 /* scalars have no dimensions to name */
         v->how = var_how(did, v, dim);
         g_ptr_array_add(g->vars, v);
     }
@@ -422,8 +427,9 @@ static void dimonly_lengths(ncwalk *w)
     }
 }
 
-/* Every variable whose axes all have a dimension, by address (the first
- * link met names a dataset of several). */
+/* Every variable whose axes all have a dimension, and every dataset that
+ * is no variable, by address (the first link met names a dataset of
+ * several). */
 static void answer(ncwalk *w, GHashTable *out)
 {
     dimonly_lengths(w);
@@ -432,14 +438,16 @@ static void answer(ncwalk *w, GHashTable *out)
         int k = 0;
         while (k < v->rank && v->ax[k].dim)
             k++;
-        if (k < v->rank || g_hash_table_contains(out, GSIZE_TO_POINTER(v->addr)))
+        int named = v->rank > 0 && k == v->rank;
+        if ((!named && !v->novar) || g_hash_table_contains(out, GSIZE_TO_POINTER(v->addr)))
             continue;
         h5_ncdims *n = g_new0(h5_ncdims, 1);
         n->rank = v->rank;
         n->dimonly = v->dimonly;
-        n->names = g_new0(char *, v->rank + 1);
-        n->len = g_new0(uint64_t, v->rank);
-        for (k = 0; k < v->rank; k++) {
+        n->novar = v->novar;
+        n->names = named ? g_new0(char *, v->rank + 1) : NULL;
+        n->len = named ? g_new0(uint64_t, v->rank) : NULL;
+        for (k = 0; named && k < v->rank; k++) {
             n->names[k] = g_strdup(v->ax[k].dim->name);
             n->len[k] = v->ax[k].dim->len;
         }

@@ -21,6 +21,7 @@
  *   dim LEN NAME              per axis, netCDF-4's dimension (hdf5_ncdims.c):
  *                             its length and name (a JSON string)
  *   ncdim                     a netCDF-4 dimension that is no variable
+ *   novar                     a dataset of a type netCDF-4 has none for: no variable
  *   attrs                     typed attributes follow, all of them (hdf5_ncattr.c)
  *   attr NAME: VALUE          one, as a JSON member
  *   ncfill HEX                the dataset's _FillValue in its file type
