@@ -20,6 +20,17 @@ hpcmount.open(FILE).dataset(group).
                                    before .json): typed values,
                                    libnetcdf's attributes hidden, NaN as
                                    zarr writes it, fill_value
+  refs_xarray.py h4dims ORACLE FILE REFS [DIR]
+                                   an HDF4 file: user.dims of every SDS
+                                   served and _ARRAY_DIMENSIONS in its
+                                   references (REFS) are the names
+                                   libhdf4 gives its dimensions (ORACLE:
+                                   tests/gen/hdf4_oracle -d output), as
+                                   libnetcdf's HDF4 layer does; with DIR
+                                   (directories, comma-separated) those of
+                                   the SDSs ORACLE lists in them (the
+                                   pieces of a distributed set, ORACLE of
+                                   their associated file)
   refs_xarray.py corpus DIR        counts over the HDF5 files under DIR:
                                    files xarray opens, identical through the
                                    references, equal where covered, differ
@@ -331,6 +342,56 @@ def refs_json(path):
     return 1 if bad else 0
 
 
+def h4dims(oracle_out, path, refs, top=""):
+    """user.dims and _ARRAY_DIMENSIONS of an HDF4 file's SDSs equal what
+    libhdf4 names their dimensions; of SDSs sharing a name the first
+    (the one served).  Where another array of the directory has that
+    name at another length, the references give zarr's generated name
+    (a group's dimension has one length).  Exit 1 on
+    any difference or when none is checked."""
+    import json
+    r = json.load(open(refs))["refs"]
+    bad, todo = [], {}
+    with hpcmount.open(path) as c:
+        served = {}
+        for d in reversed(top.split(",")):      # the first directory that has it
+            served.update({n: d for n in c.listdir("/" + d)})
+        for line in open(oracle_out):
+            _, _, hname, hdims = line.split()
+            name = os.fsdecode(bytes.fromhex(hname)) if hname != "-" else ""
+            if name in todo or name not in served or name == ".info":    # the core's file
+                continue
+            want = [] if hdims == "-" else [os.fsdecode(bytes.fromhex(h)) for h in hdims.split(",")]
+            node = "/".join(x for x in (served[name], name) if x)
+            try:
+                got = os.fsdecode(c.getxattr("/" + node, "user.dims")).split(",")
+            except OSError:
+                got = []
+            if got != want:
+                bad.append("%s: user.dims %s, want %s" % (node, got, want))
+            shape = os.fsdecode(c.getxattr("/" + node, "user.shape"))
+            todo[name] = (node, want, [int(x) for x in shape.split(",")] if shape else [])
+    lens = {}           # (group, name) -> lengths in the references
+    for k, v in r.items():
+        d, _, last = k.rpartition("/")
+        if last == ".zattrs" and d + "/.zarray" in r:
+            shape = json.loads(r[d + "/.zarray"])["shape"]
+            for n, ln in zip(json.loads(v)["_ARRAY_DIMENSIONS"], shape):
+                lens.setdefault((d.rpartition("/")[0], n), set()).add(ln)
+    for name, (node, want, shape) in todo.items():
+        za = r.get(node + "/.zattrs")
+        got = json.loads(za)["_ARRAY_DIMENSIONS"] if za else want
+        group = node.rpartition("/")[0]
+        for k, (g, w) in enumerate(zip(got, want)):
+            taken = lens.get((group, w), set()) - {shape[k]}
+            if g != w and not (taken and g == "%s_dim%d" % (name, k)):
+                bad.append("%s: _ARRAY_DIMENSIONS %s, want %s" % (node, got, want))
+    for b in bad:
+        print("FAIL: " + b)
+    print("SDSs checked: %d" % len(todo))
+    return 1 if bad or not todo else 0
+
+
 # ---- the corpus --------------------------------------------------------------
 
 def oracle(path):
@@ -423,6 +484,8 @@ def main():
         return dims(sys.argv[2], sys.argv[3])
     if len(sys.argv) == 3 and sys.argv[1] == "json":
         return refs_json(sys.argv[2])
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "h4dims":
+        return h4dims(*sys.argv[2:])
     if len(sys.argv) == 3 and sys.argv[1] == "corpus":
         return corpus(sys.argv[2])
     print(__doc__, file=sys.stderr)
