@@ -40,6 +40,9 @@ typedef struct meta {
     GBytes *ncfill;            /* "ncfill HEX": that value in the array's file type */
     int ncdim;                 /* "ncdim": a netCDF dimension that is no variable */
     int novar;                 /* "novar": netCDF shows no variable for it */
+    const char *self;          /* the array's path in the mount */
+    GArray *ldims;             /* "ldim PATH LEN NAME" of the link at self */
+    size_t lmatch;             /* the length of that PATH */
 } meta;
 
 typedef struct desc {
@@ -83,6 +86,8 @@ static void meta_clear(meta *m)
 {
     if (m->dims)
         g_array_free(m->dims, TRUE);
+    if (m->ldims)
+        g_array_free(m->ldims, TRUE);
     if (m->attrs)
         g_string_free(m->attrs, TRUE);
     g_free(m->fillattr);
@@ -101,12 +106,38 @@ static GBytes *hex_bytes(const char *p)
     return g_byte_array_free_to_bytes(b);
 }
 
+static void dim_add(GArray **dims, uint64_t len, const char *name)
+{
+    hpc_refs_dim d = { len, g_strdup(name) };
+    if (!*dims) {
+        *dims = g_array_new(FALSE, FALSE, sizeof(hpc_refs_dim));
+        g_array_set_clear_func(*dims, dim_clear);
+    }
+    g_array_append_val(*dims, d);
+}
+
+/* The length of link path hex (from "/") when self's path ends with it,
+ * else 0: in a run directory the mount's path has the container's in
+ * front, so the longest such link is self's. */
+static size_t self_match(const meta *m, const char *hex, size_t n)
+{
+    char *h = g_strndup(hex, n);
+    GBytes *b = hex_bytes(h);
+    gsize len;
+    const char *p = g_bytes_get_data(b, &len);
+    size_t sl = m->self ? strlen(m->self) : 0;
+    int yes = len && p[0] == '/' && sl >= len && !memcmp(m->self + sl - len, p, len);
+    g_bytes_unref(b);
+    g_free(h);
+    return yes ? len : 0;
+}
+
 /* A line of what the reader says besides the bytes into m; 0 when it is
  * none of those.  A directory's _FillValue is an attribute like any. */
 static int meta_line(meta *m, const char *line, int array)
 {
     guint64 len;
-    int at = 0;
+    int at = 0, hex = 0;
     if (!strcmp(line, "attrs") || g_str_has_prefix(line, "attr ")) {
         const char *v = line + 5;
         if (!m->attrs)
@@ -116,12 +147,16 @@ static int meta_line(meta *m, const char *line, int array)
         else if (line[4] == ' ')
             g_string_append_printf(m->attrs, ", %s", v);
     } else if (sscanf(line, "dim %" G_GUINT64_FORMAT " %n", &len, &at) == 1 && at) {
-        hpc_refs_dim d = { len, g_strdup(line + at) };
-        if (!m->dims) {
-            m->dims = g_array_new(FALSE, FALSE, sizeof(hpc_refs_dim));
-            g_array_set_clear_func(m->dims, dim_clear);
-        }
-        g_array_append_val(m->dims, d);
+        dim_add(&m->dims, len, line + at);
+    } else if (g_str_has_prefix(line, "ldim ")) {
+        hex = (int)strspn(line + 5, "0123456789abcdef");
+        size_t n = sscanf(line + 5 + hex, " %" G_GUINT64_FORMAT " %n", &len, &at) == 1 && at
+                   ? self_match(m, line + 5, (size_t)hex) : 0;
+        if (n > m->lmatch && m->ldims)
+            g_array_set_size(m->ldims, 0);
+        m->lmatch = MAX(m->lmatch, n);
+        if (n && n == m->lmatch)
+            dim_add(&m->ldims, len, line + 5 + hex + at);
     } else if (g_str_has_prefix(line, "ncfill ")) {
         if (m->ncfill)
             g_bytes_unref(m->ncfill);
@@ -629,6 +664,9 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
     desc d = { .filters = g_string_new(NULL), .order = '|',
                .codecs = g_array_new(FALSE, FALSE, sizeof(codec)),
                .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+    char *self = g_strdup_printf("%s%s%s", r->root_path, strcmp(r->root_path, "/") ? "/" : "",
+                                 key);
+    d.m.self = self;
     hpc_refs_array f = *a;
     f.dtype = g_strdup(a->dtype);
     gchar **lines = g_strsplit(t->str, "\n", -1);
@@ -638,13 +676,15 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
         a->nd = f.nd;
         memcpy(a->shape, f.shape, sizeof a->shape);
     }
-    a->dims = g_steal_pointer(&d.m.dims);
+    /* a dataset of several links: this link's names */
+    a->dims = d.m.ldims ? g_steal_pointer(&d.m.ldims) : g_steal_pointer(&d.m.dims);
     a->attrs = g_steal_pointer(&d.m.attrs);
     a->fillattr = g_steal_pointer(&d.m.fillattr);
     a->novar = d.m.novar;
     a->fill = f.fill;
     g_strfreev(lines);
     g_free(f.dtype);
+    g_free(self);
     desc_clear(&d);
     g_string_free(t, TRUE);
     return rc;

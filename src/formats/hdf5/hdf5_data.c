@@ -355,6 +355,8 @@ static void ncdims_lines(h5 *h, uint32_t id, GString *out)
         hpc_json_str(out, n->names[k]);
         g_string_append_c(out, '\n');
     }
+    if (n && n->links)
+        g_string_append(out, n->links->str);
     if (n && n->dimonly)
         g_string_append(out, "ncdim\n");
     if (n && n->novar)

@@ -195,6 +195,7 @@ typedef struct h5_ncdims {
     int novar;                     /* of a type netCDF has none for: no variable */
     char **names;                  /* rank of them, NULL-terminated; NULL: none */
     uint64_t *len;                 /* each dimension's length in netCDF */
+    GString *links;                /* several links: each one's "ldim" lines, or NULL */
 } h5_ncdims;
 
 /** What netCDF-4 makes of the dataset whose object header is at addr, or

@@ -22,12 +22,17 @@
  *   length and unlimitedness the variable does not use yet, or a new one,
  *   phony_dim_N, N the next free id (so numbered per file, in this order).
  *
+ * A dataset with several hard links is a variable per link, each named
+ * in its own group: the mount shows one file with the first link's names
+ * (user.dims), the references each link's ("ldim" lines, hdf5_refs.c).
+ *
  * A variable libnetcdf would fail on (a scale missing on a later axis, an
  * unknown id) gets no names; xarray cannot open such a file anyway.  A
  * dataset of a type netCDF has none for is marked as no variable: xarray
  * does not show it.
  */
 #include "hdf5_int.h"
+#include "hpc_json.h"
 
 #define DIM_WITHOUT_VARIABLE "This is a netCDF dimension but not a netCDF variable"
 #define MAX_DEPTH 256             /* groups nested deeper: no names at all */
@@ -50,6 +55,7 @@ typedef struct ncaxis {
 
 typedef struct ncvar {
     uint64_t addr;
+    char *path;                   /* of its link: the group's path, "/", its name */
     int rank, dimonly;
     int novar;                    /* of a type netCDF has none for: no variable */
     nc_how how;
@@ -59,6 +65,7 @@ typedef struct ncvar {
 
 typedef struct ncgrp {
     struct ncgrp *parent;
+    char *path;                   /* "" for the root */
     GPtrArray *dims, *vars, *children;
 } ncgrp;
 
@@ -168,10 +175,11 @@ static int attached(hid_t did, int rank, uint64_t *scale)
 
 /* ---- the read: groups, dimensions, variables ------------------------------ */
 
-static ncgrp *group_new(ncwalk *w, ncgrp *parent)
+static ncgrp *group_new(ncwalk *w, ncgrp *parent, const char *name)
 {
     ncgrp *g = g_new0(ncgrp, 1);
     g->parent = parent;
+    g->path = parent ? g_strconcat(parent->path, "/", name, NULL) : g_strdup("");
     g->dims = g_ptr_array_new();
     g->vars = g_ptr_array_new();
     g->children = g_ptr_array_new();
@@ -262,6 +270,7 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
         return;
     ncvar *v = g_new0(ncvar, 1);
     v->addr = addr;
+    v->path = g_strconcat(g->path, "/", name, NULL);
     v->rank = rank;
     v->ax = g_new0(ncaxis, rank);
     for (int d = 0; d < rank; d++) {
@@ -339,7 +348,7 @@ static void read_group(ncwalk *w, ncgrp *g, hid_t gid, int depth)
     w->over |= depth >= MAX_DEPTH && k.later->len;
     for (guint i = 0; !w->over && i < k.later->len; i++) {
         hid_t c = H5Gopen2(gid, g_ptr_array_index(k.later, i), H5P_DEFAULT);
-        ncgrp *child = group_new(w, g);
+        ncgrp *child = group_new(w, g, g_ptr_array_index(k.later, i));
         g_ptr_array_add(g->children, child);
         if (c >= 0) {
             read_group(w, child, c, depth + 1);
@@ -410,6 +419,8 @@ static void ncdims_free(gpointer p)
     h5_ncdims *n = p;
     g_strfreev(n->names);
     g_free(n->len);
+    if (n->links)
+        g_string_free(n->links, TRUE);
     g_free(n);
 }
 
@@ -427,32 +438,68 @@ static void dimonly_lengths(ncwalk *w)
     }
 }
 
+static int named(const ncvar *v)
+{
+    int k = 0;
+    while (k < v->rank && v->ax[k].dim)
+        k++;
+    return v->rank > 0 && k == v->rank;
+}
+
+/* Each link's names of a dataset with several links that are variables:
+ * "ldim PATH LEN NAME" per axis, PATH its link's path in hex. */
+static void link_lines(ncwalk *w, GHashTable *out)
+{
+    GHashTable *count = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint i = 0; i < w->vars->len; i++) {
+        const ncvar *v = g_ptr_array_index(w->vars, i);
+        gpointer key = GSIZE_TO_POINTER(v->addr);
+        if (named(v))
+            g_hash_table_insert(count, key, GINT_TO_POINTER(GPOINTER_TO_INT(
+                                g_hash_table_lookup(count, key)) + 1));
+    }
+    for (guint i = 0; i < w->vars->len; i++) {
+        const ncvar *v = g_ptr_array_index(w->vars, i);
+        h5_ncdims *n = g_hash_table_lookup(out, GSIZE_TO_POINTER(v->addr));
+        if (!n || !named(v) || GPOINTER_TO_INT(g_hash_table_lookup(count, GSIZE_TO_POINTER(v->addr))) < 2)
+            continue;
+        n->links = n->links ? n->links : g_string_new(NULL);
+        for (int k = 0; k < v->rank; k++) {
+            g_string_append(n->links, "ldim ");
+            for (const char *p = v->path; *p; p++)
+                g_string_append_printf(n->links, "%02x", (unsigned char)*p);
+            g_string_append_printf(n->links, " %" G_GUINT64_FORMAT " ", v->ax[k].dim->len);
+            hpc_json_str(n->links, v->ax[k].dim->name);
+            g_string_append_c(n->links, '\n');
+        }
+    }
+    g_hash_table_destroy(count);
+}
+
 /* Every variable whose axes all have a dimension, and every dataset that
  * is no variable, by address (the first link met names a dataset of
- * several). */
+ * several; link_lines each link). */
 static void answer(ncwalk *w, GHashTable *out)
 {
     dimonly_lengths(w);
     for (guint i = 0; i < w->vars->len; i++) {
         const ncvar *v = g_ptr_array_index(w->vars, i);
-        int k = 0;
-        while (k < v->rank && v->ax[k].dim)
-            k++;
-        int named = v->rank > 0 && k == v->rank;
-        if ((!named && !v->novar) || g_hash_table_contains(out, GSIZE_TO_POINTER(v->addr)))
+        int k, is = named(v);
+        if ((!is && !v->novar) || g_hash_table_contains(out, GSIZE_TO_POINTER(v->addr)))
             continue;
         h5_ncdims *n = g_new0(h5_ncdims, 1);
         n->rank = v->rank;
         n->dimonly = v->dimonly;
         n->novar = v->novar;
-        n->names = named ? g_new0(char *, v->rank + 1) : NULL;
-        n->len = named ? g_new0(uint64_t, v->rank) : NULL;
-        for (k = 0; named && k < v->rank; k++) {
+        n->names = is ? g_new0(char *, v->rank + 1) : NULL;
+        n->len = is ? g_new0(uint64_t, v->rank) : NULL;
+        for (k = 0; is && k < v->rank; k++) {
             n->names[k] = g_strdup(v->ax[k].dim->name);
             n->len[k] = v->ax[k].dim->len;
         }
         g_hash_table_insert(out, GSIZE_TO_POINTER(v->addr), n);
     }
+    link_lines(w, out);
 }
 
 static void walk_free(ncwalk *w)
@@ -462,11 +509,13 @@ static void walk_free(ncwalk *w)
         g_ptr_array_free(g->dims, TRUE);
         g_ptr_array_free(g->vars, TRUE);
         g_ptr_array_free(g->children, TRUE);
+        g_free(g->path);
         g_free(g);
     }
     for (guint i = 0; i < w->vars->len; i++) {
         ncvar *v = g_ptr_array_index(w->vars, i);
         g_free(v->ax);
+        g_free(v->path);
         g_free(v);
     }
     for (guint i = 0; i < w->dims->len; i++) {
@@ -500,7 +549,7 @@ static void ncdims_build(h5 *h)
     w.over = root < 0 || H5Oget_info2(root, &oi, H5O_INFO_BASIC) < 0;
     if (!w.over) {
         g_hash_table_add(w.seen, GSIZE_TO_POINTER(oi.addr));
-        read_group(&w, group_new(&w, NULL), root, 0);
+        read_group(&w, group_new(&w, NULL, NULL), root, 0);
     }
     if (root >= 0)
         H5Gclose(root);
