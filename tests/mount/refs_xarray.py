@@ -31,10 +31,9 @@ hpcmount.open(FILE).dataset(group).
                                    the SDSs ORACLE lists in them (the
                                    pieces of a distributed set, ORACLE of
                                    their associated file)
-  refs_xarray.py corpus DIR        counts over the HDF5 files under DIR:
-                                   files xarray opens, identical through the
-                                   references, equal where covered, differ
-                                   (by the first difference's kind)
+
+The corpus' HDF5 files are compared in tests/mount/refs_corpus.sh
+(refs_verify.py --nc: oracle(), groups_of(), compare_group(), isolated()).
 
 The references' own attributes (hpcmount_*) are in .encoding, not .attrs
 (dataset() puts them there), so the attributes compared are the file's.
@@ -409,34 +408,24 @@ def oracle(path):
         return "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:100])
 
 
-def classify(path):
-    """(class, detail) of a file xarray opens, root group: "identical",
-    "covered" (equal but for variables the references list as not
-    covered) or "differ:KIND" (the first difference's)."""
-    try:
-        with hpcmount.open(path) as c:
-            d = compare_group(path, "/", c.dataset)
-    except Exception as e:      # noqa: BLE001 - the references' failure
-        d = ["error: %s: %s" % (type(e).__name__, str(e).split("\n")[0][:100])]
-    real = [x for x in d if not x.startswith("uncovered:")]
-    if not d:
-        return "identical", ""
-    if not real:
-        return "covered", d[0]
-    return "differ:" + real[0].split(":")[0], real[0][:300]
+CPU_LIMIT = 60         # CPU seconds of one isolated() call
 
 
-def isolated(fn, arg, timeout=300):
-    """fn(arg) in a child process: a library that crashes or hangs on a
-    file costs that file only.  ("crash", why) when the child died.
-    timeout None: wait as long as the child runs."""
+def isolated(fn, arg):
+    """fn(arg) in a child process: a library that crashes on a file, or
+    loops (libnetcdf on groups that contain themselves), costs that file
+    only.  The child may use CPU_LIMIT seconds of CPU, however long that
+    takes (no wall-clock limit decides a result).  ["crash", why] when
+    the child died."""
     import json
-    import select
-    import signal
+    import resource
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        limit = int(used.ru_utime + used.ru_stime) + CPU_LIMIT
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
         try:
             out = json.dumps(fn(arg)).encode()
         except BaseException as e:      # noqa: BLE001 - the parent reports it
@@ -444,41 +433,12 @@ def isolated(fn, arg, timeout=300):
         os.write(w, out)
         os._exit(0)
     os.close(w)
-    ready = select.select([r], [], [], timeout)[0]
-    data = b""
-    while ready:
-        part = os.read(r, 65536)
-        if not part:
-            break
-        data += part
-    os.close(r)
-    if not ready:
-        os.kill(pid, signal.SIGKILL)
+    with os.fdopen(r, "rb") as fh:
+        data = fh.read()
     _, status = os.waitpid(pid, 0)
     if not data:
-        return ["crash", "timeout" if not ready else "status %d" % status]
+        return ["crash", "status %d" % status]
     return json.loads(data)
-
-
-def corpus(top):
-    files = []
-    for d, _, names in os.walk(top):
-        files += [os.path.join(d, n) for n in names if not n.endswith((".txt", ".md"))]
-    counts = {}
-    for f in sorted(files):
-        why = isolated(oracle, f)
-        cls, detail = ("unopened", why) if why else isolated(classify, f)
-        cls = "differ:crash" if cls == "crash" else cls
-        counts[cls] = counts.get(cls, 0) + 1
-        if cls != "unopened":
-            print("%-20s %s%s" % (cls, os.path.relpath(f, top), ("  " + detail) if detail else ""),
-                  flush=True)
-    opened = sum(v for k, v in counts.items() if k != "unopened")
-    print("files xarray's netcdf4 engine opens: %d (%d it cannot)" % (opened, counts.get("unopened", 0)))
-    for k in sorted(counts):
-        if k != "unopened":
-            print("  %s: %d" % (k, counts[k]))
-    return 0
 
 
 def main():
@@ -493,8 +453,6 @@ def main():
         return refs_json(sys.argv[2])
     if len(sys.argv) in (5, 6) and sys.argv[1] == "h4dims":
         return h4dims(*sys.argv[2:])
-    if len(sys.argv) == 3 and sys.argv[1] == "corpus":
-        return corpus(sys.argv[2])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -7,11 +7,7 @@
 # (tests/mount/refs_xarray.py).  The mount's user.dims are netCDF4-python's
 # dimensions; the references' JSON holds typed values, NaN as zarr writes
 # it, _FillValue in fill_value; the helper and -o inproc give the same.
-#
-# HPC_REFS_XARRAY_CORPUS=1 also counts the public corpus' HDF5 files
-# ($HPC_REFS_CORPUS, else ../shared/corpus beside the clone): files xarray
-# opens, identical through the references, equal where covered, differing
-# (minutes: not part of make check by default).
+# The public corpus' HDF5 files are compared so in tests/mount/refs_corpus.sh.
 . "$(dirname "$0")/../lib/lib.sh"
 for m in netCDF4 xarray zarr fsspec h5py; do
     "$PY" -c "import $m" 2>/dev/null || { echo "SKIP: python3 module $m missing (tests/deps.sh)"; exit 77; }
@@ -41,12 +37,4 @@ for f in "$TMP/f/cf.nc" "$TMP/f/scales.h5"; do
         cmp -s "$TMP/helper.json" "$TMP/inproc.json"
 done
 
-if [ "${HPC_REFS_XARRAY_CORPUS:-0}" = 1 ]; then
-    C=${HPC_REFS_CORPUS:-$top_srcdir/../shared/corpus}
-    if [ -d "$C/hdf5" ]; then
-        pypkg "$X" corpus "$C/hdf5" | tail -8
-    else
-        echo "note: no corpus at $C/hdf5: not counted"
-    fi
-fi
 finish
