@@ -13,7 +13,8 @@ pkgs="$pkgs debhelper dh-python dpkg-dev fakeroot lintian devscripts equivs bash
 pkgs="$pkgs valgrind hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf"
 # references (hpcdump refs) read by zarr, xarray and a Dask cluster
 pkgs="$pkgs python3-fsspec python3-zarr python3-xarray python3-dask python3-distributed python3-numcodecs"
-# netCDF-3 reader tests: libnetcdf (netCDF4-python, ncdump) and PnetCDF as oracles
+# netCDF-3 reader tests and the oracle of the references' xarray Datasets:
+# libnetcdf (netCDF4-python, ncdump) and PnetCDF
 pkgs="$pkgs python3-netcdf4 netcdf-bin libpnetcdf-dev pnetcdf-bin"
 [ "${1:-}" = --bench ] && pkgs="$pkgs fio squashfuse squashfs-tools python3-mpi4py"
 missing=""

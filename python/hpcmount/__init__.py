@@ -12,6 +12,7 @@ NotADirectoryError, IsADirectoryError, hpcmount.FormatError (a bad or
 unsupported container), OSError with errno EIO for bytes that cannot be
 served exactly.  Every call may be made from many threads at once.
 """
+import builtins
 import ctypes
 import errno
 import io
@@ -24,7 +25,7 @@ import threading
 from . import _lib
 from ._lib import lib
 
-__all__ = ["open", "refs", "Container", "FormatError", "version"]
+__all__ = ["open", "refs", "refs_dataset", "Container", "FormatError", "version"]
 
 _MAX_LINKS = 40
 _PIECE = 16 << 20           # bytes per read of array()'s thread pool
@@ -272,6 +273,19 @@ class Container:
                                  ctypes.byref(n)), path=path)
         return json.loads(_lib.take_bytes(v, n.value))
 
+    def dataset(self, group="/", inline_max=500, netcdf=True, **kwargs):
+        """The xarray.Dataset of directory group read through the
+        references (refs()): xarray.open_dataset("reference://",
+        engine="zarr") over the container's own files, with no mount and
+        no copy.  netcdf: leave out the HDF5 datasets libnetcdf shows no
+        variable for (types netCDF has none for), as xarray on the file
+        does; their names and why are in .encoding["hpcmount_not_netcdf"].
+        Keyword arguments go to xarray.open_dataset (chunks={} for Dask
+        arrays, decode_times=False, ...).  The references' own attributes
+        (hpcmount_path, hpcmount_source, hpcmount_not_covered) are moved to
+        .encoding, so .attrs hold the file's (docs/refs.md)."""
+        return refs_dataset(self.refs(group, inline_max), netcdf=netcdf, **kwargs)
+
     def extents(self, path):
         """[(source_path, offset, length)] where the bytes of file path lie
         verbatim in the source files, or None when they are computed."""
@@ -340,6 +354,39 @@ class _RawFile(io.RawIOBase):
 
     def tell(self):
         return self._pos
+
+
+def refs_dataset(refs, group="/", netcdf=True, **kwargs):
+    """The xarray.Dataset of group of references refs (a dict as refs()
+    returns, or the path of `hpcdump refs` output), as Container.dataset()
+    opens it: engine="zarr" over fsspec's "reference" filesystem, without
+    the arrays netCDF shows no variable for (netcdf=True), the
+    references' own attributes in .encoding."""
+    import xarray
+    if not isinstance(refs, dict):
+        with builtins.open(refs) as fh:
+            refs = json.load(fh)
+    prefix = group.strip("/")
+    backend = dict(kwargs.pop("backend_kwargs", None) or {})
+    backend.setdefault("consolidated", False)
+    backend["storage_options"] = {"fo": refs, "remote_protocol": "file"}
+    skip = {}
+    for key, text in refs["refs"].items() if netcdf else ():
+        name, _, last = key.rpartition("/")
+        parent, _, name = name.rpartition("/")
+        if last == ".zattrs" and name and parent == prefix and "hpcmount_not_netcdf" in text:
+            skip[name] = json.loads(text)["hpcmount_not_netcdf"]
+    if skip:
+        kwargs["drop_variables"] = list(kwargs.get("drop_variables") or ()) + sorted(skip)
+    if prefix:
+        kwargs["group"] = prefix
+    ds = xarray.open_dataset("reference://", engine="zarr", backend_kwargs=backend, **kwargs)
+    if skip:
+        ds.encoding["hpcmount_not_netcdf"] = skip
+    for obj in [ds] + list(ds.variables.values()):
+        for k in [k for k in obj.attrs if k.startswith("hpcmount_")]:
+            obj.encoding[k] = obj.attrs.pop(k)
+    return ds
 
 
 def refs(source, path="/", inline_max=500, **options):

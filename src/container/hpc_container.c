@@ -805,6 +805,8 @@ int hpc_container_chunks(hpc_container *c, hpc_ino ino, GString *out)
     if (!c->format->chunks || c->core->view || c->sources->len == 0)
         return HPC_E_NOTSUP;
     int rc = data_node(c, ino, &st);
+    if (rc == HPC_E_ISDIR)         /* a group: its attributes */
+        rc = check_periodic(c);
     if (rc != HPC_OK)
         return rc;
     const hpc_source *src = g_ptr_array_index(c->sources, 0);

@@ -92,10 +92,13 @@ typedef struct hpc_format {
     int (*xattrs)(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
     /** Write the .info text: "key: value" lines, then a table. */
     int (*info)(hpc_container *c, GString *out);
-    /** Optional: where the stored bytes of array ino lie, as text lines
-     *  (layout, codecs, fill value, one line per stored chunk) that
-     *  hpc_refs_chunks.c turns into references; HPC_E_NOTSUP for nodes
-     *  without such a description.  The HDF5 reader's: src/formats/hdf5/hdf5_refs.c. */
+    /** Optional: what the references need of node ino, as text lines
+     *  that hpc_refs_chunks.c reads: of an array where its stored bytes
+     *  lie (layout, codecs, fill value, one line per stored chunk), of an
+     *  array or a directory its typed attributes and dimension names;
+     *  HPC_E_NOTSUP for nodes without such a description (a directory of
+     *  a reader that describes arrays only).  The HDF5 reader's:
+     *  src/formats/hdf5/hdf5_refs.c. */
     int (*chunks)(hpc_container *c, hpc_ino ino, GString *out);
     /** Optional, for a reader with sandbox_lib: its part in the daemon
      *  when its library runs in the helper process. */

@@ -19,6 +19,8 @@
 #define MAP_BATCH 64
 #define BIG_CHUNK (32u << 20)      /* one contiguous extent is cut into chunks of ~this */
 #define MAX_LINKS 40
+#define NOT_NETCDF "netCDF-4 has no type for it (libnetcdf, and xarray on the file, " \
+    "show no variable for it)"
 #define BLOCK_NOTE "the extents of NAME in its files form no regular chunk grid (e.g. " \
     "partly filled chunks mid-stream, or a short last chunk at the end of a file): one " \
     "array per extent, NAME.blockK, starting at row hpcmount_first_row"
@@ -223,8 +225,9 @@ gboolean hpc_refs_retype(hpc_refs_array *a, const char *dtype, uint64_t itemsize
 
 /* The .zarray text of a with chunk rows (first axis) and codecs. */
 void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char *compressor,
-                     const char *filters, const char *fill, GString *o)
+                     const char *filters, GString *o)
 {
+    const char *fill = a->fill;
     g_string_append(o, "{\"chunks\": [");
     for (int i = 0; i < a->nd; i++)
         g_string_append_printf(o, "%s%" G_GUINT64_FORMAT, i ? ", " : "", chunks[i]);
@@ -240,43 +243,76 @@ void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char
     g_string_append(o, "], \"zarr_format\": 2}");
 }
 
-/* The names of a's dimensions: a reader's user.dims (netCDF's shared
- * dimensions, whose lengths agree within a file) when it names one per
- * axis, else names unique per array, so xarray never sees one name with
- * two lengths. */
-static gchar **dim_names(hpc_refs *r, hpc_ino ino, const char *name, const hpc_refs_array *a)
+void hpc_refs_array_clear(hpc_refs_array *a)
 {
-    char *dims = xattr_str(r->m, ino, "user.dims");
-    gchar **d = dims && a->nd && g_utf8_validate(dims, -1, NULL) ? g_strsplit(dims, ",", -1) : NULL;
-    g_free(dims);
-    if (d && g_strv_length(d) == (guint)a->nd)
-        return d;
-    g_strfreev(d);
-    d = g_new0(gchar *, (gsize)a->nd + 1);
-    for (int i = 0; i < a->nd; i++)
-        d[i] = g_strdup_printf("%s_dim%d", name, i);
-    return d;
+    g_free(a->dtype);
+    if (a->dims)
+        g_array_free(a->dims, TRUE);
+    if (a->attrs)
+        g_string_free(a->attrs, TRUE);
+    g_free(a->fillattr);
+    g_free(a->fill);
 }
 
-/* .zattrs of an array: dimension names, its user.attr.*, where it came
- * from. */
+/* Axis i's name: the reader's where it names the axis, its length is the
+ * dimension's, and neither the group holds another length under that
+ * name nor the array the name twice (xarray refuses both); else NAME_dimI,
+ * unique per array.  A JSON string. */
+static char *dim_name(hpc_refs *r, const char *name, const hpc_refs_array *a, int i,
+                      GHashTable *mine)
+{
+    const hpc_refs_dim *d = a->dims && (guint)i < a->dims->len
+                            ? &g_array_index(a->dims, hpc_refs_dim, i) : NULL;
+    gpointer len;
+    if (d && d->len == a->shape[i] && !g_hash_table_contains(mine, d->name) &&
+        (!g_hash_table_lookup_extended(r->gdims, d->name, NULL, &len) ||
+         *(uint64_t *)len == a->shape[i]))
+        return g_strdup(d->name);
+    GString *o = g_string_new(NULL);
+    char *gen = g_strdup_printf("%s_dim%d", name, i);
+    hpc_json_str(o, gen);
+    g_free(gen);
+    return g_string_free(o, FALSE);
+}
+
+/* The _ARRAY_DIMENSIONS list of a; the group learns each name's length. */
+static void dims_json(hpc_refs *r, const char *name, const hpc_refs_array *a, GString *o)
+{
+    GHashTable *mine = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_string_append_c(o, '[');
+    for (int i = 0; i < a->nd; i++) {
+        char *d = dim_name(r, name, a, i, mine);
+        g_string_append_printf(o, "%s%s", i ? ", " : "", d);
+        if (!g_hash_table_contains(r->gdims, d))
+            g_hash_table_insert(r->gdims, g_strdup(d), g_memdup2(&a->shape[i], sizeof a->shape[i]));
+        g_hash_table_add(mine, d);
+    }
+    g_string_append_c(o, ']');
+    g_hash_table_destroy(mine);
+}
+
+/* .zattrs of an array: dimension names, its attributes (the reader's
+ * typed ones, else the xattrs' text), where it came from. */
 int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                     const hpc_refs_array *a, const char *extra)
 {
-    GString *o = g_string_new("{\"_ARRAY_DIMENSIONS\": [");
-    gchar **dims = dim_names(r, ino, name, a);
-    for (int i = 0; i < a->nd; i++) {
-        g_string_append(o, i ? ", " : "");
-        hpc_json_str(o, dims[i]);
-    }
-    g_strfreev(dims);
-    g_string_append(o, "], \"hpcmount_path\": ");
+    GString *o = g_string_new("{\"_ARRAY_DIMENSIONS\": ");
+    dims_json(r, name, a, o);
+    g_string_append(o, ", \"hpcmount_path\": ");
     char *p = g_strdup_printf("%s%s%s", r->root_path, strcmp(r->root_path, "/") ? "/" : "", key);
     hpc_json_str(o, p);
     g_free(p);
     if (extra)
         g_string_append_printf(o, ", %s", extra);
-    int rc = attrs_json(r->m, ino, o);
+    int rc = HPC_OK;
+    if (a->attrs)
+        g_string_append(o, a->attrs->str);
+    else
+        rc = attrs_json(r->m, ino, o);
+    if (a->novar)
+        g_string_append(o, ", \"hpcmount_not_netcdf\": \"" NOT_NETCDF "\"");
+    if (a->fillattr && !a->fill)   /* no fill_value holds it: xarray reads it here */
+        g_string_append_printf(o, ", \"_FillValue\": %s", a->fillattr);
     g_string_append_c(o, '}');
     if (rc == HPC_OK)
         hpc_refs_text(r, key, ".zattrs", o->str);
@@ -389,7 +425,7 @@ static void zarray_rows(hpc_refs *r, const char *key, const hpc_refs_array *a, u
     if (a->nd && a->row)
         chunks[0] = MAX(1, c / a->row);
     GString *z = g_string_new(NULL);
-    hpc_refs_zarray(a, chunks, NULL, NULL, NULL, z);
+    hpc_refs_zarray(a, chunks, NULL, NULL, z);
     hpc_refs_text(r, key, ".zarray", z->str);
     g_string_free(z, TRUE);
 }
@@ -528,7 +564,7 @@ static int do_array(hpc_refs *r, const hpc_stat *st, const char *key, const char
     if (rc == HPC_OK)
         rc = hpc_mount_sources_unchanged(r->m, st->ino);
 out:
-    g_free(a.dtype);
+    hpc_refs_array_clear(&a);
     return rc;
 }
 
@@ -692,6 +728,8 @@ static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const cha
     GArray *a = g_array_new(FALSE, FALSE, sizeof(dent));
     g_array_set_clear_func(a, dent_clear);
     GString *notes = g_string_new(NULL), *za = g_string_new("{");
+    GHashTable *outer = r->gdims;      /* dimension names are the group's own */
+    r->gdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     int rc = hpc_mount_readdir(r->m, dir->ino, 0, collect, a);
     if (rc != HPC_OK) {
         if (!r->failed_at)
@@ -712,12 +750,14 @@ static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const cha
     }
     if (notes->len)
         g_string_append_printf(za, ", \"hpcmount_not_covered\": {%s}", notes->str);
-    rc = attrs_json(r->m, dir->ino, za);
+    rc = hpc_refs_dir_attrs(r, dir->ino, za) ? HPC_OK : attrs_json(r->m, dir->ino, za);
     if (rc != HPC_OK && !r->failed_at)
         r->failed_at = g_strdup(path);
     g_string_append_c(za, '}');
     hpc_refs_text(r, key, ".zattrs", za->str);
 out:
+    g_hash_table_destroy(r->gdims);
+    r->gdims = outer;
     g_string_free(notes, TRUE);
     g_string_free(za, TRUE);
     g_array_free(a, TRUE);
@@ -762,11 +802,9 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     hpc_refs r = { .m = m, .refs = g_string_new(NULL), .root_path = path ? path : "/",
                    .tmpl = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
                    .tmpl_paths = g_ptr_array_new_with_free_func(g_free),
-                   .texts = g_string_chunk_new(1024) };
-    if (o)
-        r.o = *o;
-    else
-        r.o.inline_max = HPC_REFS_INLINE_DEFAULT;
+                   .texts = g_string_chunk_new(1024),
+                   .gdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free) };
+    r.o.inline_max = o ? o->inline_max : HPC_REFS_INLINE_DEFAULT;
     r.source = hpc_mount_source(m);
     hpc_stat st;
     int rc = hpc_mount_resolve(m, r.root_path, &st);
@@ -786,6 +824,7 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     g_free(r.failed_at);
     g_free(r.info);
     g_string_chunk_free(r.texts);
+    g_hash_table_destroy(r.gdims);
     g_hash_table_destroy(r.tmpl);
     g_ptr_array_free(r.tmpl_paths, TRUE);
     g_string_free(r.refs, TRUE);

@@ -29,6 +29,21 @@
 #define FILL_TOTAL_MAX (64u << 20)  /* and all of them (stored zlib: as large as raw) */
 #define SIZE_DIFFERS "its stored element size differs from the served one"
 #define NO_ZDTYPE "a structured type (compound or array) with no zarr dtype from its reader"
+#define NCDIM_NOTE "a netCDF-4 dimension that is no variable (its dataset holds no data; " \
+    "netCDF and xarray show the dimension only)"
+
+/* What a reader says of a node besides its bytes. */
+typedef struct meta {
+    GArray *dims;              /* hpc_refs_dim per axis ("dim LEN NAME") */
+    GString *attrs;            /* typed attributes ("attrs", "attr NAME: VALUE") */
+    char *fillattr;            /* the value of "attr \"_FillValue\": VALUE" */
+    GBytes *ncfill;            /* "ncfill HEX": that value in the array's file type */
+    int ncdim;                 /* "ncdim": a netCDF dimension that is no variable */
+    int novar;                 /* "novar": netCDF shows no variable for it */
+    const char *self;          /* the array's path in the mount */
+    GArray *ldims;             /* "ldim PATH LEN NAME" of the link at self */
+    size_t lmatch;             /* the length of that PATH */
+} meta;
 
 typedef struct desc {
     char *file, *layout, *unsup;
@@ -51,6 +66,7 @@ typedef struct desc {
     GHashTable *seen;          /* chunk keys referenced */
     uint64_t file_size;        /* of file, once known (file_size_known) */
     int file_size_known;
+    meta m;
 } desc;
 
 /* A codec of the pipeline, to encode chunks never written (fsspec 2022.11's
@@ -61,8 +77,103 @@ typedef struct codec {
     unsigned elemsize;
 } codec;
 
+static void dim_clear(void *p)
+{
+    g_free(((hpc_refs_dim *)p)->name);
+}
+
+static void meta_clear(meta *m)
+{
+    if (m->dims)
+        g_array_free(m->dims, TRUE);
+    if (m->ldims)
+        g_array_free(m->ldims, TRUE);
+    if (m->attrs)
+        g_string_free(m->attrs, TRUE);
+    g_free(m->fillattr);
+    if (m->ncfill)
+        g_bytes_unref(m->ncfill);
+}
+
+/* Bytes written as hex digits. */
+static GBytes *hex_bytes(const char *p)
+{
+    GByteArray *b = g_byte_array_new();
+    for (; p[0] && p[1]; p += 2) {
+        guint8 v = (guint8)(g_ascii_xdigit_value(p[0]) << 4 | g_ascii_xdigit_value(p[1]));
+        g_byte_array_append(b, &v, 1);
+    }
+    return g_byte_array_free_to_bytes(b);
+}
+
+static void dim_add(GArray **dims, uint64_t len, const char *name)
+{
+    hpc_refs_dim d = { len, g_strdup(name) };
+    if (!*dims) {
+        *dims = g_array_new(FALSE, FALSE, sizeof(hpc_refs_dim));
+        g_array_set_clear_func(*dims, dim_clear);
+    }
+    g_array_append_val(*dims, d);
+}
+
+/* The length of link path hex (from "/") when self's path ends with it,
+ * else 0: in a run directory the mount's path has the container's in
+ * front, so the longest such link is self's. */
+static size_t self_match(const meta *m, const char *hex, size_t n)
+{
+    char *h = g_strndup(hex, n);
+    GBytes *b = hex_bytes(h);
+    gsize len;
+    const char *p = g_bytes_get_data(b, &len);
+    size_t sl = m->self ? strlen(m->self) : 0;
+    int yes = len && p[0] == '/' && sl >= len && !memcmp(m->self + sl - len, p, len);
+    g_bytes_unref(b);
+    g_free(h);
+    return yes ? len : 0;
+}
+
+/* A line of what the reader says besides the bytes into m; 0 when it is
+ * none of those.  A directory's _FillValue is an attribute like any. */
+static int meta_line(meta *m, const char *line, int array)
+{
+    guint64 len;
+    int at = 0, hex = 0;
+    if (!strcmp(line, "attrs") || g_str_has_prefix(line, "attr ")) {
+        const char *v = line + 5;
+        if (!m->attrs)
+            m->attrs = g_string_new(NULL);
+        if (line[4] == ' ' && array && g_str_has_prefix(v, "\"_FillValue\": "))
+            m->fillattr = g_strdup(v + strlen("\"_FillValue\": "));
+        else if (line[4] == ' ')
+            g_string_append_printf(m->attrs, ", %s", v);
+    } else if (sscanf(line, "dim %" G_GUINT64_FORMAT " %n", &len, &at) == 1 && at) {
+        dim_add(&m->dims, len, line + at);
+    } else if (g_str_has_prefix(line, "ldim ")) {
+        hex = (int)strspn(line + 5, "0123456789abcdef");
+        size_t n = sscanf(line + 5 + hex, " %" G_GUINT64_FORMAT " %n", &len, &at) == 1 && at
+                   ? self_match(m, line + 5, (size_t)hex) : 0;
+        if (n > m->lmatch && m->ldims)
+            g_array_set_size(m->ldims, 0);
+        m->lmatch = MAX(m->lmatch, n);
+        if (n && n == m->lmatch)
+            dim_add(&m->ldims, len, line + 5 + hex + at);
+    } else if (g_str_has_prefix(line, "ncfill ")) {
+        if (m->ncfill)
+            g_bytes_unref(m->ncfill);
+        m->ncfill = hex_bytes(line + 7);
+    } else if (!strcmp(line, "ncdim")) {
+        m->ncdim = 1;
+    } else if (!strcmp(line, "novar")) {
+        m->novar = 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static void desc_clear(desc *d)
 {
+    meta_clear(&d->m);
     g_free(d->file);
     g_free(d->layout);
     g_free(d->unsup);
@@ -114,15 +225,15 @@ static char *complex_json(const unsigned char *p, size_t n, char o)
     return s;
 }
 
-/* The fill value as zarr v2's JSON, or NULL when it has no such form. */
-static char *fill_json(const desc *d, const hpc_refs_array *a)
+/* A fill value (bytes in order o, '>' or else little-endian) of a's type
+ * as zarr v2's JSON, or NULL when it has no such form. */
+static char *fill_json(GBytes *fill, const hpc_refs_array *a, char o)
 {
-    if (!d->fill)
+    if (!fill)
         return NULL;
     gsize n;
-    const unsigned char *p = g_bytes_get_data(d->fill, &n);
+    const unsigned char *p = g_bytes_get_data(fill, &n);
     char k = a->dtype[0] == '[' ? 'V' : a->dtype[1];
-    char o = a->dtype[0] == '>' ? '>' : '<';
     if (n != a->itemsize)
         return NULL;
     if (k == 'S' || k == 'V') {         /* the bytes in base64 */
@@ -193,10 +304,11 @@ static const char *start_array(hpc_refs *r, desc *d, const char *key, const hpc_
     }
     if (d->nd != a->nd)
         return "its chunk rank differs from its shape";
-    char *fill = fill_json(d, a);
+    /* the fill value of chunks never written, which fill_chunks() writes */
+    char *fill = fill_json(d->fill, a, a->dtype[0]);
     char *flt = d->filters->len ? g_strdup_printf("[%s]", d->filters->str) : NULL;
     GString *z = g_string_new(NULL);
-    hpc_refs_zarray(a, d->chunk, NULL, flt, fill, z);
+    hpc_refs_zarray(a, d->chunk, NULL, flt, z);
     hpc_refs_text(r, key, ".zarray", z->str);
     g_string_free(z, TRUE);
     d->started = 1;
@@ -429,12 +541,9 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
             d->chunk[d->nd] = MAX(g_ascii_strtoull(c[d->nd], NULL, 10), 1);
         g_strfreev(c);
     } else if (g_str_has_prefix(line, "fill ") && strcmp(line + 5, "none")) {
-        GByteArray *b = g_byte_array_new();
-        for (const char *p = line + 5; p[0] && p[1]; p += 2) {
-            guint8 v = (guint8)(g_ascii_xdigit_value(p[0]) << 4 | g_ascii_xdigit_value(p[1]));
-            g_byte_array_append(b, &v, 1);
-        }
-        d->fill = g_byte_array_free_to_bytes(b);
+        d->fill = hex_bytes(line + 5);
+    } else if (meta_line(&d->m, line, 1)) {
+        return NULL;
     } else if (!strcmp(line, "fletcher32 verified"))
         d->verified = 1;
     return NULL;
@@ -500,6 +609,13 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
         *why = header_line(d, lines[i], f);
     if (*why || !d->layout || !d->file)
         return *why || d->layout ? HPC_OK : HPC_E_CORRUPT;
+    if (d->m.ncdim) {
+        *why = NCDIM_NOTE;
+        *done = 1;
+        return HPC_OK;
+    }
+    if (d->m.ncfill && !f->structured)      /* _FillValue: zarr's fill_value */
+        f->fill = fill_json(d->m.ncfill, f, d->order);
     int chunked = !strcmp(d->layout, "chunked");
     if (!d->unsup && (*why = add_adims(d, f, chunked))) {
         *done = 1;
@@ -548,6 +664,9 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
     desc d = { .filters = g_string_new(NULL), .order = '|',
                .codecs = g_array_new(FALSE, FALSE, sizeof(codec)),
                .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+    char *self = g_strdup_printf("%s%s%s", r->root_path, strcmp(r->root_path, "/") ? "/" : "",
+                                 key);
+    d.m.self = self;
     hpc_refs_array f = *a;
     f.dtype = g_strdup(a->dtype);
     gchar **lines = g_strsplit(t->str, "\n", -1);
@@ -557,9 +676,34 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
         a->nd = f.nd;
         memcpy(a->shape, f.shape, sizeof a->shape);
     }
+    /* a dataset of several links: this link's names */
+    a->dims = d.m.ldims ? g_steal_pointer(&d.m.ldims) : g_steal_pointer(&d.m.dims);
+    a->attrs = g_steal_pointer(&d.m.attrs);
+    a->fillattr = g_steal_pointer(&d.m.fillattr);
+    a->novar = d.m.novar;
+    a->fill = f.fill;
     g_strfreev(lines);
     g_free(f.dtype);
+    g_free(self);
     desc_clear(&d);
     g_string_free(t, TRUE);
     return rc;
+}
+
+int hpc_refs_dir_attrs(hpc_refs *r, hpc_ino ino, GString *o)
+{
+    GString *t = g_string_new(NULL);
+    meta m = { 0 };
+    if (hpc_mount_chunks(r->m, ino, t) == HPC_OK) {
+        gchar **lines = g_strsplit(t->str, "\n", -1);
+        for (gchar **l = lines; *l; l++)
+            meta_line(&m, *l, 0);
+        g_strfreev(lines);
+    }
+    int got = m.attrs != NULL;
+    if (got)
+        g_string_append(o, m.attrs->str);
+    meta_clear(&m);
+    g_string_free(t, TRUE);
+    return got;
 }

@@ -20,9 +20,17 @@ typedef struct hpc_refs {
     char *failed_at;           /* path of the node that failed the walk */
     GStringChunk *texts;       /* reasons a reader gave, alive until the end */
     char *info;                /* the root's .info, read at the first damaged node */
+    GHashTable *gdims;         /* the current group's dimension names (JSON) -> length */
     unsigned narrays, nranges, ninline, nnotes;
     uint64_t nodes;            /* nodes walked, for o.progress */
 } hpc_refs;
+
+/** A dimension name a reader gives an axis: its length there, the name
+ *  as a JSON string. */
+typedef struct hpc_refs_dim {
+    uint64_t len;
+    char *name;
+} hpc_refs_dim;
 
 /** An array as user.dtype and user.shape describe it. */
 typedef struct hpc_refs_array {
@@ -33,6 +41,12 @@ typedef struct hpc_refs_array {
     int raw;                   /* the file's bytes, not the mount's: never inline */
     int structured;            /* user.dtype is a structured literal: the reader's
                                   chunk table must give the zarr dtype (JSON list) */
+    /* what the reader's description adds (hpc_refs_chunked), or NULL */
+    GArray *dims;              /* hpc_refs_dim per axis */
+    GString *attrs;            /* its typed attributes, JSON members ", NAME: VALUE" */
+    char *fillattr;            /* the value of its _FillValue attribute (JSON) */
+    char *fill;                /* zarr's fill_value (JSON) for the .zarray */
+    int novar;                 /* netCDF shows no variable for it (HDF5) */
 } hpc_refs_array;
 
 /** One extent, by path (hpc_extent's source may close with its container). */
@@ -51,7 +65,8 @@ void hpc_refs_note(hpc_refs *r, GString *notes, const char *name, const char *wh
  *  itemsize bytes; FALSE when its bytes then differ from a's. */
 gboolean hpc_refs_retype(hpc_refs_array *a, const char *dtype, uint64_t itemsize);
 void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char *compressor,
-                     const char *filters, const char *fill, GString *o);
+                     const char *filters, GString *o);
+void hpc_refs_array_clear(hpc_refs_array *a);
 int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                     const hpc_refs_array *a, const char *extra);
 
@@ -65,9 +80,14 @@ int hpc_refs_extents(hpc_refs *r, hpc_ino ino, const char *key, const char *name
 /** When the reader has a chunk table for ino (HDF5 chunked, contiguous in
  *  the file's byte order, compact): write the array's .zarray and chunks,
  *  *done = 1 (a's shape gains an array type's axes); or set *why when it
- *  cannot be referenced.  *done = 0 and
+ *  cannot be referenced.  The reader's dimension names, typed attributes
+ *  and _FillValue go into a either way.  *done = 0 and
  *  HPC_OK when the reader has no table (then the extents are used). */
 int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                      hpc_refs_array *a, const char **why, int *done);
+
+/** The typed attributes the reader gives of directory ino, appended to o
+ *  as JSON members; 0 when it gives none (then the xattrs' text is used). */
+int hpc_refs_dir_attrs(hpc_refs *r, hpc_ino ino, GString *o);
 
 #endif

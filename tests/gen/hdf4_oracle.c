@@ -2,6 +2,7 @@
  * the oracle of tests/mount/conformance.py (Debian has no pyhdf).
  *
  *   hdf4_oracle FILE
+ *   hdf4_oracle -d FILE
  *
  * prints one block per SDS that is not a coordinate variable, in index
  * order:
@@ -21,6 +22,12 @@
  * bytes are in the host's order (little-endian on the machines the tests
  * run on).  External data (SDsetexternalfile) are read as from the file's
  * directory.
+ * With -d, one line per SDS that is not a coordinate variable instead:
+ *
+ *   dims <index> <name as hex> <its dimensions' names as hex, comma-separated>
+ *
+ * the names SDgetdimid and SDdiminfo give, which libnetcdf's HDF4 layer
+ * (and so xarray) gives the variable's dimensions ("-" for rank 0).
  * Exit 0, or 1 with one line when SDstart refuses the file.
  */
 #include <stdint.h>
@@ -120,6 +127,45 @@ static void fill_unwritten(int32 id, int32 nt, unsigned char *a, const unsigned 
             memcpy(a + i, fv, es);
 }
 
+static void put_name(const char *name)
+{
+    if (name[0] == '\0')
+        putchar('-');
+    for (const char *c = name; *c; c++)
+        printf("%02x", (unsigned char)*c);
+}
+
+/* The -d line of SDS index. */
+static void dump_dims(int32 sd, int32 index)
+{
+    char name[H4_MAX_NC_NAME + 1] = "";
+    int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
+    int32 id = SDselect(sd, index);
+
+    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL ||
+        SDiscoordvar(id) > 0) {
+        if (id != FAIL)
+            SDendaccess(id);
+        return;
+    }
+    printf("dims %d ", (int)index);
+    put_name(name);
+    putchar(' ');
+    if (rank == 0)
+        putchar('-');
+    for (int32 k = 0; k < rank; k++) {
+        char dname[H4_MAX_NC_NAME + 1] = "";
+        int32 len, dnt, dna, dim = SDgetdimid(id, k);
+        if (dim == FAIL || SDdiminfo(dim, dname, &len, &dnt, &dna) == FAIL)
+            strcpy(dname, "?");
+        if (k)
+            putchar(',');
+        put_name(dname);
+    }
+    putchar('\n');
+    SDendaccess(id);
+}
+
 static void dump_sds(int32 sd, int32 index)
 {
     char name[H4_MAX_NC_NAME + 1] = "";
@@ -154,10 +200,7 @@ static void dump_sds(int32 sd, int32 index)
         fill_unwritten(id, nt, a, b, n);
     }
     printf("sds %d ", (int)index);
-    if (name[0] == '\0')
-        putchar('-');
-    for (const char *c = name; *c; c++)
-        printf("%02x", (unsigned char)*c);
+    put_name(name);
     putchar(' ');
     for (int32 i = 0; i < rank; i++)
         printf("%s%ld", i ? "," : "", (long)dims[i]);
@@ -173,10 +216,12 @@ static void dump_sds(int32 sd, int32 index)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: hdf4_oracle FILE\n");
+    int dims = argc == 3 && strcmp(argv[1], "-d") == 0;
+    if (argc != 2 + dims) {
+        fprintf(stderr, "usage: hdf4_oracle [-d] FILE\n");
         return 2;
     }
+    argv += dims;
     int32 sd = SDstart(argv[1], DFACC_READ);
     int32 nsds, ngattrs;
     if (sd == FAIL || SDfileinfo(sd, &nsds, &ngattrs) == FAIL) {
@@ -194,7 +239,7 @@ int main(int argc, char **argv)
     }
     free(dir);
     for (int32 i = 0; i < nsds; i++)
-        dump_sds(sd, i);
+        (dims ? dump_dims : dump_sds)(sd, i);
     SDend(sd);
     return 0;
 }

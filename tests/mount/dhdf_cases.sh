@@ -8,7 +8,8 @@
 # compressed and chunked copies of them, through a real mount and hpcdump
 # against libhdf4's SDreaddata (tests/mount/conformance.py with
 # tests/gen/hdf4_oracle), then `hpcdump refs` of each through fsspec and
-# zarr against the same oracle.  Also: external data are found beside the
+# zarr against the same oracle; user.dims and the references' dimension
+# names against the names libhdf4 gives (hdf4_oracle -d).  Also: external data are found beside the
 # file, never in the working directory; reads whose bytes libhdf4 leaves
 # undefined fail with EIO and a line in .info; attributes of an SDS named
 # like a dimension scale are the SDS's own; a rank-0 SDS is a scalar.
@@ -135,5 +136,17 @@ for f in "$C"/*.hdf; do
         --min-arrays 0 --no-xarray >"$R/$b/v" 2>&1 || { fail "$b: references: $(grep -m2 FAIL "$R/$b/v")"; bad=1; }
 done
 [ "$bad" -eq 0 ] && pass "references of every file read as SDreaddata does (or a note)"
+
+# dimension names: user.dims and _ARRAY_DIMENSIONS are libhdf4's (SDdiminfo)
+. "$top_srcdir/tests/lib/python_env.sh"
+bad=0
+for f in "$C"/*.hdf; do
+    b=$(basename "$f" .hdf)
+    [ -s "$R/$b/r.json" ] || continue
+    "$O" -d "$f" >"$R/$b/d" 2>/dev/null || continue
+    pypkg "$top_srcdir/tests/mount/refs_xarray.py" h4dims "$R/$b/d" "$f" "$R/$b/r.json" \
+        >"$R/$b/dv" 2>&1 || { fail "$b: dimension names: $(grep -m2 -E 'FAIL|Error|checked: 0' "$R/$b/dv")"; bad=1; }
+done
+[ "$bad" -eq 0 ] && pass "user.dims and the references' dimension names are libhdf4's"
 
 finish

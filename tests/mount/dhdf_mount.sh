@@ -70,6 +70,19 @@ check ".info has every chunk table" grep -q '^1	2	sds1_chunk1	200,200	300,0$' "$
 check ".info: ChunkName width taken from the vdata (64)" grep -q 'ChunkName width 64' "$M/.info"
 check "write is refused (read-only)" sh -c "! echo x 2>/dev/null > '$M/sds1'"
 
+# dimension names: user.dims of every array and piece, and the names in the
+# references, are those libhdf4 gives each SDS's dimensions (SDdiminfo)
+. "$top_srcdir/tests/lib/python_env.sh"
+O="$top_builddir/tests/gen/hdf4_oracle"
+"$HPCDUMP" refs "$FIX/mhf.hdf" >"$TMP/fix.json" || fail "hpcdump refs of the fixture"
+for f in mhf ahf1 ahf2; do
+    "$O" -d "$FIX/$f.hdf" >"$TMP/$f.dims" || fail "hdf4_oracle -d $f.hdf"
+    dirs=""
+    [ $f = mhf ] || dirs="sds1.pieces,sds2.pieces"
+    check "$f.hdf: user.dims and the references' dimension names are libhdf4's" \
+        pypkg "$top_srcdir/tests/mount/refs_xarray.py" h4dims "$TMP/$f.dims" "$FIX/mhf.hdf" "$TMP/fix.json" $dirs
+done
+
 # ---- sets written now with the HDF4 C API ----------------------------
 # every array and every piece against the generator's own copy of the data
 for case in tile2d cube3d types many; do

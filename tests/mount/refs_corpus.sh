@@ -4,9 +4,15 @@
 # line, nothing on stdout; of the others every array zarr and xarray read
 # through the references equals the tree's bytes (hpcdump extract) and the
 # library's values (gsd.fl, h5py, SDreaddata); arrays above 256 MiB on a
-# fixed sample of their chunks (tests/mount/refs_verify.py).  The closing
-# note counts files, arrays verified, arrays not covered by reason, refused
-# files and failures.
+# fixed sample of their chunks (tests/mount/refs_verify.py).  Of an HDF5
+# file, xarray through the same references (hpcmount.refs_dataset) equals
+# xarray on the file (engine="netcdf4", libnetcdf) in its first 32 groups
+# (refs_verify.py --nc): files xarray cannot open itself are skipped and
+# counted, a file that differs must be listed with its reason in
+# tests/mount/refs_xarray_expected.txt (and one listed there must still
+# differ).  The closing note counts
+# files, arrays verified, arrays not covered by reason, refused files,
+# xarray's verdicts and failures.
 #
 # The corpus: $HPC_REFS_CORPUS, else $HPC_CORPUS (tests/run-all.sh sets it
 # in the plain build); skipped without.  HPC_REFS_CORPUS_SHARD=K/N checks
@@ -18,7 +24,9 @@ HPC_CORPUS=${HPC_REFS_CORPUS:-${HPC_CORPUS:-}}
 [ -n "$HPC_CORPUS" ] && [ -d "$HPC_CORPUS" ] || { echo "SKIP: neither HPC_REFS_CORPUS nor HPC_CORPUS set"; exit 77; }
 $PY -c "import fsspec, zarr, xarray, h5py, gsd.fl" 2>/dev/null ||
     { echo "SKIP: python3-fsspec/zarr/xarray/h5py/gsd missing (tests/deps.sh)"; exit 77; }
+. "$top_srcdir/tests/lib/python_env.sh"
 V="$top_srcdir/tests/mount/refs_verify.py"
+EXPECTED="$top_srcdir/tests/mount/refs_xarray_expected.txt"
 O="$top_builddir/tests/gen/hdf4_oracle"
 # the programs themselves, not libtool's wrapper scripts: a wrapper costs a
 # shell and a sed per call, more than hpcdump's own work on most files
@@ -38,7 +46,7 @@ files=0 refused=0 described=0 idx=-1 inbatch=0
 BATCH=${HPC_REFS_CORPUS_BATCH:-60}
 verify_batch() {
     [ -s "$TMP/batch" ] || return 0
-    $PY "$V" --batch "$TMP/batch" >"$TMP/batch.out" 2>&1 || sed 's/^/  /' "$TMP/batch.out"
+    pypkg "$V" --batch "$TMP/batch" >"$TMP/batch.out" 2>&1 || sed 's/^/  /' "$TMP/batch.out"
     cat "$TMP/batch" >>"$TMP/all"
     rm -rf "$TMP"/w/*/x
     : >"$TMP/batch"; inbatch=0
@@ -62,7 +70,7 @@ while IFS= read -r f; do
     lib=()
     case "$f" in
         */gsd/*) lib=(--gsd "$f") ;;
-        */hdf5/*) lib=(--h5 "$f") ;;
+        */hdf5/*) lib=(--h5 "$f" --nc "$f") ;;
         */hdf4/*) [ -x "$O" ] && "$O" "$f" >"$w/o" 2>/dev/null && lib=(--hdf4 "$w/o") ;;
     esac
     printf -v args '%q ' "$w/r.json" "$w/x" "${lib[@]}" --min-arrays 0
@@ -93,6 +101,25 @@ summary() {
           close($1) }
         END { if (what == "counts") print a + 0, l + 0 }'
 }
+# xarray through the references against xarray on the file (HDF5)
+xarray_verdicts() {
+    local v f rel line
+    while IFS=$'\t' read -r v _ f; do
+        line=$(grep -m1 '^xarray: ' "$v" 2>/dev/null) || continue
+        rel=${f#"$HPC_CORPUS"/hdf5/}
+        printf '%s\t%s\n' "$rel" "${line#xarray: }"
+    done <"$TMP/all" >"$TMP/xarray"
+    grep -v '^#' "$EXPECTED" | grep . | cut -f1 | sort >"$TMP/expected"
+    while IFS=$'\t' read -r rel verdict; do
+        listed=0
+        grep -qxF "$rel" "$TMP/expected" && listed=1
+        case "$verdict" in
+            differ*) [ $listed = 1 ] || fail "$rel: xarray through the references differs from xarray on the file: ${verdict#differ }" ;;
+            *) [ $listed = 0 ] || fail "$rel: listed in refs_xarray_expected.txt, but ${verdict%% *} now" ;;
+        esac
+    done <"$TMP/xarray"
+}
+xarray_verdicts
 summary notes >"$TMP/notes"
 summary sampled >"$TMP/sampled"
 read -r arrays withlib < <(summary counts)
@@ -100,6 +127,12 @@ echo "note: $files files: $described described, $refused refused; $arrays arrays
      "(zarr and xarray equal to the tree's bytes), $withlib of them also to the library's values," \
      "$(wc -l <"$TMP/sampled") of them on a sample of chunks (larger than 256 MiB);" \
      "$(wc -l <"$TMP/notes") arrays not covered; $failures failures"
+echo "xarray through the references vs xarray on the file (HDF5, first 32 groups):" \
+     "$(cut -f2 "$TMP/xarray" | cut -d' ' -f1 | sort | uniq -c | tr -s ' ' | paste -sd, -)"
+echo "differing (refs_xarray_expected.txt says why):"
+grep -P '\tdiffer' "$TMP/xarray" | sed 's/^/  /'
+echo "skipped (xarray cannot open the file itself), by reason (count):"
+grep -P '\tskipped' "$TMP/xarray" | cut -f2 | cut -c9-60 | sort | uniq -c | sort -rn | sed 's/^/  /'
 echo "not covered, by reason (count):"
 sed 's/^[^:]*: [^:]*: //' "$TMP/notes" | sort | uniq -c | sort -rn | sed 's/^/  /'
 echo "refused files:"

@@ -3,7 +3,7 @@
 and xarray, and compare every array with an oracle.
 
   refs_verify.py REFS TREE [--gsd FILE] [--h5 FILE] [--hdf4 ORACLE_OUT...]
-                 [--min-arrays N] [--no-xarray]
+                 [--min-arrays N] [--no-xarray] [--nc FILE]
 
 TREE is the container's tree as the mount shows it (a mount point, or
 `hpcdump extract` of it): every array is compared with the bytes of the
@@ -11,6 +11,13 @@ node at its .zattrs "hpcmount_path" (block arrays with their rows).  The
 library oracles compare the same arrays with what the format's library
 reads: gsd.fl (frames and series), h5py (every dataset), SDreaddata
 (tests/gen/hdf4_oracle output, by SDS name); xarray's values equal zarr's.
+With --nc, each of the first 32 groups xarray's netcdf4 engine
+(libnetcdf) opens of FILE is also compared with
+hpcmount.refs_dataset(REFS, group), as
+tests/mount/refs_xarray.py compares them, in a child process (a library
+that crashes costs that file only): one line "xarray: CLASS DETAIL",
+CLASS identical, covered (equal but for what the references list as not
+covered), differ, or skipped (xarray cannot open the file itself).
 With --gsd every file of TREE's frames/ and series/ must be an array or a
 note (an empty chunk, N = 0, too).
 zarr's values are read once per array; an array larger than MAX_COMPARED
@@ -274,6 +281,7 @@ def parse(argv):
     ap.add_argument("--hdf4", nargs="*")
     ap.add_argument("--min-arrays", type=int, default=1)
     ap.add_argument("--no-xarray", action="store_true")
+    ap.add_argument("--nc")
     return ap.parse_args(argv)
 
 
@@ -332,10 +340,63 @@ def verify(args):
         for m in missing[:10]:
             print("FAIL: %s is neither an array nor a note" % m)
         bad += len(missing)
+    if args.nc:
+        print("xarray: %s" % " ".join(netcdf_class(args.refs, args.nc)))
     if len(arrays) < args.min_arrays:
         print("FAIL: only %d arrays" % len(arrays))
         bad += 1
     return 1 if bad else 0
+
+
+MAX_GROUPS = 32     # groups compared per file (each opens the file again)
+
+
+def netcdf_class(refs, path):
+    """(class, detail) of xarray through the references against xarray
+    on the file (refs_xarray.py), in netCDF's first MAX_GROUPS groups; the
+    first difference is the detail.  The file's root and each group in a
+    child process, waited for without a time limit: libnetcdf itself
+    crashes on some files and groups, which xarray then cannot open (a
+    file: skipped; a group: named in the detail)."""
+    import hpcmount
+    import refs_xarray as rx
+    why = rx.isolated(rx.oracle, path)
+    if why:
+        return "skipped", " ".join(why) if isinstance(why, list) else why
+    groups = rx.isolated(rx.groups_of, path)
+    if groups[:1] == ["crash"]:
+        return "skipped", "netCDF4 cannot list its groups: " + " ".join(groups)
+    r = json.load(open(refs))
+
+    def one(g):
+        try:
+            return rx.compare_group(path, g, lambda g: hpcmount.refs_dataset(r, g))
+        except Exception:   # noqa: BLE001 - xarray cannot open the group itself
+            return None
+
+    def opens(g):
+        try:
+            rx.xr.open_dataset(path, engine="netcdf4", group=g).load()
+            return True
+        except Exception:   # noqa: BLE001
+            return False
+    d, skipped = [], []
+    for g in groups[:MAX_GROUPS]:
+        res = rx.isolated(one, g)
+        if res and res[:1] == ["crash"] and rx.isolated(opens, g) is not True:
+            res = None      # xarray on the file dies on it
+        if res is None:
+            skipped.append(g)
+        else:
+            crash = res[:1] == ["crash"] and len(res) == 2
+            d += ["%s: %s" % (g, x) for x in (["crash: " + res[1]] if crash else res)]
+    real = [x for x in d if ": uncovered:" not in x]
+    note = " (groups xarray cannot open itself: %s)" % " ".join(skipped) if skipped else ""
+    if len(groups) > MAX_GROUPS:
+        note += " (the first %d of %d groups)" % (MAX_GROUPS, len(groups))
+    if real:
+        return "differ", real[0][:300] + note
+    return ("covered", d[0][:300] + note) if d else ("identical", note.strip())
 
 
 def batch(listfile):

@@ -352,6 +352,36 @@ void dhdf_attrs_to_xattrs(hpc_tree *tree, hpc_ino ino, int32 id, int32 nattrs, u
     }
 }
 
+/* The names libhdf4 gives SDS id's axes (SDdiminfo: the name set with
+ * SDsetdimname, else its own "fakeDimN"): the dimensions libnetcdf's HDF4
+ * layer, and so xarray, give the variable.  NULL when one cannot be read
+ * or holds a comma (user.dims separates them so).  hdf_lock held. */
+char **dhdf_dim_names(int32 id, int32 rank)
+{
+    char **out = g_new0(char *, rank + 1);
+    for (int32 k = 0; k < rank; k++) {
+        char name[H4_MAX_NC_NAME + 1] = "";
+        int32 len, nt, nattrs, dim = SDgetdimid(id, k);
+        if (dim == FAIL || SDdiminfo(dim, name, &len, &nt, &nattrs) == FAIL || !name[0] ||
+            strchr(name, ',')) {
+            g_strfreev(out);
+            return NULL;
+        }
+        out[k] = g_strdup(name);
+    }
+    return out;
+}
+
+/* user.dims of node ino: names, comma-separated (none for NULL). */
+void dhdf_dims_xattr(hpc_tree *tree, hpc_ino ino, char **names)
+{
+    if (!names || !names[0])
+        return;
+    char *v = g_strjoinv(",", names);
+    hpc_tree_add_xattr(tree, ino, "user.dims", v, strlen(v));
+    g_free(v);
+}
+
 char *dhdf_shape_text(unsigned rank, const uint64_t *dims)
 {
     GString *s = g_string_new(NULL);

@@ -53,6 +53,7 @@ typedef struct dhdf_piece {
     uint64_t whole_use;
     int32 sds;                   /* SDS id while selected, else FAIL */
     hpc_ino ino;                 /* its node (pieces of distributed arrays) */
+    char **dimnames;             /* its SDS's dimension names, or NULL */
 } dhdf_piece;
 
 typedef struct dhdf_array {
@@ -72,6 +73,7 @@ typedef struct dhdf_array {
     hpc_dhdf_layout layout;      /* of its chunk table */
     uint64_t space;              /* cache space of the whole array */
     uint64_t *piece_space;       /* cache spaces of the pieces */
+    char **dimnames;             /* its SDS's dimension names, or NULL */
 } dhdf_array;
 
 typedef struct dhdf {
@@ -148,6 +150,12 @@ void dhdf_ctable_free(gpointer p);
 void dhdf_attrs_to_xattrs(hpc_tree *tree, hpc_ino ino, int32 id, int32 nattrs, uint64_t fsize);
 
 char *dhdf_shape_text(unsigned rank, const uint64_t *dims);
+
+/* The names libhdf4 (and libnetcdf's HDF4 layer) gives SDS id's axes, or
+ * NULL (g_strfreev it).  hdf_lock held. */
+char **dhdf_dim_names(int32 id, int32 rank);
+/* user.dims of node ino from names (nothing for NULL). */
+void dhdf_dims_xattr(hpc_tree *tree, hpc_ino ino, char **names);
 
 void dhdf_array_xattrs(hpc_tree *tree, hpc_ino ino, unsigned rank, const uint64_t *dims, int32 nt);
 

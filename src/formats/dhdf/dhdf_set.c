@@ -149,13 +149,15 @@ static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_arr
     p->sds_index = s->index;
     dhdf_piece_storage(sd, f->path, f->size, p, a->nt, a->esize, a->rank, a->boxes[pi].size,
                        warnings);
-    if (!p->ino || s->nattrs <= 0)
-        return HPC_OK;
     int32 id = SDselect(sd, s->index);
-    if (id != FAIL) {
+    if (id == FAIL)
+        return HPC_OK;
+    p->dimnames = dhdf_dim_names(id, s->rank);
+    if (p->ino) {
+        dhdf_dims_xattr(c->tree, p->ino, p->dimnames);
         dhdf_attrs_to_xattrs(c->tree, p->ino, id, s->nattrs, f->size);
-        SDendaccess(id);
     }
+    SDendaccess(id);
     return HPC_OK;
 }
 
@@ -328,18 +330,23 @@ static int tree_add_pieces(hpc_container *c, dhdf *d, uint32_t ai, GError **err)
     return HPC_OK;
 }
 
-/* The SDS's own attributes (for pieces: those of the MHF's SDS), by its
- * index: SDnametoindex would give a coordinate variable of the same name
- * (a dimension named like the SDS) when that comes first. */
-static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, int32 index, uint64_t fsize)
+/* The SDS's own attributes and dimension names (for pieces: those of
+ * the MHF's SDS), by its index: SDnametoindex would give a coordinate
+ * variable of the same name (a dimension named like the SDS) when that
+ * comes first. */
+static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, dhdf_array *a,
+                           uint64_t fsize)
 {
-    int32 id = SDselect(mhf_sd, index);
+    int32 id = SDselect(mhf_sd, a->sds_index);
     if (id == FAIL)
         return;
     char nm[H4_MAX_NC_NAME + 1];
     int32 rk, dm[H4_MAX_VAR_DIMS], nt, na;
-    if (SDgetinfo(id, nm, &rk, dm, &nt, &na) != FAIL)
+    if (SDgetinfo(id, nm, &rk, dm, &nt, &na) != FAIL) {
         dhdf_attrs_to_xattrs(t, ino, id, na, fsize);
+        a->dimnames = a->scalar ? NULL : dhdf_dim_names(id, rk);
+        dhdf_dims_xattr(t, ino, a->dimnames);
+    }
     SDendaccess(id);
 }
 
@@ -365,7 +372,7 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
             continue;
         }
         dhdf_array_xattrs(t, ino, a->scalar ? 0 : a->rank, a->dims, a->nt);
-        tree_sds_attrs(t, ino, mhf_sd, a->sds_index, d->files[0].size);
+        tree_sds_attrs(t, ino, mhf_sd, a, d->files[0].size);
         int rc = a->distributed ? tree_add_pieces(c, d, ai, err) : HPC_OK;
         if (rc != HPC_OK)
             return rc;

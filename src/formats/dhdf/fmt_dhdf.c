@@ -20,6 +20,7 @@
 #include "dhdf_int.h"
 #include "hpc_boxes.h"
 #include "hpc_bytes.h"
+#include "hpc_json.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -72,10 +73,12 @@ static void dhdf_free(dhdf *d)
             g_free(a->pieces[k].name);
             g_free(a->pieces[k].why);
             g_free(a->pieces[k].ext_dir);
+            g_strfreev(a->pieces[k].dimnames);
             if (a->pieces[k].whole)
                 g_bytes_unref(a->pieces[k].whole);
         }
         g_free(a->pieces);
+        g_strfreev(a->dimnames);
         g_free(a->boxes);
         g_free(a->piece_space);
         g_free(a->name);
@@ -457,14 +460,32 @@ static const char *piece_block(dhdf *d, dhdf_piece *pc, int32 *off, int32 *len, 
     return NULL;
 }
 
+/* "dim LEN NAME" per axis of the array (pi 0) or of piece pi - 1: the
+ * names libhdf4 gives its SDS's dimensions, as xarray's netCDF names them. */
+static void dim_lines(const dhdf_array *a, uint32_t pi, GString *out)
+{
+    char **names = pi ? a->pieces[pi - 1].dimnames : a->dimnames;
+    const uint64_t *len = pi ? a->boxes[pi - 1].size : a->dims;
+    for (unsigned k = 0; names && k < a->rank && names[k]; k++) {
+        g_string_append_printf(out, "dim %" PRIu64 " ", len[k]);
+        hpc_json_str(out, names[k]);
+        g_string_append_c(out, '\n');
+    }
+}
+
 /* The lines of hdf5_refs.c's format: one piece (or a plain SDS) as
  * contiguous data; an assembled array as chunks when its pieces form a
  * regular grid of equal boxes. */
 static int dhdf_chunks(hpc_container *c, hpc_ino ino, GString *out)
 {
     dhdf *d = c->priv;
-    uint64_t data;
-    int rc = hpc_tree_data(c->tree, ino, &data);
+    uint64_t data = 0;
+    hpc_stat st;
+    int rc = hpc_tree_getattr(c->tree, ino, &st);
+    if (rc == HPC_OK && S_ISDIR(st.mode))      /* arrays only */
+        return HPC_E_NOTSUP;
+    if (rc == HPC_OK)
+        rc = hpc_tree_data(c->tree, ino, &data);
     uint32_t ai = (uint32_t)(data >> 32), pi = (uint32_t)data;
     if (rc != HPC_OK || ai >= d->narrays)
         return rc != HPC_OK ? rc : HPC_E_NOTSUP;
@@ -478,6 +499,7 @@ static int dhdf_chunks(hpc_container *c, hpc_ino ino, GString *out)
             if (a->boxes[i].size[k] != a->boxes[0].size[k] || a->dims[k] % a->boxes[0].size[k] ||
                 a->boxes[i].origin[k] % a->boxes[0].size[k])
                 why = grid = "its pieces form no regular grid of equal boxes: they are the arrays of";
+    dim_lines(a, pi, out);
     g_string_append_printf(out, "layout %s\n", n > 1 ? "chunked" : "contiguous");
     g_mutex_lock(&dhdf_hdf_lock);
     for (size_t i = first; !why && i < first + n; i++) {

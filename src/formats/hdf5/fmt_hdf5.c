@@ -139,6 +139,7 @@ static void h5_free(h5 *h)
         g_hash_table_destroy(h->reasons);
     if (h->narrowed)
         g_hash_table_destroy(h->narrowed);
+    h5_ncdims_free(h);
     if (h->nodes)
         g_array_free(h->nodes, TRUE);
     if (h->dapl >= 0)

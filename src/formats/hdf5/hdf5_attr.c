@@ -1,4 +1,5 @@
-/* hdf5_attr.c - HDF5 attributes as xattrs user.attr.<name>. */
+/* hdf5_attr.c - HDF5 attributes as xattrs user.attr.<name>; user.shape,
+ * user.dtype and user.dims (netCDF-4's dimension names) of datasets. */
 #include "hdf5_int.h"
 
 /* ---- attributes as xattrs --------------------------------------------- */
@@ -84,7 +85,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
 {
     h5 *h = c->priv;
     attr_ctx a = { 0 };
-    char *shape = NULL, *dtype = NULL;
+    char *shape = NULL, *dtype = NULL, *dims = NULL;
     int rc = HPC_OK;
     h5_quiet();
     g_mutex_lock(&h->lock);
@@ -98,6 +99,8 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
             dtype = g_strdup(hd->d->dtype);
             h5_attrs_read(h, id, hd->d->id, &a);
             h5_handle_put(h, hd);
+            const h5_ncdims *n = h5_ncdims_of(h, NODE(h, id)->addr);
+            dims = n && n->names ? g_strjoinv(",", n->names) : NULL;
         }
     } else if (kind == K_GROUP) {
         hid_t g = h5_group_open(h, id);
@@ -113,6 +116,8 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
     if (shape)
         stop = fn(ctx, "user.shape", shape, strlen(shape)) ||
                fn(ctx, "user.dtype", dtype, strlen(dtype));
+    if (dims && !stop)
+        stop = fn(ctx, "user.dims", dims, strlen(dims));
     for (guint i = 0; !stop && a.names && i < a.names->len; i++) {
         GString *v = g_ptr_array_index(a.values, i);
         stop = fn(ctx, g_ptr_array_index(a.names, i), v->str, v->len);
@@ -120,5 +125,6 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
     h5_attrs_clear(&a);
     g_free(shape);
     g_free(dtype);
+    g_free(dims);
     return rc;
 }

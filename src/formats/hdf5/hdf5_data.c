@@ -2,6 +2,7 @@
  * libhdf5 or pread, extents for the daemon, and the chunks the daemon
  * decodes itself (fmt_hdf5.h). */
 #include "hdf5_int.h"
+#include "hpc_json.h"
 
 /* ---- data ------------------------------------------------------------- */
 
@@ -325,13 +326,66 @@ int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t
 }
 
 /* Where the dataset's stored bytes lie, for references (hdf5_refs.c). */
+/* A group's attributes, as the references write them. */
+static int group_chunks(h5 *h, hpc_ino ino, GString *out)
+{
+    int rc = HPC_E_NOTSUP;
+    h5_quiet();
+    g_mutex_lock(&h->lock);
+    uint32_t id = h5_ino_to_id(ino, h);
+    hid_t g = id != NO_PARENT && NODE(h, id)->kind == K_GROUP ? h5_group_open(h, id) : -1;
+    if (g >= 0) {
+        g_string_append(out, "layout group\n");
+        rc = hpc_h5refs_attrs(g, H5I_INVALID_HID, h->src->size, out);
+        H5Oclose(g);
+    }
+    g_mutex_unlock(&h->lock);
+    return rc;
+}
+
+/* "dim LEN NAME" per axis (NAME in JSON) of a dataset netCDF-4 names,
+ * "ncdim" for a netCDF dimension that is no variable, "novar" for a
+ * dataset of a type netCDF has none for. */
+static void ncdims_lines(h5 *h, uint32_t id, GString *out)
+{
+    g_mutex_lock(&h->lock);
+    const h5_ncdims *n = h5_ncdims_of(h, NODE(h, id)->addr);
+    for (int k = 0; n && n->names && k < n->rank; k++) {
+        g_string_append_printf(out, "dim %" G_GUINT64_FORMAT " ", n->len[k]);
+        hpc_json_str(out, n->names[k]);
+        g_string_append_c(out, '\n');
+    }
+    if (n && n->links)
+        g_string_append(out, n->links->str);
+    if (n && n->dimonly)
+        g_string_append(out, "ncdim\n");
+    if (n && n->novar)
+        g_string_append(out, "novar\n");
+    g_mutex_unlock(&h->lock);
+}
+
+/* What the references need of a node (hdf5_refs.h): of a group its
+ * attributes; of a dataset its dimension names and attributes, then where
+ * its stored bytes lie. */
 int h5_chunks(hpc_container *c, hpc_ino ino, GString *out)
 {
+    h5 *h = c->priv;
     h5_handle *hd;
     int rc = read_acquire(c, ino, &hd);
+    if (rc == HPC_E_ISDIR)
+        return group_chunks(h, ino, out);
     if (rc != HPC_OK)
         return rc;
-    rc = hd->d->id >= 0 ? hpc_h5refs_describe(hd->d->id, out) : HPC_E_NOTSUP;
+    hid_t did = hd->d->id, t = did >= 0 ? H5Dget_type(did) : H5I_INVALID_HID;
+    rc = did >= 0 ? HPC_OK : HPC_E_NOTSUP;
+    if (rc == HPC_OK) {
+        ncdims_lines(h, hd->node, out);
+        rc = hpc_h5refs_attrs(did, t, h->src->size, out);
+    }
+    if (rc == HPC_OK)
+        rc = hpc_h5refs_describe(did, out);
+    if (t >= 0)
+        H5Tclose(t);
     read_release(c, hd);
     return rc;
 }

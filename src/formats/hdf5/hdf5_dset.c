@@ -57,13 +57,19 @@ hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunk
  * sources in the same file with none; had the mount one of them open
  * with the prefix, the virtual dataset would read fill values there
  * instead of the source's bytes.  HPC_E_IO when it cannot be reopened. */
-int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name)
+hid_t h5_dset_access_external(void)
 {
     hid_t dapl = h5_dset_access(0, 0, 0);
     if (dapl >= 0 && H5Pset_efile_prefix(dapl, "${ORIGIN}") < 0) {
         H5Pclose(dapl);
         dapl = H5I_INVALID_HID;
     }
+    return dapl;
+}
+
+int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name)
+{
+    hid_t dapl = h5_dset_access_external();
     H5Dclose(d->id);
     d->id = dapl >= 0 ? H5Dopen2(g, name, dapl) : H5I_INVALID_HID;
     if (dapl >= 0)

@@ -128,6 +128,7 @@ typedef struct h5 {
     unsigned super_version;
     uint64_t userblock;
     uint32_t uid, gid;             /* the container's owner */
+    GHashTable *ncdims;            /* dataset address -> h5_ncdims, made on first use */
 } h5;
 
 #define NARROWED 0x10000u          /* in h->narrowed: a value, never NULL */
@@ -146,6 +147,8 @@ char *h5_errtext(void);
 /* hdf5_dset.c */
 void h5_dset_free(gpointer p);
 hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunks);
+/* the access list that finds external raw data files next to the .h5 */
+hid_t h5_dset_access_external(void);
 int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name);
 void h5_swap_elements(void *buf, uint64_t count, size_t n);
 int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
@@ -184,6 +187,22 @@ typedef struct attr_ctx {
 void h5_attrs_read(h5 *h, uint32_t id, hid_t oid, attr_ctx *a);
 void h5_attrs_clear(attr_ctx *a);
 int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
+
+/* hdf5_ncdims.c: a dataset's dimensions as netCDF-4 names them */
+typedef struct h5_ncdims {
+    int rank;
+    int dimonly;                   /* a netCDF dimension, not a variable */
+    int novar;                     /* of a type netCDF has none for: no variable */
+    char **names;                  /* rank of them, NULL-terminated; NULL: none */
+    uint64_t *len;                 /* each dimension's length in netCDF */
+    GString *links;                /* several links: each one's "ldim" lines, or NULL */
+} h5_ncdims;
+
+/** What netCDF-4 makes of the dataset whose object header is at addr, or
+ *  NULL (a scalar, one libnetcdf cannot name).  The whole file is read at
+ *  the first call.  Lock held. */
+const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr);
+void h5_ncdims_free(h5 *h);
 
 /* hdf5_data.c */
 int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf);

@@ -16,6 +16,18 @@
  *   fletcher32 verified       every chunk's checksum was checked here
  *   fill HEX | fill none      fill value in the file type
  *   c OFFSET SIZE MASK C0,C1  one allocated chunk: its first element's coordinates
+ * and before them, of a dataset or a group (then "layout group" and these
+ * only; h5_chunks in hdf5_data.c):
+ *   dim LEN NAME              per axis, netCDF-4's dimension (hdf5_ncdims.c):
+ *                             its length and name (a JSON string)
+ *   ldim PATH LEN NAME        the same for the link at PATH (hex) of a
+ *                             dataset with several: netCDF-4 names each
+ *                             link's variable in its own group
+ *   ncdim                     a netCDF-4 dimension that is no variable
+ *   novar                     a dataset of a type netCDF-4 has none for: no variable
+ *   attrs                     typed attributes follow, all of them (hdf5_ncattr.c)
+ *   attr NAME: VALUE          one, as a JSON member
+ *   ncfill HEX                the dataset's _FillValue in its file type
  */
 #include "config.h"
 

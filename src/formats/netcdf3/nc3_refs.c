@@ -2,8 +2,94 @@
  * (hpc_format.chunks; hpc_refs_chunks.c reads the lines, which the HDF5
  * reader's hdf5_refs.c lists).  A fixed variable is one contiguous
  * big-endian extent; a record variable one chunk per record, its slab in
- * that record. */
+ * that record.  Its dimensions and attributes go with it as typed values,
+ * as netCDF4-python gives them, so xarray over the references sees what
+ * it sees on the file. */
 #include "nc3_int.h"
+#include "hpc_json.h"
+
+enum { NC_BYTE = 1, NC_CHAR, NC_SHORT, NC_INT, NC_FLOAT, NC_DOUBLE, NC_UBYTE, NC_USHORT,
+       NC_UINT, NC_INT64, NC_UINT64 };
+
+/* Element i of a big-endian array of type t. */
+static void json_element(GString *o, uint32_t t, const unsigned char *p, uint64_t i)
+{
+    unsigned es = nc3_type_size(t);
+    uint64_t u = hpc_load_uint(p + i * es, es, TRUE);
+    union { uint32_t u; float f; } f32 = { (uint32_t)u };
+    union { uint64_t u; double d; } f64 = { u };
+    if (t == NC_FLOAT || t == NC_DOUBLE) {
+        hpc_json_double(o, t == NC_FLOAT ? (double)f32.f : f64.d, HPC_JSON_NAN_BARE);
+    } else if (t == NC_BYTE || t == NC_SHORT || t == NC_INT || t == NC_INT64) {
+        int64_t v = es == 8 ? (int64_t)u : (int64_t)(u ^ (1ull << (es * 8 - 1))) - (1ll << (es * 8 - 1));
+        g_string_append_printf(o, "%" PRId64, v);
+    } else {
+        g_string_append_printf(o, "%" PRIu64, u);
+    }
+}
+
+/* One attribute's "attr NAME: VALUE" line: text for chars (NULs dropped
+ * and bytes that are no UTF-8 replaced, as netCDF4-python decodes them),
+ * a number for one value, else a list. */
+static void attr_line(const nc3_att *a, GString *out)
+{
+    g_string_append(out, "attr ");
+    hpc_json_str(out, a->name);
+    g_string_append(out, ": ");
+    if (a->type == NC_CHAR) {
+        GString *t = g_string_new(NULL);
+        for (uint64_t i = 0; i < a->nelems; i++)
+            if (a->values[i])
+                g_string_append_c(t, (char)a->values[i]);
+        char *text = g_utf8_make_valid(t->str, (gssize)t->len);   /* U+FFFD, as Python's */
+        hpc_json_str(out, text);
+        g_free(text);
+        g_string_free(t, TRUE);
+    } else {
+        g_string_append(out, a->nelems == 1 ? "" : "[");
+        for (uint64_t i = 0; i < a->nelems; i++) {
+            g_string_append(out, i ? ", " : "");
+            json_element(out, a->type, a->values, i);
+        }
+        g_string_append(out, a->nelems == 1 ? "" : "]");
+    }
+    g_string_append_c(out, '\n');
+}
+
+static void attr_lines(const nc3_att *atts, uint32_t n, GString *out)
+{
+    g_string_append(out, "attrs\n");
+    for (uint32_t i = 0; i < n; i++)
+        if (nc3_type_size(atts[i].type))
+            attr_line(&atts[i], out);
+}
+
+/* "ncfill HEX": a variable's _FillValue of its own type, its stored
+ * bytes, which zarr holds as fill_value (for chars the bytes xarray masks
+ * on the file; JSON text would never equal them). */
+static void fill_line(const nc3_var *v, GString *out)
+{
+    for (uint32_t i = 0; i < v->natts; i++) {
+        const nc3_att *a = &v->atts[i];
+        if (strcmp(a->name, "_FillValue") || a->type != v->type || a->nelems != 1)
+            continue;
+        g_string_append(out, "ncfill ");
+        for (unsigned k = 0; k < nc3_type_size(a->type); k++)
+            g_string_append_printf(out, "%02x", a->values[k]);
+        g_string_append_c(out, '\n');
+    }
+}
+
+/* "dim LEN NAME" per axis: the record dimension as long as numrecs. */
+static void dim_lines(const nc3_hdr *h, const nc3_var *v, GString *out)
+{
+    for (uint32_t d = 0; d < v->ndims; d++) {
+        const nc3_dim *dim = &h->dims[v->dimids[d]];
+        g_string_append_printf(out, "dim %" PRIu64 " ", v->is_rec && d == 0 ? h->numrecs : dim->len);
+        hpc_json_str(out, dim->name);
+        g_string_append_c(out, '\n');
+    }
+}
 
 static void chunk_lines(const nc3_hdr *h, const nc3_var *v, GString *out)
 {
@@ -27,7 +113,13 @@ int nc3_chunks(hpc_container *c, hpc_ino ino, GString *out)
     const nc3_var *v = ino >= NC3_INO_VAR && ino - NC3_INO_VAR < h->nvars
                        ? &h->vars[ino - NC3_INO_VAR] : NULL;
     int rc = v && !v->hidden ? HPC_OK : HPC_E_NOENT;
-    if (rc == HPC_OK) {
+    if (ino == HPC_INO_ROOT) {
+        attr_lines(h->gatts, h->ngatts, out);
+        rc = HPC_OK;
+    } else if (rc == HPC_OK) {
+        dim_lines(h, v, out);
+        attr_lines(v->atts, v->natts, out);
+        fill_line(v, out);
         g_string_append_printf(out, "order %s\n", nc3_type_size(v->type) > 1 ? "be" : "none");
         if (v->is_rec)
             chunk_lines(h, v, out);

@@ -1,0 +1,461 @@
+#!/usr/bin/python3
+"""refs_xarray.py - xarray through the references sees a file as xarray
+on the file itself does: the oracle is xr.open_dataset(FILE,
+engine="netcdf4") (libnetcdf through netCDF4-python), the candidate
+hpcmount.open(FILE).dataset(group).
+
+  refs_xarray.py gen DIR           write the test files into DIR (netCDF-4
+                                   files by netCDF4-python, HDF5 files by
+                                   h5py with and without dimension scales)
+  refs_xarray.py compare FILE...   every group of every FILE: the same
+                                   variables, dims, coordinates, attributes
+                                   and CF-decoded values; prints each
+                                   difference, exit 1 on any
+  refs_xarray.py dims MOUNT FILE   the mount of FILE: user.dims of every
+                                   variable netCDF4-python lists equals its
+                                   dimensions; scalars have none
+  refs_xarray.py json REFS         the JSON of `hpcdump refs` of gen's
+                                   cf.nc (REFS), scales_plain.h5 and
+                                   scales.h5 (REFS with _plain, _scales
+                                   before .json): typed values,
+                                   libnetcdf's attributes hidden, NaN as
+                                   zarr writes it, fill_value
+  refs_xarray.py h4dims ORACLE FILE REFS [DIR]
+                                   an HDF4 file: user.dims of every SDS
+                                   served and _ARRAY_DIMENSIONS in its
+                                   references (REFS) are the names
+                                   libhdf4 gives its dimensions (ORACLE:
+                                   tests/gen/hdf4_oracle -d output), as
+                                   libnetcdf's HDF4 layer does; with DIR
+                                   (directories, comma-separated) those of
+                                   the SDSs ORACLE lists in them (the
+                                   pieces of a distributed set, ORACLE of
+                                   their associated file)
+
+The corpus' HDF5 files are compared in tests/mount/refs_corpus.sh
+(refs_verify.py --nc: oracle(), groups_of(), compare_group(), isolated()).
+
+The references' own attributes (hpcmount_*) are in .encoding, not .attrs
+(dataset() puts them there), so the attributes compared are the file's.
+"""
+import os
+import sys
+import warnings
+
+import numpy as np
+import xarray as xr
+
+import hpcmount
+
+warnings.simplefilter("ignore")
+
+
+# ---- the files -------------------------------------------------------------
+
+def gen_netcdf(path):
+    """A CF file as netCDF4-python writes it: coordinate variables, a
+    dimension without one, an unlimited time, packed data with _FillValue,
+    typed attributes of every kind, a group."""
+    import netCDF4
+    nc = netCDF4.Dataset(path, "w")
+    nc.createDimension("time", None)
+    nc.createDimension("lat", 4)
+    nc.createDimension("lon", 5)
+    nc.createDimension("nv", 2)
+    t = nc.createVariable("time", "f8", ("time",))
+    t.units, t.calendar = "hours since 2000-01-01 00:00", "standard"
+    t[:] = [0, 6, 12]
+    lat = nc.createVariable("lat", "f4", ("lat",))
+    lat.units, lat.bounds = "degrees_north", "lat_bnds"
+    lat[:] = [10, 20, 30, 40]
+    nc.createVariable("lat_bnds", "f4", ("lat", "nv"))[:] = np.arange(8).reshape(4, 2)
+    lon = nc.createVariable("lon", "f8", ("lon",), zlib=True)
+    lon[:] = np.linspace(0, 20, 5)
+    air = nc.createVariable("air", "i2", ("time", "lat", "lon"), zlib=True, shuffle=True,
+                            chunksizes=(1, 2, 5), fill_value=np.int16(-9999))
+    air.scale_factor, air.add_offset = np.float32(0.01), np.float32(250.0)
+    air.units, air.long_name = "K", "air temperature \u00b0"
+    air.valid_range = np.array([-5000, 5000], "i2")
+    data = np.ma.masked_array(np.arange(60, dtype="i2").reshape(3, 4, 5), mask=False)
+    data[1, 2, 3] = np.ma.masked
+    air[:] = data
+    sst = nc.createVariable("sst", "f4", ("lat", "lon"), fill_value=np.float32(np.nan))
+    sst.missing_value = np.float32(-1.0)
+    sst.coordinates = "height"
+    sst[:] = np.ma.masked_array(np.arange(20, dtype="f4").reshape(4, 5), mask=[False] * 19 + [True])
+    sst[0, 0] = -1.0
+    nc.createVariable("height", "f4", ())[...] = 2.0
+    nc.createVariable("count", "u8", ("time",))[:] = [1, 2, 2**63]
+    nc.createVariable("flag", "i1", ("lon",), fill_value=False)[:] = [0, 1, -1, 2, 3]
+    nc.title = "refs_xarray test file"
+    nc.version = np.int32(3)
+    nc.ratio = np.float64(0.1)
+    nc.nums = np.array([1, 2, 3], "i8")
+    nc.reals = np.array([0.5, np.inf, -np.inf, np.nan], "f4")
+    nc.empty = ""
+    nc.strings = ["one", "two"]
+    g = nc.createGroup("grp")
+    g.createDimension("k", 3)
+    gv = g.createVariable("a", "f8", ("k", "lat"))
+    gv[:] = np.arange(12.0).reshape(3, 4)
+    gv.note = "uses the root's lat"
+    g.createVariable("k", "i4", ("k",))[:] = [7, 8, 9]
+    g.origin = np.uint16(7)
+    nc.close()
+    nc = netCDF4.Dataset(path.replace(".nc", "_classic.nc"), "w", format="NETCDF4_CLASSIC")
+    nc.createDimension("x", 3)
+    nc.createVariable("x", "f8", ("x",))[:] = [1, 2, 3]
+    v = nc.createVariable("v", "f4", ("x",))
+    v[:] = [4, 5, 6]
+    v.units = "m"
+    nc.history = "classic model: _nc3_strict hidden"
+    nc.close()
+
+
+def gen_h5py(path):
+    """HDF5 as h5py writes it: dimension scales (named, unlimited, shared
+    by two datasets), datasets without scales that netCDF gives phony
+    dimensions (shared by length in a group, two of one length in one
+    dataset, reusing a scale's dimension of that length), groups (phony
+    dimensions numbered children first), attributes of every type netCDF
+    reads and some it hides (bools, complex numbers), datasets of types
+    netCDF has none for (a compound, bools), a dataset linked from two
+    groups (netCDF-4 names each link in its group)."""
+    import h5py
+    with h5py.File(path, "w") as f:
+        f["x"] = np.arange(3.0)
+        f["x"].make_scale("the x axis")
+        f.create_dataset("t", data=np.arange(2.0), maxshape=(None,), chunks=(4,))
+        f["t"].make_scale()
+        f["t"].attrs["units"] = "s"
+        f["v"] = np.arange(6.0).reshape(2, 3)
+        f["v"].dims[0].attach_scale(f["t"])
+        f["v"].dims[1].attach_scale(f["x"])
+        f.create_dataset("r", data=np.ones((2, 3), "f4"), maxshape=(None, 3), chunks=(1, 3),
+                         compression="gzip")
+        f["w"] = np.arange(20, dtype="<i4").reshape(4, 5)
+        f["u"] = np.arange(20, dtype=">i4").reshape(5, 4)
+        f["q"] = np.zeros((3, 3), "u1")
+        f["s"] = np.float32(3.5)
+        a = f["w"].attrs
+        a["f32"], a["f16"], a["i8"], a["u64"] = np.float32(0.1), np.float16(1.5), np.int8(-3), np.uint64(2**63)
+        a["one"], a["many"] = np.array([1.5]), np.array([1, 2], "u1")
+        a["vlen"], a["vlens"] = "h\u00e9", ["a", "b"]
+        a["fixed"], a["fixeds"] = np.bytes_(b"ab\0cd"), np.array([b"a", b"bcd"])
+        a["badutf8"] = np.bytes_(b"\xff\xfeab")
+        a["nan"], a["empty"] = np.nan, h5py.Empty("f4")
+        a["bool"], a["complex"] = True, 1 + 2j
+        a["NAME"], a["CLASS"] = "hidden", "hidden too"
+        f["masked"] = np.array([1.0, -1.0, 3.0])
+        f["masked"].attrs["_FillValue"] = -1.0
+        f["rec"] = np.array([(1, 2.5)], [("a", "<i4"), ("b", "<f8")])    # netCDF: no variable
+        f["flags"] = np.array([True, False])
+        g = f.create_group("g")
+        g["y"] = np.zeros(4)
+        g["z"] = np.ones((4, 6), ">f8")
+        g.attrs["about"] = np.array([1.5, 2.5], "f4")
+        g.create_group("deep")["m"] = np.arange(9, dtype="i2")
+        h = f.create_group("h")                 # a second hard link of g/y, named by
+        h["first"] = np.zeros(5)                # netCDF-4 in h's own phony dimensions
+        h["y"] = g["y"]
+    with h5py.File(path.replace(".h5", "_plain.h5"), "w") as f:
+        f["a"] = np.arange(12.0).reshape(3, 4)
+        f["b"] = np.arange(4, dtype="i8")
+        f.create_dataset("c", data=np.arange(12, dtype="f4").reshape(4, 3), chunks=(2, 3),
+                         compression="gzip", shuffle=True)
+        f.attrs["title"] = "no dimension scales"
+        f["empty"] = np.zeros((0, 3))         # an axis of length 0: netCDF's own
+        f["empty2"] = np.zeros((0, 3), "i2")  # unlimited dimension each
+
+
+def gen(d):
+    os.makedirs(d, exist_ok=True)
+    gen_netcdf(os.path.join(d, "cf.nc"))
+    gen_h5py(os.path.join(d, "scales.h5"))
+
+
+# ---- comparing -------------------------------------------------------------
+
+def same_value(a, b):
+    """Attribute values as xarray.testing compares them."""
+    from xarray.core import utils
+    try:
+        return bool(utils.equivalent(a, b))
+    except Exception:          # shapes numpy refuses to compare
+        return False
+
+
+def var_diffs(name, got, want):
+    out = []
+    if got.dims != want.dims:
+        out.append("dims: %s %s, want %s" % (name, got.dims, want.dims))
+        return out
+    for k in sorted(set(got.attrs) | set(want.attrs)):
+        if k not in got.attrs:
+            out.append("attrs: %s: %s missing (want %r)" % (name, k, want.attrs[k]))
+        elif k not in want.attrs:
+            out.append("attrs: %s: %s=%r, not in the file's" % (name, k, got.attrs[k]))
+        elif not same_value(got.attrs[k], want.attrs[k]):
+            out.append("attrs: %s: %s=%r, want %r" % (name, k, got.attrs[k], want.attrs[k]))
+    try:
+        if not getattr(got, "variable", got).equals(getattr(want, "variable", want)):
+            out.append("values: %s: %r, want %r" % (name, got.values.ravel()[:6],
+                                                    want.values.ravel()[:6]))
+    except Exception as e:      # noqa: BLE001 - one variable's failure, reported
+        out.append("values: %s: %s: %s" % (name, type(e).__name__, e))
+    return out
+
+
+def diffs(got, want, not_covered=()):
+    """The differences of Dataset got from want, each "KIND: text"; the
+    variables of want missing from got but named in not_covered are
+    "uncovered: ..." only, and want's dimensions and coordinates are
+    those of what got covers."""
+    out = []
+    gone = [n for n in want.variables if n not in got.variables and n in not_covered]
+    for n in gone:
+        out.append("uncovered: %s missing (%s)" % (n, not_covered[n]))
+    want = want.drop_vars(gone)
+    for n in sorted(set(got.variables) | set(want.variables)):
+        if n not in got.variables:
+            out.append("variables: %s missing (%s)" % (n, want[n].dims))
+        elif n not in want.variables:
+            out.append("variables: %s %s, not in the file's" % (n, got[n].dims))
+        else:
+            out += var_diffs(n, got[n], want[n])
+    if set(got.coords) != set(want.coords):
+        out.append("coords: %s, want %s" % (sorted(got.coords), sorted(want.coords)))
+    if dict(got.dims) != dict(want.dims):
+        out.append("dims: %s, want %s" % (dict(got.dims), dict(want.dims)))
+    out += [d.replace(": <dataset>: ", ": ") for d in var_diffs("<dataset>", xr.Variable((), 0, got.attrs),
+                                                              xr.Variable((), 0, want.attrs))]
+    return out
+
+
+def groups_of(path):
+    """The groups netCDF sees, "/" first."""
+    import netCDF4
+    out = []
+
+    def walk(g, prefix):
+        out.append(prefix or "/")
+        for name, sub in g.groups.items():
+            walk(sub, prefix + "/" + name)
+    with netCDF4.Dataset(path) as nc:
+        walk(nc, "")
+    return out
+
+
+def compare_group(path, group, got_of):
+    """The differences for one group, or raises when xarray cannot open
+    the file itself; got_of(group) opens the group through the
+    references (a Container's dataset, or hpcmount.refs_dataset)."""
+    want = xr.open_dataset(path, engine="netcdf4", group=group).load()
+    try:
+        got = got_of(group).load()
+    except Exception as e:      # noqa: BLE001 - reported as a difference
+        return ["error: %s: %s" % (type(e).__name__, str(e).split("\n")[0])]
+    nc = got.encoding.get("hpcmount_not_covered", {})
+    out = diffs(got, want, nc)
+    try:
+        if not out:
+            xr.testing.assert_identical(got, want)      # the whole of it, as xarray sees it
+    except AssertionError as e:
+        out.append("identical: %s" % " ".join(str(e).split())[:200])
+    return out
+
+
+def compare(files):
+    bad = 0
+    for f in files:
+        with hpcmount.open(f) as c:
+            for g in groups_of(f):
+                d = compare_group(f, g, c.dataset)
+                print("%s %s: %s" % ("FAIL" if d else "ok", f, g) + "".join("\n  " + x for x in d))
+                bad += bool(d)
+    return 1 if bad else 0
+
+
+# ---- the mount's user.dims, the references' JSON ---------------------------
+
+def dims(mnt, path):
+    """user.dims of every variable of every group equals netCDF4-python's
+    dimensions; a scalar has none."""
+    import netCDF4
+    bad = []
+
+    def walk(g, prefix):
+        for v in g.variables.values():
+            node = os.path.join(mnt, prefix.lstrip("/"), v.name)
+            if os.stat(node).st_nlink > 1:      # one file, the first link's names
+                continue
+            try:
+                got = tuple(os.getxattr(node, "user.dims").decode().split(","))
+            except OSError:
+                got = ()
+            if got != v.dimensions:
+                bad.append("%s/%s: user.dims %s, want %s" % (prefix, v.name, got, v.dimensions))
+        for name, sub in g.groups.items():
+            walk(sub, prefix + "/" + name)
+    with netCDF4.Dataset(path) as nc:
+        walk(nc, "")
+    for b in bad:
+        print("FAIL: " + b)
+    return 1 if bad else 0
+
+
+def refs_json(path):
+    """The references of cf.nc (and scales_plain.h5 beside it) as JSON."""
+    import json
+
+    def strict(text):
+        return json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    bad = []
+
+    def want(ok, what):
+        if not ok:
+            bad.append(what)
+    doc = strict(open(path).read())           # the document: strict JSON
+    r = doc["refs"]
+    za = {k[:-len("/.zattrs")]: json.loads(v) for k, v in r.items() if k.endswith("/.zattrs")}
+    za[""] = json.loads(r[".zattrs"])
+    hidden = {"CLASS", "NAME", "DIMENSION_LIST", "REFERENCE_LIST", "_Netcdf4Dimid",
+              "_Netcdf4Coordinates", "_nc3_strict", "_NCProperties"}
+    for k, a in za.items():
+        want(not hidden & set(a), "%s: netCDF's own attributes shown: %s" % (k, hidden & set(a)))
+    air, root = za["air"], za[""]
+    want(air["_ARRAY_DIMENSIONS"] == ["time", "lat", "lon"], "air's dims %s" % air["_ARRAY_DIMENSIONS"])
+    want(isinstance(air["scale_factor"], float) and air["scale_factor"] == float(np.float32(0.01)),
+         "scale_factor %r, want float32(0.01) as a float" % air["scale_factor"])
+    want(air["valid_range"] == [-5000, 5000], "valid_range %r" % air.get("valid_range"))
+    want("_FillValue" not in air and json.loads(r["air/.zarray"])["fill_value"] == -9999,
+         "air's _FillValue: in .zarray's fill_value only")
+    want(json.loads(r["sst/.zarray"])["fill_value"] == "NaN", "sst's fill_value: zarr's \"NaN\"")
+    want("Infinity, -Infinity, NaN]" in r[".zattrs"], "reals: NaN and infinities as zarr-python writes them")
+    want(root["nums"] == [1, 2, 3] and root["version"] == 3 and root["empty"] == "" and
+         root["strings"] == ["one", "two"], "root attributes %r" % root)
+    want("nv" in root.get("hpcmount_not_covered", {}) and "nv/.zarray" not in r,
+         "nv, a dimension without a variable: a note, no array")
+    plain = json.loads(strict(open(path.replace(".json", "_plain.json")).read())["refs"]["a/.zarray"])
+    want(plain["fill_value"] is None, "a dataset without _FillValue: fill_value %r" % plain["fill_value"])
+    r = strict(open(path.replace(".json", "_scales.json")).read())["refs"]
+    rec = json.loads(r["rec/.zattrs"])
+    want("rec/0" in r and "hpcmount_not_netcdf" in rec and rec["_ARRAY_DIMENSIONS"] == ["rec_dim0"],
+         "a compound: an array for zarr, marked as no netCDF variable, its own dimension names")
+    for b in bad:
+        print("FAIL: " + b)
+    return 1 if bad else 0
+
+
+def h4dims(oracle_out, path, refs, top=""):
+    """user.dims and _ARRAY_DIMENSIONS of an HDF4 file's SDSs equal what
+    libhdf4 names their dimensions; of SDSs sharing a name the first
+    (the one served).  Where another array of the directory has that
+    name at another length, the references give zarr's generated name
+    (a group's dimension has one length).  Exit 1 on
+    any difference or when none is checked."""
+    import json
+    r = json.load(open(refs))["refs"]
+    bad, todo = [], {}
+    with hpcmount.open(path) as c:
+        served = {}
+        for d in reversed(top.split(",")):      # the first directory that has it
+            served.update({n: d for n in c.listdir("/" + d)})
+        for line in open(oracle_out):
+            _, _, hname, hdims = line.split()
+            name = os.fsdecode(bytes.fromhex(hname)) if hname != "-" else ""
+            if name in todo or name not in served or name == ".info":    # the core's file
+                continue
+            want = [] if hdims == "-" else [os.fsdecode(bytes.fromhex(h)) for h in hdims.split(",")]
+            node = "/".join(x for x in (served[name], name) if x)
+            try:
+                got = os.fsdecode(c.getxattr("/" + node, "user.dims")).split(",")
+            except OSError:
+                got = []
+            if got != want:
+                bad.append("%s: user.dims %s, want %s" % (node, got, want))
+            shape = os.fsdecode(c.getxattr("/" + node, "user.shape"))
+            todo[name] = (node, want, [int(x) for x in shape.split(",")] if shape else [])
+    lens = {}           # (group, name) -> lengths in the references
+    for k, v in r.items():
+        d, _, last = k.rpartition("/")
+        if last == ".zattrs" and d + "/.zarray" in r:
+            shape = json.loads(r[d + "/.zarray"])["shape"]
+            for n, ln in zip(json.loads(v)["_ARRAY_DIMENSIONS"], shape):
+                lens.setdefault((d.rpartition("/")[0], n), set()).add(ln)
+    for name, (node, want, shape) in todo.items():
+        za = r.get(node + "/.zattrs")
+        got = json.loads(za)["_ARRAY_DIMENSIONS"] if za else want
+        group = node.rpartition("/")[0]
+        for k, (g, w) in enumerate(zip(got, want)):
+            taken = lens.get((group, w), set()) - {shape[k]}
+            if g != w and not (taken and g == "%s_dim%d" % (name, k)):
+                bad.append("%s: _ARRAY_DIMENSIONS %s, want %s" % (node, got, want))
+    for b in bad:
+        print("FAIL: " + b)
+    print("SDSs checked: %d" % len(todo))
+    return 1 if bad or not todo else 0
+
+
+# ---- the corpus --------------------------------------------------------------
+
+def oracle(path):
+    """None when xarray opens and loads the file's root group, else why."""
+    try:
+        xr.open_dataset(path, engine="netcdf4").load()
+        return None
+    except Exception as e:      # noqa: BLE001 - counted, not compared
+        return "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:100])
+
+
+CPU_LIMIT = 60         # CPU seconds of one isolated() call
+
+
+def isolated(fn, arg):
+    """fn(arg) in a child process: a library that crashes on a file, or
+    loops (libnetcdf on groups that contain themselves), costs that file
+    only.  The child may use CPU_LIMIT seconds of CPU, however long that
+    takes (no wall-clock limit decides a result).  ["crash", why] when
+    the child died."""
+    import json
+    import resource
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        limit = int(used.ru_utime + used.ru_stime) + CPU_LIMIT
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+        try:
+            out = json.dumps(fn(arg)).encode()
+        except BaseException as e:      # noqa: BLE001 - the parent reports it
+            out = json.dumps(["crash", repr(e)[:200]]).encode()
+        os.write(w, out)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        data = fh.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        return ["crash", "status %d" % status]
+    return json.loads(data)
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "gen":
+        gen(sys.argv[2])
+        return 0
+    if len(sys.argv) >= 3 and sys.argv[1] == "compare":
+        return compare(sys.argv[2:])
+    if len(sys.argv) == 4 and sys.argv[1] == "dims":
+        return dims(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 3 and sys.argv[1] == "json":
+        return refs_json(sys.argv[2])
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "h4dims":
+        return h4dims(*sys.argv[2:])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
