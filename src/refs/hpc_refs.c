@@ -255,16 +255,16 @@ void hpc_refs_array_clear(hpc_refs_array *a)
 }
 
 /* Axis i's name: the reader's where it names the axis, its length is the
- * dimension's, and neither the group holds another length under that
- * name nor the array the name twice (xarray refuses both); else NAME_dimI,
- * unique per array.  A JSON string. */
-static char *dim_name(hpc_refs *r, const char *name, const hpc_refs_array *a, int i,
-                      GHashTable *mine)
+ * dimension's, and the group holds no other length under that name
+ * (xarray refuses that); else NAME_dimI, unique per array.  An array may
+ * name one dimension twice, as netCDF allows and xarray shows on the
+ * file.  A JSON string. */
+static char *dim_name(hpc_refs *r, const char *name, const hpc_refs_array *a, int i)
 {
     const hpc_refs_dim *d = a->dims && (guint)i < a->dims->len
                             ? &g_array_index(a->dims, hpc_refs_dim, i) : NULL;
     gpointer len;
-    if (d && d->len == a->shape[i] && !g_hash_table_contains(mine, d->name) &&
+    if (d && d->len == a->shape[i] &&
         (!g_hash_table_lookup_extended(r->gdims, d->name, NULL, &len) ||
          *(uint64_t *)len == a->shape[i]))
         return g_strdup(d->name);
@@ -278,17 +278,16 @@ static char *dim_name(hpc_refs *r, const char *name, const hpc_refs_array *a, in
 /* The _ARRAY_DIMENSIONS list of a; the group learns each name's length. */
 static void dims_json(hpc_refs *r, const char *name, const hpc_refs_array *a, GString *o)
 {
-    GHashTable *mine = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     g_string_append_c(o, '[');
     for (int i = 0; i < a->nd; i++) {
-        char *d = dim_name(r, name, a, i, mine);
+        char *d = dim_name(r, name, a, i);
         g_string_append_printf(o, "%s%s", i ? ", " : "", d);
         if (!g_hash_table_contains(r->gdims, d))
-            g_hash_table_insert(r->gdims, g_strdup(d), g_memdup2(&a->shape[i], sizeof a->shape[i]));
-        g_hash_table_add(mine, d);
+            g_hash_table_insert(r->gdims, d, g_memdup2(&a->shape[i], sizeof a->shape[i]));
+        else
+            g_free(d);
     }
     g_string_append_c(o, ']');
-    g_hash_table_destroy(mine);
 }
 
 /* .zattrs of an array: dimension names, its attributes (the reader's
