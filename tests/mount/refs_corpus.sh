@@ -1,11 +1,11 @@
 #!/bin/bash
 # refs_corpus.sh - `hpcdump refs` of every file of the public corpus (gsd,
-# hdf5, hdf4, sion; not hdf5-cve): a file hpcdump refuses gives exit 1, one
+# hdf5, hdf4, sion, netcdf3; not hdf5-cve): a file hpcdump refuses gives exit 1, one
 # line, nothing on stdout; of the others every array zarr and xarray read
 # through the references equals the tree's bytes (hpcdump extract) and the
 # library's values (gsd.fl, h5py, SDreaddata); arrays above 256 MiB on a
 # fixed sample of their chunks (tests/mount/refs_verify.py).  Of an HDF5
-# file, xarray through the same references (hpcmount.refs_dataset) equals
+# or netCDF-3 file, xarray through the same references (hpcmount.refs_dataset) equals
 # xarray on the file (engine="netcdf4", libnetcdf) in its first 32 groups
 # (refs_verify.py --nc): files xarray cannot open itself are skipped and
 # counted, a file that differs must be listed with its reason in
@@ -51,6 +51,10 @@ verify_batch() {
     rm -rf "$TMP"/w/*/x
     : >"$TMP/batch"; inbatch=0
 }
+dirs=()
+for d in gsd hdf5 hdf4 sion netcdf3; do
+    [ ! -d "$HPC_CORPUS/$d" ] || dirs+=("$HPC_CORPUS/$d")
+done
 while IFS= read -r f; do
     idx=$((idx + 1))
     [ $((idx % sn)) -eq "$sk" ] || continue
@@ -71,14 +75,15 @@ while IFS= read -r f; do
     case "$f" in
         */gsd/*) lib=(--gsd "$f") ;;
         */hdf5/*) lib=(--h5 "$f" --nc "$f") ;;
+        */netcdf3/*) lib=(--nc "$f") ;;
         */hdf4/*) [ -x "$O" ] && "$O" "$f" >"$w/o" 2>/dev/null && lib=(--hdf4 "$w/o") ;;
     esac
     printf -v args '%q ' "$w/r.json" "$w/x" "${lib[@]}" --min-arrays 0
     printf '%s\t%s\t%s\n' "$w/v" "$args" "$f" >>"$TMP/batch"
     inbatch=$((inbatch + 1))
     [ "$inbatch" -lt "$BATCH" ] || verify_batch
-done < <(find "$HPC_CORPUS/gsd" "$HPC_CORPUS/hdf5" "$HPC_CORPUS/hdf4" "$HPC_CORPUS/sion" -type f \
-         ! -name '*.txt' ! -name '*.log' ! -name '*.md' ! -name 'SOURCES*' | sort)
+done < <(find -H "${dirs[@]}" -type f ! -name '*.txt' ! -name '*.log' ! -name '*.md' ! -name 'SOURCES*' |
+         sort)
 verify_batch
 # every file's verdict and counts, in one pass over the outputs
 while IFS=$'\t' read -r v _ f; do
@@ -101,12 +106,14 @@ summary() {
           close($1) }
         END { if (what == "counts") print a + 0, l + 0 }'
 }
-# xarray through the references against xarray on the file (HDF5)
+# xarray through the references against xarray on the file (HDF5 files
+# named below hdf5/, netCDF-3 ones as netcdf3/...)
 xarray_verdicts() {
     local v f rel line
     while IFS=$'\t' read -r v _ f; do
         line=$(grep -m1 '^xarray: ' "$v" 2>/dev/null) || continue
-        rel=${f#"$HPC_CORPUS"/hdf5/}
+        rel=${f#"$HPC_CORPUS"/}
+        rel=${rel#hdf5/}
         printf '%s\t%s\n' "$rel" "${line#xarray: }"
     done <"$TMP/all" >"$TMP/xarray"
     grep -v '^#' "$EXPECTED" | grep . | cut -f1 | sort >"$TMP/expected"
@@ -127,7 +134,7 @@ echo "note: $files files: $described described, $refused refused; $arrays arrays
      "(zarr and xarray equal to the tree's bytes), $withlib of them also to the library's values," \
      "$(wc -l <"$TMP/sampled") of them on a sample of chunks (larger than 256 MiB);" \
      "$(wc -l <"$TMP/notes") arrays not covered; $failures failures"
-echo "xarray through the references vs xarray on the file (HDF5, first 32 groups):" \
+echo "xarray through the references vs xarray on the file (HDF5 and netCDF-3, first 32 groups):" \
      "$(cut -f2 "$TMP/xarray" | cut -d' ' -f1 | sort | uniq -c | tr -s ' ' | paste -sd, -)"
 echo "differing (refs_xarray_expected.txt says why):"
 grep -P '\tdiffer' "$TMP/xarray" | sed 's/^/  /'

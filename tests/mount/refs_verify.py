@@ -222,7 +222,16 @@ def xarray_datasets(refs, root):
         grp = root[g] if g else root
         if not list(grp.array_keys()):
             continue
+        # undecoded, xarray cannot hold an array of more than one axis
+        # named as one of its axes (netCDF char arrays such as AMBER's
+        # cell_angular(cell_angular, label), which decoding makes 1-D
+        # strings): those are left to zarr's comparison
+        clash = [k for k, a in grp.arrays()
+                 if a.ndim > 1 and k in a.attrs.get("_ARRAY_DIMENSIONS", [])]
+        for k in clash:
+            print("  xarray without decoding cannot hold %s (its own name is one of its axes)" % k)
         out[g] = xarray.open_dataset("reference://", engine="zarr", group=g or None, decode_cf=False,
+                                     drop_variables=clash,
                                      backend_kwargs={"consolidated": False,
                                                      "storage_options": {"fo": refs,
                                                                          "remote_protocol": "file"}})
