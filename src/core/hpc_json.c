@@ -48,3 +48,21 @@ void hpc_json_double(GString *o, double x, hpc_json_nan nan)
     if (!strpbrk(buf, ".eE"))      /* a float stays a float in Python */
         g_string_append(o, ".0");
 }
+
+void hpc_json_real_text(GString *o, double x, int single)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    if (isnan(x) || isinf(x)) {
+        g_string_append(o, isnan(x) ? "nan" : x < 0 ? "-inf" : "inf");
+        return;
+    }
+    for (int prec = single ? 6 : 15; prec <= 17; prec++) {
+        char fmt[8];
+        g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
+        g_ascii_formatd(buf, sizeof buf, fmt, x);
+        double back = g_ascii_strtod(buf, NULL);
+        if (single ? (float)back == (float)x : back == x)
+            break;
+    }
+    g_string_append(o, buf);
+}

@@ -22,4 +22,9 @@ typedef enum {
  *  with a ".0" when it would otherwise read as an integer. */
 void hpc_json_double(GString *o, double x, hpc_json_nan nan);
 
+/** Append x as the text form of a real in the readers' xattrs: the
+ *  fewest %g digits that read back as the same value (as the same float
+ *  when single), nan, inf and -inf as NumPy prints them. */
+void hpc_json_real_text(GString *o, double x, int single);
+
 #endif

@@ -4,6 +4,7 @@
 #include "hdf5_type.h"
 #include "hpc_bytes.h"
 #include "hpc_error.h"
+#include "hpc_json.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -225,29 +226,6 @@ hid_t hpc_h5t_mem_type_of(hid_t t)
 
 /* ---- attributes as text ----------------------------------------------- */
 
-/* Shortest text that reads back as the same value. */
-static void append_real(GString *o, double v, int single)
-{
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    if (isnan(v)) {
-        g_string_append(o, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        g_string_append(o, v < 0 ? "-inf" : "inf");
-        return;
-    }
-    for (int prec = single ? 6 : 15; prec <= 17; prec++) {
-        char fmt[8];
-        g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
-        g_ascii_formatd(buf, sizeof buf, fmt, v);
-        double back = g_ascii_strtod(buf, NULL);
-        if (single ? (float)back == (float)v : back == v)
-            break;
-    }
-    g_string_append(o, buf);
-}
-
 /* Read all values of attribute aid (bytes of them in memory type m) into
  * *buf, a new zeroed buffer the caller frees even on failure. */
 static int attr_read(hid_t aid, hid_t m, size_t bytes, void **buf)
@@ -281,7 +259,7 @@ static int attr_reals(hid_t aid, size_t n, size_t tsize, GString *o)
     for (size_t i = 0; rc == HPC_OK && i < n; i++) {
         if (i)
             g_string_append_c(o, ',');
-        append_real(o, v[i], tsize <= 4);
+        hpc_json_real_text(o, v[i], tsize <= 4);
     }
     g_free(v);
     return rc;

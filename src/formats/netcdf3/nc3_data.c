@@ -5,6 +5,7 @@
  * verbatim (map: one extent per record); the others are read through the
  * same extents and byte-swapped (read). */
 #include "nc3_int.h"
+#include "hpc_json.h"
 
 #include <math.h>
 
@@ -177,25 +178,6 @@ int nc3_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
 
 /* ---- xattrs ----------------------------------------------------------------- */
 
-/* Shortest text that reads back as the same value (the HDF5 reader's form). */
-static void append_real(GString *o, double v, int single)
-{
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    if (isnan(v) || isinf(v)) {
-        g_string_append(o, isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
-        return;
-    }
-    for (int prec = single ? 6 : 15; prec <= 17; prec++) {
-        char fmt[8];
-        g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
-        g_ascii_formatd(buf, sizeof buf, fmt, v);
-        double back = g_ascii_strtod(buf, NULL);
-        if (single ? (float)back == (float)v : back == v)
-            break;
-    }
-    g_string_append(o, buf);
-}
-
 static void append_value(GString *o, uint32_t type, const unsigned char *p)
 {
     uint32_t u32;
@@ -208,13 +190,13 @@ static void append_value(GString *o, uint32_t type, const unsigned char *p)
         u32 = hpc_be32(p);
         float f;
         memcpy(&f, &u32, sizeof f);
-        append_real(o, f, 1);
+        hpc_json_real_text(o, f, 1);
         break;
     case 6:
         u64 = hpc_be64(p);
         double d;
         memcpy(&d, &u64, sizeof d);
-        append_real(o, d, 0);
+        hpc_json_real_text(o, d, 0);
         break;
     case 7: g_string_append_printf(o, "%u", p[0]); break;
     case 8: g_string_append_printf(o, "%u", hpc_be16(p)); break;
