@@ -803,7 +803,10 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
                    .tmpl_paths = g_ptr_array_new_with_free_func(g_free),
                    .texts = g_string_chunk_new(1024),
                    .gdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free) };
-    r.o.inline_max = o ? o->inline_max : HPC_REFS_INLINE_DEFAULT;
+    if (o)
+        r.o = *o;
+    else
+        r.o.inline_max = HPC_REFS_INLINE_DEFAULT;
     r.source = hpc_mount_source(m);
     hpc_stat st;
     int rc = hpc_mount_resolve(m, r.root_path, &st);
