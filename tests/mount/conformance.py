@@ -629,6 +629,10 @@ def worker():
     line) one after another in this interpreter, a "result JSON" line each.
     Every file starts from the environment and folder the worker started
     with."""
+    # the ASan runtime preloaded for this interpreter only (worker_env)
+    os.environ.pop("LD_PRELOAD", None)
+    if "HPC_WORKER_ASAN_OPTIONS" in os.environ:
+        os.environ["ASAN_OPTIONS"] = os.environ.pop("HPC_WORKER_ASAN_OPTIONS")
     env = {k: os.environ.get(k) for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS")}
     cwd = os.getcwd()
     for line in sys.stdin:
@@ -638,6 +642,23 @@ def worker():
         os.chdir(cwd)
         sys.stdout.write("result %s\n" % child(fmt, path))
         sys.stdout.flush()
+
+
+def worker_env():
+    """A worker's environment.  In a sanitizer build the Python package's
+    libhpcmount (the netCDF-3 checks read through it) needs the ASan
+    runtime loaded before the interpreter's own libraries: the worker gets
+    it preloaded, and leak reports off for the interpreter; it restores
+    both for the programs it starts (worker()), whose leaks still count."""
+    env = dict(os.environ)
+    if not SANITIZED:
+        return env
+    lib = subprocess.run([os.environ.get("CC", "gcc"), "-print-file-name=libasan.so"],
+                         capture_output=True, text=True).stdout.strip()
+    env["LD_PRELOAD"] = lib
+    env["HPC_WORKER_ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "")
+    env["ASAN_OPTIONS"] = "detect_leaks=0:" + env.get("ASAN_OPTIONS", "")
+    return env
 
 
 def limit_memory():
@@ -658,7 +679,7 @@ class Worker:
         self.err = tempfile.TemporaryFile()
         self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
-                                  preexec_fn=limit_memory)
+                                  preexec_fn=limit_memory, env=worker_env())
         self.buf, self.done = b"", 0
         with LOCK:
             ALL_WORKERS.append(self)
