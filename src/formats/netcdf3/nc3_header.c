@@ -85,26 +85,26 @@ static int get32(cur *c, const char *field, uint64_t *v)
     return rc;
 }
 
+/* A big-endian unsigned integer of w bytes. */
+static int get_uint(cur *c, unsigned w, const char *field, uint64_t *v)
+{
+    int rc;
+    const unsigned char *p = take(c, w, field, &rc);
+    if (p)
+        *v = hpc_load_uint(p, w, TRUE);
+    return rc;
+}
+
 /* A count or size: 64 bits in CDF-5, else 32. */
 static int get_count(cur *c, const char *field, uint64_t *v)
 {
-    int rc;
-    unsigned w = c->version == 5 ? 8 : 4;
-    const unsigned char *p = take(c, w, field, &rc);
-    if (p)
-        *v = w == 8 ? hpc_be64(p) : hpc_be32(p);
-    return rc;
+    return get_uint(c, c->version == 5 ? 8 : 4, field, v);
 }
 
 /* A data offset: 32 bits in CDF-1, else 64. */
 static int get_offset(cur *c, const char *field, uint64_t *v)
 {
-    int rc;
-    unsigned w = c->version == 1 ? 4 : 8;
-    const unsigned char *p = take(c, w, field, &rc);
-    if (p)
-        *v = w == 8 ? hpc_be64(p) : hpc_be32(p);
-    return rc;
+    return get_uint(c, c->version == 1 ? 4 : 8, field, v);
 }
 
 /* A count of entries of at least min bytes each: no more than the bytes
