@@ -59,7 +59,7 @@ done
 # (minutes: a full build), lintian, their contents, and as root an install
 # from them, used from the system paths, and its removal (tests/pkg/debian.sh)
 echo "=== debian packages"
-pkgrc=0; sh "$top/tests/pkg/debian.sh" > "$top/build-ci-plain/debian.log" 2>&1 || pkgrc=$?
+pkgrc=0; phase 5-debian bash "$top/tests/pkg/debian.sh" > "$top/build-ci-plain/debian.log" 2>&1 || pkgrc=$?
 tail -1 "$top/build-ci-plain/debian.log"
 [ "$pkgrc" -eq 0 ] || [ "$pkgrc" -eq 77 ] || { status=1; cat "$top/build-ci-plain/debian.log"; }
 secs=${FUZZ_SECONDS:-0}
