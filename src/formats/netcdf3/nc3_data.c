@@ -178,31 +178,24 @@ int nc3_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
 
 /* ---- xattrs ----------------------------------------------------------------- */
 
-static void append_value(GString *o, uint32_t type, const unsigned char *p)
+/* Element i of a big-endian array of a numeric type: integers in decimal,
+ * reals through real() (the xattrs and the references write them each in
+ * their own form). */
+void nc3_append_number(GString *o, uint32_t type, const unsigned char *p, uint64_t i,
+                       void (*real)(GString *o, double x, int single))
 {
-    uint32_t u32;
-    uint64_t u64;
-    switch (type) {
-    case 1: g_string_append_printf(o, "%d", (int8_t)p[0]); break;
-    case 3: g_string_append_printf(o, "%d", (int16_t)hpc_be16(p)); break;
-    case 4: g_string_append_printf(o, "%" PRId32, (int32_t)hpc_be32(p)); break;
-    case 5:
-        u32 = hpc_be32(p);
-        float f;
-        memcpy(&f, &u32, sizeof f);
-        hpc_json_real_text(o, f, 1);
-        break;
-    case 6:
-        u64 = hpc_be64(p);
-        double d;
-        memcpy(&d, &u64, sizeof d);
-        hpc_json_real_text(o, d, 0);
-        break;
-    case 7: g_string_append_printf(o, "%u", p[0]); break;
-    case 8: g_string_append_printf(o, "%u", hpc_be16(p)); break;
-    case 9: g_string_append_printf(o, "%" PRIu32, hpc_be32(p)); break;
-    case 10: g_string_append_printf(o, "%" PRId64, (int64_t)hpc_be64(p)); break;
-    default: g_string_append_printf(o, "%" PRIu64, hpc_be64(p)); break;
+    unsigned es = nc3_type_size(type);
+    uint64_t u = hpc_load_uint(p + i * es, es, TRUE);
+    union { uint32_t u; float f; } f32 = { (uint32_t)u };
+    union { uint64_t u; double d; } f64 = { u };
+
+    if (type == NC_FLOAT || type == NC_DOUBLE) {
+        real(o, type == NC_FLOAT ? (double)f32.f : f64.d, type == NC_FLOAT);
+    } else if (type == NC_BYTE || type == NC_SHORT || type == NC_INT || type == NC_INT64) {
+        int64_t v = es == 8 ? (int64_t)u : (int64_t)(u ^ (1ull << (es * 8 - 1))) - (1ll << (es * 8 - 1));
+        g_string_append_printf(o, "%" PRId64, v);
+    } else {
+        g_string_append_printf(o, "%" PRIu64, u);
     }
 }
 
@@ -210,8 +203,7 @@ static void append_value(GString *o, uint32_t type, const unsigned char *p)
  * string without its trailing NULs, numbers joined by ','. */
 void nc3_att_text(const nc3_att *a, GString *o)
 {
-    unsigned es = nc3_type_size(a->type);
-    if (a->type == 2) {
+    if (a->type == NC_CHAR) {
         size_t l = (size_t)a->nelems;
         while (l > 0 && a->values[l - 1] == '\0')
             l--;
@@ -221,7 +213,7 @@ void nc3_att_text(const nc3_att *a, GString *o)
     for (uint64_t i = 0; i < a->nelems && o->len < NC3_XATTR_VALUE_MAX; i++) {
         if (i)
             g_string_append_c(o, ',');
-        append_value(o, a->type, a->values + i * es);
+        nc3_append_number(o, a->type, a->values, i, hpc_json_real_text);
     }
 }
 

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #define NC3_NTYPES 12                 /* nc_type 1..11 (0 unused) */
+enum { NC_BYTE = 1, NC_CHAR, NC_SHORT, NC_INT, NC_FLOAT, NC_DOUBLE, NC_UBYTE, NC_USHORT,
+       NC_UINT, NC_INT64, NC_UINT64 };
 #define NC3_INO_VAR HPC_INO_FIRST     /* + variable index */
 #define NC3_REFRESH_US 500000         /* a live file is re-stat'ed at most this often */
 #define NC3_HEAD_READ 65536           /* bytes read first for the header */
@@ -112,6 +114,8 @@ int nc3_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
              size_t *nread);
 int nc3_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
 /** The text user.attr.<name> shows for a. */
+void nc3_append_number(GString *o, uint32_t type, const unsigned char *p, uint64_t i,
+                       void (*real)(GString *o, double x, int single));
 void nc3_att_text(const nc3_att *a, GString *o);
 
 /* ---- references (nc3_refs.c) */

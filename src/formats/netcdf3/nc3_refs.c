@@ -8,24 +8,12 @@
 #include "nc3_int.h"
 #include "hpc_json.h"
 
-enum { NC_BYTE = 1, NC_CHAR, NC_SHORT, NC_INT, NC_FLOAT, NC_DOUBLE, NC_UBYTE, NC_USHORT,
-       NC_UINT, NC_INT64, NC_UINT64 };
-
-/* Element i of a big-endian array of type t. */
-static void json_element(GString *o, uint32_t t, const unsigned char *p, uint64_t i)
+/* A real as JSON: NaN and the infinities bare, as zarr's attributes
+ * hold them. */
+static void json_real(GString *o, double x, int single)
 {
-    unsigned es = nc3_type_size(t);
-    uint64_t u = hpc_load_uint(p + i * es, es, TRUE);
-    union { uint32_t u; float f; } f32 = { (uint32_t)u };
-    union { uint64_t u; double d; } f64 = { u };
-    if (t == NC_FLOAT || t == NC_DOUBLE) {
-        hpc_json_double(o, t == NC_FLOAT ? (double)f32.f : f64.d, HPC_JSON_NAN_BARE);
-    } else if (t == NC_BYTE || t == NC_SHORT || t == NC_INT || t == NC_INT64) {
-        int64_t v = es == 8 ? (int64_t)u : (int64_t)(u ^ (1ull << (es * 8 - 1))) - (1ll << (es * 8 - 1));
-        g_string_append_printf(o, "%" PRId64, v);
-    } else {
-        g_string_append_printf(o, "%" PRIu64, u);
-    }
+    (void)single;
+    hpc_json_double(o, x, HPC_JSON_NAN_BARE);
 }
 
 /* One attribute's "attr NAME: VALUE" line: text for chars (NULs dropped
@@ -49,7 +37,7 @@ static void attr_line(const nc3_att *a, GString *out)
         g_string_append(out, a->nelems == 1 ? "" : "[");
         for (uint64_t i = 0; i < a->nelems; i++) {
             g_string_append(out, i ? ", " : "");
-            json_element(out, a->type, a->values, i);
+            nc3_append_number(out, a->type, a->values, i, json_real);
         }
         g_string_append(out, a->nelems == 1 ? "" : "]");
     }
