@@ -358,47 +358,214 @@ def verify(args):
 
 
 MAX_GROUPS = 32     # groups compared per file (each opens the file again)
+CPU_LIMIT = 60      # CPU seconds of one step of the worker (a file's root, its groups, one group)
+
+
+class Worker:
+    """xarray on the file (libnetcdf) in child processes: libnetcdf
+    crashes on some files and groups, corrupts its heap on others (a
+    later call dies) and loops on some (groups that contain themselves),
+    which then cost that file or group only.  The worker, forked once per
+    batch, imports xarray and netCDF4 once and forks a child of its own
+    for each request (a file: its root and its groups), so that what one
+    file does to libnetcdf's memory stays with that file; a child per
+    group, each importing netCDF4 again, cost more than most files'
+    comparison.  The child says which step it is at before each
+    ("step", ...); each step may use CPU_LIMIT seconds of CPU, however
+    long that takes (no wall-clock limit decides a result)."""
+
+    def __init__(self):
+        self.pid = None
+
+    def start(self):
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(req_w)
+            os.close(res_r)
+            try:
+                serve(os.fdopen(req_r), os.fdopen(res_w, "w"))
+            finally:
+                os._exit(0)
+        os.close(req_r)
+        os.close(res_w)
+        self.pid, self.req, self.res = pid, os.fdopen(req_w, "w"), os.fdopen(res_r)
+
+    def stop(self):
+        """Closes the worker's requests and waits for it; its wait status."""
+        self.req.close()
+        self.res.close()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        return status
+
+    def ask(self, *request):
+        """The answers to request, each a list; the last is ["crash",
+        "status N"] when the child died (N: its wait status)."""
+        if self.pid is None:
+            self.start()
+        out = []
+        try:
+            self.req.write(json.dumps(request) + "\n")
+            self.req.flush()
+            for line in self.res:
+                ev = json.loads(line)
+                if ev == ["done"]:
+                    return out
+                out.append(ev)
+        except BrokenPipeError:
+            pass
+        return out + [["crash", "worker: status %d" % self.stop()]]
+
+
+WORKER = Worker()
+
+
+def serve(req, res):
+    """The worker's loop: one request a line, answered by a child of its
+    own as JSON lines, then ["crash", "status N"] if the child died, and
+    ["done"]."""
+    import xarray
+    import hpcmount         # noqa: F401 - imported once, for every child
+    import netCDF4          # noqa: F401
+    import refs_xarray      # noqa: F401
+    import gc
+    sys.stdout = open(os.devnull, "w")      # not the parent's output file
+    xarray.backends.list_engines()          # cached: read once, not per child
+    # objects a child's collections would touch, copying the pages
+    # they share with the worker: left alone
+    gc.freeze()
+
+    def emit(*ev):
+        res.write(json.dumps(ev) + "\n")
+        res.flush()
+    for line in req:
+        pid = os.fork()
+        if pid == 0:
+            rc = 1
+            try:
+                answer(json.loads(line), emit)
+                rc = 0
+            finally:
+                os._exit(rc)
+        _, status = os.waitpid(pid, 0)
+        if status:
+            emit("crash", "status %d" % status)
+        emit("done")
+
+
+def answer(request, emit):
+    """In the worker's child: one request answered."""
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+
+    def step(*ev):
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        limit = int(used.ru_utime + used.ru_stime) + CPU_LIMIT
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+        emit("step", *ev)
+    kind, *args = request
+    if kind == "opens":
+        step("opens")
+        emit("opens", opens(*args))
+    else:
+        compare_file(kind == "file", *args, step=step, emit=emit)
+
+
+def opens(path, group):
+    """Whether xarray on the file opens group itself."""
+    import refs_xarray as rx
+    try:
+        rx.xr.open_dataset(path, engine="netcdf4", group=group).load()
+        return True
+    except Exception:   # noqa: BLE001
+        return False
+
+
+def compare_file(whole, refs, path, groups=None, first=0, step=None, emit=None):
+    """In the worker: whole, the file's root opened by xarray (refs_xarray's
+    oracle(), else "skipped") and its groups listed ("groups"); then
+    groups[first:MAX_GROUPS] compared one by one ("group", index, None
+    when xarray cannot open it itself, else the differences)."""
+    import hpcmount
+    import refs_xarray as rx
+    root = None
+    if whole:
+        step("oracle")
+        root, why = rx.oracle(path)
+        if why:
+            return emit("skipped", why)
+        step("groups")
+        try:
+            groups = rx.groups_of(path)
+        except Exception as e:      # noqa: BLE001
+            return emit("nogroups", repr(e)[:200])
+        emit("groups", groups)
+    r = None
+    for i in range(first, min(len(groups), MAX_GROUPS)):
+        step("group", i)
+        r = r or json.load(open(refs))
+        try:
+            res = rx.compare_group(path, groups[i], lambda g: hpcmount.refs_dataset(r, g),
+                                   root if groups[i] == "/" else None)
+        except Exception:   # noqa: BLE001 - xarray cannot open the group itself
+            res = None
+        emit("group", i, res)
+
+
+def netcdf_results(refs, path):
+    """The worker's verdict on the file: ("skipped", why), or the groups
+    and {index: None (xarray cannot open the group itself) or its
+    differences}.  A group the worker died on is asked once more in a new
+    worker: does xarray on the file open it at all?  If not, it is one
+    xarray cannot open; else the crash is a difference."""
+    groups, res = None, {}
+    ev, at = WORKER.ask("file", refs, path), ["step", "oracle"]
+    while True:
+        for e in ev:
+            if e[0] == "skipped":
+                return "skipped", e[1]
+            if e[0] == "nogroups":
+                return "skipped", "netCDF4 cannot list its groups: crash " + e[1]
+            if e[0] == "groups":
+                groups = e[1]
+            if e[0] == "group":
+                res[e[1]] = e[2]
+        if not ev or ev[-1][0] != "crash":
+            return groups, res
+        at = ([at] + [e for e in ev if e[0] == "step"])[-1]
+        if at == ["step", "oracle"]:
+            return "skipped", " ".join(ev[-1])
+        if at == ["step", "groups"]:
+            return "skipped", "netCDF4 cannot list its groups: " + " ".join(ev[-1])
+        i = at[2]
+        alive = WORKER.ask("opens", path, groups[i]) == [["step", "opens"], ["opens", True]]
+        res[i] = ["crash", ev[-1][1]] if alive else None
+        if i + 1 >= min(len(groups), MAX_GROUPS):
+            return groups, res
+        ev, at = WORKER.ask("groups", refs, path, groups, i + 1), ["step", "group", i + 1]
 
 
 def netcdf_class(refs, path):
     """(class, detail) of xarray through the references against xarray
     on the file (refs_xarray.py), in netCDF's first MAX_GROUPS groups; the
-    first difference is the detail.  The file's root and each group in a
-    child process, waited for without a time limit: libnetcdf itself
-    crashes on some files and groups, which xarray then cannot open (a
-    file: skipped; a group: named in the detail)."""
-    import hpcmount
-    import refs_xarray as rx
-    why = rx.isolated(rx.oracle, path)
-    if why:
-        return "skipped", " ".join(why) if isinstance(why, list) else why
-    groups = rx.isolated(rx.groups_of, path)
-    if groups[:1] == ["crash"]:
-        return "skipped", "netCDF4 cannot list its groups: " + " ".join(groups)
-    r = json.load(open(refs))
-
-    def one(g):
-        try:
-            return rx.compare_group(path, g, lambda g: hpcmount.refs_dataset(r, g))
-        except Exception:   # noqa: BLE001 - xarray cannot open the group itself
-            return None
-
-    def opens(g):
-        try:
-            rx.xr.open_dataset(path, engine="netcdf4", group=g).load()
-            return True
-        except Exception:   # noqa: BLE001
-            return False
+    first difference is the detail.  A file xarray cannot open itself
+    (libnetcdf itself crashes on some) is skipped, a group it cannot open
+    named in the detail (netcdf_results())."""
+    groups, res = netcdf_results(refs, path)
+    if groups == "skipped":
+        return groups, res
     d, skipped = [], []
-    for g in groups[:MAX_GROUPS]:
-        res = rx.isolated(one, g)
-        if res and res[:1] == ["crash"] and rx.isolated(opens, g) is not True:
-            res = None      # xarray on the file dies on it
-        if res is None:
+    for i, g in enumerate(groups[:MAX_GROUPS]):
+        r = res.get(i)
+        if r is None:
             skipped.append(g)
         else:
-            crash = res[:1] == ["crash"] and len(res) == 2
-            d += ["%s: %s" % (g, x) for x in (["crash: " + res[1]] if crash else res)]
+            crash = r[:1] == ["crash"] and len(r) == 2
+            d += ["%s: %s" % (g, x) for x in (["crash: " + r[1]] if crash else r)]
     real = [x for x in d if ": uncovered:" not in x]
     note = " (groups xarray cannot open itself: %s)" % " ".join(skipped) if skipped else ""
     if len(groups) > MAX_GROUPS:
@@ -417,7 +584,10 @@ def batch(listfile):
     import contextlib
     import shlex
     import traceback
-    for line in open(listfile):
+    lines = open(listfile).readlines()
+    if any("--nc" in line for line in lines):
+        WORKER.start()      # before this process holds any file's data
+    for line in lines:
         out, argv = line.rstrip("\n").split("\t")[:2]
         with open(out, "w") as fh, contextlib.redirect_stdout(fh):
             try:
@@ -427,6 +597,8 @@ def batch(listfile):
                 print("FAIL: exception")
                 rc = 1
             print("status: %d" % rc, flush=True)
+    if WORKER.pid is not None:
+        WORKER.stop()
     return 0
 
 
