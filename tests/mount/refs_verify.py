@@ -14,8 +14,8 @@ reads: gsd.fl (frames and series), h5py (every dataset), SDreaddata
 With --nc, each of the first 32 groups xarray's netcdf4 engine
 (libnetcdf) opens of FILE is also compared with
 hpcmount.refs_dataset(REFS, group), as
-tests/mount/refs_xarray.py compares them, in a child process (a library
-that crashes costs that file only): one line "xarray: CLASS DETAIL",
+tests/mount/refs_xarray.py compares them, in a child process (Worker: a
+library that crashes costs that file only): one line "xarray: CLASS DETAIL",
 CLASS identical, covered (equal but for what the references list as not
 covered), differ, or skipped (xarray cannot open the file itself).
 With --gsd every file of TREE's frames/ and series/ must be an array or a
@@ -32,6 +32,7 @@ runs the calls listed in LIST in one interpreter (see batch()).
 import argparse
 import json
 import os
+import signal
 import sys
 
 import fsspec
@@ -570,9 +571,9 @@ def netcdf_results(refs, path):
     goes on with the groups after it."""
     groups, res = None, {}
     ev, at = WORKER.ask("file", refs, path, fresh=False), ["step", "oracle"]
-    if not clean(ev):
+    if not clean(ev) and not spent(ev):
         ev = WORKER.ask("file", refs, path)
-        WORKER.fresh = True
+    WORKER.fresh = not clean(ev)
     while True:
         for e in ev:
             if e[0] == "skipped":
@@ -596,6 +597,17 @@ def netcdf_results(refs, path):
         if i + 1 >= min(len(groups), MAX_GROUPS):
             return groups, res
         ev, at = WORKER.ask("groups", refs, path, groups, i + 1), ["step", "group", i + 1]
+
+
+def spent(answers):
+    """Whether the server died of its CPU limit (libnetcdf looping on a
+    group that contains itself): the file's own doing, which a new
+    server would only repeat for another CPU_LIMIT seconds."""
+    why = answers[-1][1] if answers and answers[-1][0] == "crash" else ""
+    if not why.startswith("status "):
+        return False
+    status = int(why.split()[1])
+    return os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL)
 
 
 def clean(answers):
