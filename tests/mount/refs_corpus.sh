@@ -7,8 +7,8 @@
 # fixed sample of their chunks (tests/mount/refs_verify.py).  Of an HDF5
 # or netCDF-3 file, xarray through the same references (hpcmount.refs_dataset) equals
 # xarray on the file (engine="netcdf4", libnetcdf) in its first 32 groups
-# (refs_verify.py --nc; every fourth HDF5 file unless
-# HPC_REFS_XARRAY_EVERY says otherwise): files xarray cannot open itself are skipped and
+# (refs_verify.py --nc; every HDF5 file unless HPC_REFS_XARRAY_EVERY=N
+# asks for every Nth): files xarray cannot open itself are skipped and
 # counted, a file that differs must be listed with its reason in
 # tests/mount/refs_xarray_expected.txt (and one listed there must still
 # differ).  The closing note counts
@@ -37,11 +37,12 @@ if [ -x "$top_builddir/libtool" ]; then
 fi
 ulimit -v 4194304
 shard=${HPC_REFS_CORPUS_SHARD:-0/1}
-# xarray on the file costs about 2 CPU s per HDF5 file (each group opened
-# on both sides in a child of its own): make check compares every
-# XEVERY-th HDF5 file of each shard (every netCDF-3 file), a fixed set;
-# HPC_REFS_XARRAY_EVERY=1 compares them all
-XEVERY=${HPC_REFS_XARRAY_EVERY:-4}
+# xarray on the file, in a server process reused from file to file
+# (refs_verify.py's Worker), costs about 0.1-0.3 CPU s per file, 20 (its
+# CPU limit) per file libnetcdf loops on, and all of them are compared;
+# HPC_REFS_XARRAY_EVERY=N compares every Nth HDF5 file of each shard only
+# (every netCDF-3 file)
+XEVERY=${HPC_REFS_XARRAY_EVERY:-1}
 sk=${shard%/*} sn=${shard#*/}
 files=0 refused=0 described=0 idx=-1 inbatch=0
 : >"$TMP/refused"

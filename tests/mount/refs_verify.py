@@ -14,8 +14,8 @@ reads: gsd.fl (frames and series), h5py (every dataset), SDreaddata
 With --nc, each of the first 32 groups xarray's netcdf4 engine
 (libnetcdf) opens of FILE is also compared with
 hpcmount.refs_dataset(REFS, group), as
-tests/mount/refs_xarray.py compares them, in a child process (a library
-that crashes costs that file only): one line "xarray: CLASS DETAIL",
+tests/mount/refs_xarray.py compares them, in a child process (Worker: a
+library that crashes costs that file only): one line "xarray: CLASS DETAIL",
 CLASS identical, covered (equal but for what the references list as not
 covered), differ, or skipped (xarray cannot open the file itself).
 With --gsd every file of TREE's frames/ and series/ must be an array or a
@@ -32,6 +32,7 @@ runs the calls listed in LIST in one interpreter (see batch()).
 import argparse
 import json
 import os
+import signal
 import sys
 
 import fsspec
@@ -358,47 +359,289 @@ def verify(args):
 
 
 MAX_GROUPS = 32     # groups compared per file (each opens the file again)
+# CPU seconds of one step of the worker (a file's root, its groups, one
+# group): libnetcdf loops on files whose groups contain themselves (hard
+# or external links) until the limit, so every such file costs it; the
+# largest step seen that ends (h5diff_hyper1.h5's root, a 1 GiB dataset
+# of fill values) takes about 4, mostly the kernel zeroing pages
+CPU_LIMIT = 20
+
+
+class Worker:
+    """xarray on the file (libnetcdf) in child processes: libnetcdf
+    crashes on some files and groups, corrupts its heap on others (a
+    later call dies) and loops on some (groups that contain themselves),
+    which then cost that file or group only.  The worker, forked once per
+    batch, imports xarray and netCDF4 once and forks a server, which
+    answers requests (a file: its root and its groups) until a file's
+    answer is not a clean one (netcdf_results()): that file is asked
+    again of a new server, and the next file too, so that what one file
+    does to libnetcdf's memory stays with that file.  A child per group,
+    each importing netCDF4 again, cost more than most files' comparison;
+    a child per file, forked and torn down, still about 0.2 CPU s.  The
+    server says which step it is at before each ("step", ...); each step
+    may use CPU_LIMIT seconds of CPU, however long that takes (no
+    wall-clock limit decides a result)."""
+
+    def __init__(self):
+        self.pid = None
+        self.fresh = False      # the next request to a new server
+
+    def start(self):
+        self.pid, self.req, self.res = fork(serve)
+
+    def stop(self):
+        """Closes the worker's requests and waits for it; its wait status."""
+        self.req.close()
+        self.res.close()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        return status
+
+    def ask(self, *request, fresh=True):
+        """The answers to request (of a new server when fresh), each a
+        list; the last is ["crash", "status N"] when the server died (N:
+        its wait status)."""
+        if self.pid is None:
+            self.start()
+        out = []
+        try:
+            self.req.write(json.dumps([fresh or self.fresh, request]) + "\n")
+            self.req.flush()
+            self.fresh = False
+            for line in self.res:
+                ev = json.loads(line)
+                if ev == ["done"]:
+                    return out
+                out.append(ev)
+        except BrokenPipeError:
+            pass
+        return out + [["crash", "worker: status %d" % self.stop()]]
+
+
+WORKER = Worker()
+
+
+def fork(loop, close=()):
+    """(pid, requests, answers) of a child running loop(requests, answers)
+    on pipes, without the files close; it exits 0 when loop returns, 1
+    when it raises."""
+    req_r, req_w = os.pipe()
+    res_r, res_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        for fd in [req_w, res_r] + [f.fileno() for f in close]:
+            os.close(fd)
+        rc = 1
+        try:
+            loop(os.fdopen(req_r), os.fdopen(res_w, "w"))
+            rc = 0
+        except BaseException:     # noqa: BLE001 - said, and the exit status says it
+            import traceback
+            traceback.print_exc()
+        finally:
+            os._exit(rc)
+    os.close(req_r)
+    os.close(res_w)
+    return pid, os.fdopen(req_w, "w"), os.fdopen(res_r)
+
+
+def serve(req, res):
+    """The worker's loop: one request a line, [fresh, request], passed to
+    the server (a new one when fresh) and its answers to res, then
+    ["crash", "status N"] if the server died, and ["done"]."""
+    import xarray
+    import hpcmount         # noqa: F401 - imported once, for every server
+    import netCDF4          # noqa: F401
+    import refs_xarray      # noqa: F401
+    import gc
+    sys.stdout = open(os.devnull, "w")      # not the parent's output file
+    xarray.backends.list_engines()          # cached: read once, not per server
+    # objects a server's collections would touch, copying the pages
+    # they share with the worker: left alone
+    gc.freeze()
+    server = None
+    for line in req:
+        fresh, request = json.loads(line)
+        if server is not None and fresh:
+            end(server)
+            server = None
+        if server is None:
+            server = fork(answers, (req, res))    # the worker's pipes: its own
+        try:
+            server[1].write(json.dumps(request) + "\n")
+            server[1].flush()
+            for ans in server[2]:
+                if json.loads(ans) == ["done"]:
+                    break
+                res.write(ans)
+            else:
+                raise BrokenPipeError
+        except BrokenPipeError:
+            res.write(json.dumps(["crash", "status %d" % end(server)]) + "\n")
+            server = None
+        res.write(json.dumps(["done"]) + "\n")
+        res.flush()
+
+
+def end(server):
+    """Closes the server's requests and waits for it; its wait status."""
+    pid, req, res = server
+    for f in (req, res):
+        try:
+            f.close()
+        except BrokenPipeError:
+            pass
+    return os.waitpid(pid, 0)[1]
+
+
+def answers(req, res):
+    """The server's loop: one request a line, its answers, ["done"]."""
+    def emit(*ev):
+        res.write(json.dumps(ev) + "\n")
+        res.flush()
+    for line in req:
+        answer(json.loads(line), emit)
+        emit("done")
+
+
+def answer(request, emit):
+    """In the worker's child: one request answered."""
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+
+    def step(*ev):
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        limit = int(used.ru_utime + used.ru_stime) + CPU_LIMIT
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+        emit("step", *ev)
+    kind, *args = request
+    if kind == "opens":
+        step("opens")
+        emit("opens", opens(*args))
+    else:
+        compare_file(kind == "file", *args, step=step, emit=emit)
+
+
+def opens(path, group):
+    """Whether xarray on the file opens group itself."""
+    import refs_xarray as rx
+    try:
+        rx.xr.open_dataset(path, engine="netcdf4", group=group).load()
+        return True
+    except Exception:   # noqa: BLE001
+        return False
+
+
+def compare_file(whole, refs, path, groups=None, first=0, step=None, emit=None):
+    """In the worker: whole, the file's root opened by xarray (refs_xarray's
+    oracle(), else "skipped") and its groups listed ("groups"); then
+    groups[first:MAX_GROUPS] compared one by one ("group", index, None
+    when xarray cannot open it itself, else the differences)."""
+    import hpcmount
+    import refs_xarray as rx
+    root = None
+    if whole:
+        step("oracle")
+        root, why = rx.oracle(path)
+        if why:
+            return emit("skipped", why)
+        step("groups")
+        try:
+            groups = rx.groups_of(path)
+        except Exception as e:      # noqa: BLE001
+            return emit("nogroups", repr(e)[:200])
+        emit("groups", groups)
+    r = None
+    for i in range(first, min(len(groups), MAX_GROUPS)):
+        step("group", i)
+        r = r or json.load(open(refs))
+        try:
+            res = rx.compare_group(path, groups[i], lambda g: hpcmount.refs_dataset(r, g),
+                                   root if groups[i] == "/" else None)
+        except Exception:   # noqa: BLE001 - xarray cannot open the group itself
+            res = None
+        emit("group", i, res)
+
+
+def netcdf_results(refs, path):
+    """The worker's verdict on the file: ("skipped", why), or the groups
+    and {index: None (xarray cannot open the group itself) or its
+    differences}.  An answer that is not clean() is taken again from a
+    new server.  A group the server died on is asked once more of a new
+    one: does xarray on the file open it at all?  If not, it is one
+    xarray cannot open; else the crash is a difference; a new server
+    goes on with the groups after it."""
+    groups, res = None, {}
+    ev, at = WORKER.ask("file", refs, path, fresh=False), ["step", "oracle"]
+    if not clean(ev) and not spent(ev):
+        ev = WORKER.ask("file", refs, path)
+    WORKER.fresh = not clean(ev)
+    while True:
+        for e in ev:
+            if e[0] == "skipped":
+                return "skipped", e[1]
+            if e[0] == "nogroups":
+                return "skipped", "netCDF4 cannot list its groups: crash " + e[1]
+            if e[0] == "groups":
+                groups = e[1]
+            if e[0] == "group":
+                res[e[1]] = e[2]
+        if not ev or ev[-1][0] != "crash":
+            return groups, res
+        at = ([at] + [e for e in ev if e[0] == "step"])[-1]
+        if at == ["step", "oracle"]:
+            return "skipped", " ".join(ev[-1])
+        if at == ["step", "groups"]:
+            return "skipped", "netCDF4 cannot list its groups: " + " ".join(ev[-1])
+        i = at[2]
+        alive = WORKER.ask("opens", path, groups[i]) == [["step", "opens"], ["opens", True]]
+        res[i] = ["crash", ev[-1][1]] if alive else None
+        if i + 1 >= min(len(groups), MAX_GROUPS):
+            return groups, res
+        ev, at = WORKER.ask("groups", refs, path, groups, i + 1), ["step", "group", i + 1]
+
+
+def spent(answers):
+    """Whether the server died of its CPU limit (libnetcdf looping on a
+    group that contains itself): the file's own doing, which a new
+    server would only repeat for another CPU_LIMIT seconds."""
+    why = answers[-1][1] if answers and answers[-1][0] == "crash" else ""
+    if not why.startswith("status "):
+        return False
+    status = int(why.split()[1])
+    return os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL)
+
+
+def clean(answers):
+    """Whether the server's answers show nothing of libnetcdf going wrong:
+    no crash, no file or group xarray could not open, no difference
+    (but what the references do not cover)."""
+    return all(e[0] not in ("crash", "skipped", "nogroups") and
+               (e[0] != "group" or e[2] is not None and
+                all(x.startswith("uncovered:") for x in e[2]))
+               for e in answers)
 
 
 def netcdf_class(refs, path):
     """(class, detail) of xarray through the references against xarray
     on the file (refs_xarray.py), in netCDF's first MAX_GROUPS groups; the
-    first difference is the detail.  The file's root and each group in a
-    child process, waited for without a time limit: libnetcdf itself
-    crashes on some files and groups, which xarray then cannot open (a
-    file: skipped; a group: named in the detail)."""
-    import hpcmount
-    import refs_xarray as rx
-    why = rx.isolated(rx.oracle, path)
-    if why:
-        return "skipped", " ".join(why) if isinstance(why, list) else why
-    groups = rx.isolated(rx.groups_of, path)
-    if groups[:1] == ["crash"]:
-        return "skipped", "netCDF4 cannot list its groups: " + " ".join(groups)
-    r = json.load(open(refs))
-
-    def one(g):
-        try:
-            return rx.compare_group(path, g, lambda g: hpcmount.refs_dataset(r, g))
-        except Exception:   # noqa: BLE001 - xarray cannot open the group itself
-            return None
-
-    def opens(g):
-        try:
-            rx.xr.open_dataset(path, engine="netcdf4", group=g).load()
-            return True
-        except Exception:   # noqa: BLE001
-            return False
+    first difference is the detail.  A file xarray cannot open itself
+    (libnetcdf itself crashes on some) is skipped, a group it cannot open
+    named in the detail (netcdf_results())."""
+    groups, res = netcdf_results(refs, path)
+    if groups == "skipped":
+        return groups, res
     d, skipped = [], []
-    for g in groups[:MAX_GROUPS]:
-        res = rx.isolated(one, g)
-        if res and res[:1] == ["crash"] and rx.isolated(opens, g) is not True:
-            res = None      # xarray on the file dies on it
-        if res is None:
+    for i, g in enumerate(groups[:MAX_GROUPS]):
+        r = res.get(i)
+        if r is None:
             skipped.append(g)
         else:
-            crash = res[:1] == ["crash"] and len(res) == 2
-            d += ["%s: %s" % (g, x) for x in (["crash: " + res[1]] if crash else res)]
+            crash = r[:1] == ["crash"] and len(r) == 2
+            d += ["%s: %s" % (g, x) for x in (["crash: " + r[1]] if crash else r)]
     real = [x for x in d if ": uncovered:" not in x]
     note = " (groups xarray cannot open itself: %s)" % " ".join(skipped) if skipped else ""
     if len(groups) > MAX_GROUPS:
@@ -417,7 +660,10 @@ def batch(listfile):
     import contextlib
     import shlex
     import traceback
-    for line in open(listfile):
+    lines = open(listfile).readlines()
+    if any("--nc" in line for line in lines):
+        WORKER.start()      # before this process holds any file's data
+    for line in lines:
         out, argv = line.rstrip("\n").split("\t")[:2]
         with open(out, "w") as fh, contextlib.redirect_stdout(fh):
             try:
@@ -427,6 +673,8 @@ def batch(listfile):
                 print("FAIL: exception")
                 rc = 1
             print("status: %d" % rc, flush=True)
+    if WORKER.pid is not None:
+        WORKER.stop()
     return 0
 
 
