@@ -43,9 +43,11 @@ import sys
 import warnings
 
 import numpy as np
-import xarray as xr
 
 import hpcmount
+
+# xarray (pandas) is imported by the functions that use it: its import
+# costs more CPU than h4dims' whole work, run once per HDF4 file
 
 warnings.simplefilter("ignore")
 
@@ -211,6 +213,7 @@ def diffs(got, want, not_covered=()):
     variables of want missing from got but named in not_covered are
     "uncovered: ..." only, and want's dimensions and coordinates are
     those of what got covers."""
+    import xarray as xr
     out = []
     gone = [n for n in want.variables if n not in got.variables and n in not_covered]
     for n in gone:
@@ -250,6 +253,7 @@ def compare_group(path, group, got_of):
     """The differences for one group, or raises when xarray cannot open
     the file itself; got_of(group) opens the group through the
     references (a Container's dataset, or hpcmount.refs_dataset)."""
+    import xarray as xr
     want = xr.open_dataset(path, engine="netcdf4", group=group).load()
     try:
         got = got_of(group).load()
@@ -401,6 +405,7 @@ def h4dims(oracle_out, path, refs, top=""):
 
 def oracle(path):
     """None when xarray opens and loads the file's root group, else why."""
+    import xarray as xr
     try:
         xr.open_dataset(path, engine="netcdf4").load()
         return None
