@@ -9,6 +9,19 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 HPCMOUNT="$top_builddir/fuse/hpcmount"
 HPCDUMP="$top_builddir/dump/hpcdump"
+# hpcdump itself, not libtool's wrapper script of the build tree (a shell,
+# an ls and three seds per call: more CPU than most calls' own work), with
+# the build tree's libhpcmount first, as the wrapper would give it.
+# Exported: the Python checkers run it too (tests/mount/conformance.py).
+for p in "$top_builddir/dump/.libs/lt-hpcdump" "$top_builddir/dump/.libs/hpcdump"; do
+    if [ -x "$p" ] && [ -f "$top_builddir/src/.libs/libhpcmount.so" ]; then
+        HPCDUMP=$p
+        LD_LIBRARY_PATH="$top_builddir/src/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        export LD_LIBRARY_PATH
+        break
+    fi
+done
+export HPCDUMP
 DATA="$top_srcdir/tests/data"
 # Debian's python3 (python3-gsd, python3-h5py, numpy), not a pyenv one
 PY=/usr/bin/python3

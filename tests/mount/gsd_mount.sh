@@ -12,19 +12,8 @@ T="$G/gsdtest.py"
 # verify MNT EXPECT SRC LABEL: size, sha256, xattrs through the mount, bytes
 # through hpcdump, for every "PATH SHA SHAPE DTYPE NBYTES" line
 verify() {
-    local mnt=$1 exp=$2 src=$3 label=$4 bad=0 n=0
-    while read -r path sum shape dtype nbytes; do
-        n=$((n + 1))
-        [ "$(stat -c %s "$mnt/$path" 2>/dev/null)" = "$nbytes" ] || { bad=1; echo "  size of $path"; }
-        [ "$(sha "$mnt/$path" 2>/dev/null)" = "$sum" ] || { bad=1; echo "  sha256 of $path"; }
-        [ "$(getfattr --absolute-names --only-values -n user.shape "$mnt/$path" 2>/dev/null)" = "$shape" ] ||
-            { bad=1; echo "  user.shape of $path"; }
-        [ "$(getfattr --absolute-names --only-values -n user.dtype "$mnt/$path" 2>/dev/null)" = "$dtype" ] ||
-            { bad=1; echo "  user.dtype of $path"; }
-        [ "$("$HPCDUMP" cat "$src" "/$path" | sha256sum | cut -d' ' -f1)" = "$sum" ] ||
-            { bad=1; echo "  hpcdump bytes of $path"; }
-    done < "$exp"
-    if [ "$bad" = 0 ] && [ "$n" -gt 0 ]; then pass "$label: $n chunks byte-exact"; else fail "$label"; fi
+    check "$4: $(wc -l < "$2") chunks byte-exact" \
+        $PY "$top_srcdir/tests/lib/chunk_sums.py" "$1" "$3" "$HPCDUMP" "$2" xattrs
 }
 
 # --- every fixture ----------------------------------------------------------

@@ -527,9 +527,9 @@ def answer(request, emit):
 
 def opens(path, group):
     """Whether xarray on the file opens group itself."""
-    import refs_xarray as rx
+    import xarray as xr
     try:
-        rx.xr.open_dataset(path, engine="netcdf4", group=group).load()
+        xr.open_dataset(path, engine="netcdf4", group=group).load()
         return True
     except Exception:   # noqa: BLE001
         return False

@@ -43,9 +43,11 @@ import sys
 import warnings
 
 import numpy as np
-import xarray as xr
 
 import hpcmount
+
+# xarray (pandas) is imported by the functions that use it: its import
+# costs more CPU than h4dims' whole work, run once per HDF4 file
 
 warnings.simplefilter("ignore")
 
@@ -211,6 +213,7 @@ def diffs(got, want, not_covered=()):
     variables of want missing from got but named in not_covered are
     "uncovered: ..." only, and want's dimensions and coordinates are
     those of what got covers."""
+    import xarray as xr
     out = []
     gone = [n for n in want.variables if n not in got.variables and n in not_covered]
     for n in gone:
@@ -251,6 +254,7 @@ def compare_group(path, group, got_of, want=None):
     the file itself; got_of(group) opens the group through the
     references (a Container's dataset, or hpcmount.refs_dataset); want:
     the group as xarray on the file opened it already, if it did."""
+    import xarray as xr
     if want is None:
         want = xr.open_dataset(path, engine="netcdf4", group=group).load()
     try:
@@ -404,6 +408,7 @@ def h4dims(oracle_out, path, refs, top=""):
 def oracle(path):
     """(the file's root group as xarray opens and loads it, None), or
     (None, why) when it cannot."""
+    import xarray as xr
     try:
         return xr.open_dataset(path, engine="netcdf4").load(), None
     except Exception as e:      # noqa: BLE001 - counted, not compared
