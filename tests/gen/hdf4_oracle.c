@@ -4,11 +4,16 @@
  *   hdf4_oracle FILE
  *   hdf4_oracle -d FILE
  *
- * prints one block per SDS that is not a coordinate variable, in index
- * order:
+ * prints one block per SDS, those that are not coordinate variables first,
+ * then the coordinate variables (dimension scales), each in index order:
  *
  *   sds <index> <name as hex> <shape, e.g. 3,4> <HDF4 number type> <bytes> <status>
  *   <the bytes SDreaddata returns for the whole SDS, as hex>
+ *
+ * with "coord" for "sds" in a coordinate variable's block.  So the first
+ * block of a name is the SDS hpcmount serves under it: an SDS before a
+ * coordinate variable of its name (its dimension's scale), the lowest
+ * index among SDSs sharing a name.
  *
  * status "ok": SDreaddata succeeded, and read twice into buffers preset to
  * 0x00 and 0xff it gave the same bytes (every byte came from the library);
@@ -22,7 +27,7 @@
  * bytes are in the host's order (little-endian on the machines the tests
  * run on).  External data (SDsetexternalfile) are read as from the file's
  * directory.
- * With -d, one line per SDS that is not a coordinate variable instead:
+ * With -d, one line per SDS instead, in the same order:
  *
  *   dims <index> <name as hex> <its dimensions' names as hex, comma-separated>
  *
@@ -135,15 +140,15 @@ static void put_name(const char *name)
         printf("%02x", (unsigned char)*c);
 }
 
-/* The -d line of SDS index. */
-static void dump_dims(int32 sd, int32 index)
+/* The -d line of SDS index, if it is a coordinate variable (coord) or not. */
+static void dump_dims(int32 sd, int32 index, int coord)
 {
     char name[H4_MAX_NC_NAME + 1] = "";
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
     int32 id = SDselect(sd, index);
 
     if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL ||
-        SDiscoordvar(id) > 0) {
+        (SDiscoordvar(id) > 0) != coord) {
         if (id != FAIL)
             SDendaccess(id);
         return;
@@ -166,19 +171,22 @@ static void dump_dims(int32 sd, int32 index)
     SDendaccess(id);
 }
 
-static void dump_sds(int32 sd, int32 index)
+/* The block of SDS index, if it is a coordinate variable (coord) or not;
+ * one that cannot be selected is an SDS that fails. */
+static void dump_sds(int32 sd, int32 index, int coord)
 {
     char name[H4_MAX_NC_NAME + 1] = "";
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
     int32 id = SDselect(sd, index);
 
     if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL) {
-        printf("sds %d - - 0 0 fail\n\n", (int)index);
+        if (!coord)
+            printf("sds %d - - 0 0 fail\n\n", (int)index);
         if (id != FAIL)
             SDendaccess(id);
         return;
     }
-    if (SDiscoordvar(id) > 0) {
+    if ((SDiscoordvar(id) > 0) != coord) {
         SDendaccess(id);
         return;
     }
@@ -199,7 +207,7 @@ static void dump_sds(int32 sd, int32 index)
         status = "filled";
         fill_unwritten(id, nt, a, b, n);
     }
-    printf("sds %d ", (int)index);
+    printf("%s %d ", coord ? "coord" : "sds", (int)index);
     put_name(name);
     putchar(' ');
     for (int32 i = 0; i < rank; i++)
@@ -238,8 +246,9 @@ int main(int argc, char **argv)
         return 2;
     }
     free(dir);
-    for (int32 i = 0; i < nsds; i++)
-        (dims ? dump_dims : dump_sds)(sd, i);
+    for (int coord = 0; coord < 2; coord++)
+        for (int32 i = 0; i < nsds; i++)
+            (dims ? dump_dims : dump_sds)(sd, i, coord);
     SDend(sd);
     return 0;
 }

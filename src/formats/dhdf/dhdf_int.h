@@ -60,6 +60,7 @@ typedef struct dhdf_array {
     char *name;
     int distributed;
     int scalar;                  /* a plain SDS of rank 0: read as rank 1, size 1 */
+    int coord;                   /* a coordinate variable (a dimension's scale) */
     int32 sds_index;             /* of its SDS in the main (or plain) file */
     int32 nt;                    /* base number type */
     uint32_t esize;

@@ -566,7 +566,8 @@ static int dhdf_info(hpc_container *c, GString *o)
         dhdf_nt_info(a->nt, &dt);
         char *shape = dhdf_shape_text(a->scalar ? 0 : a->rank, a->dims);
         g_string_append_printf(o, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%zu\t%" PRIu64 "\n", a->name,
-                               a->distributed ? "distributed" : "plain", dt, shape, a->nbytes,
+                               a->distributed ? "distributed" : a->coord ? "coordinate"
+                               : "plain", dt, shape, a->nbytes,
                                a->distributed ? a->npieces : 0, a->holes);
         g_free(shape);
     }
