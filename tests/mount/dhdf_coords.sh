@@ -78,8 +78,9 @@ expect_eq "hpcdump ls: every SDS and every coordinate variable but the shadowed 
 "$HPCDUMP" extract "$F" "$TMP/x" >/dev/null 2>&1
 expect_eq "hpcdump extract: y's bytes" "$(want y coord)" "$(hexof "$TMP/x/y")"
 
-# Python: c.array() equals SDreaddata's values; the references make the
-# scales xarray coordinates with libhdf4's values and dimension names
+# Python: c.array() equals SDreaddata's values; the references (and
+# dataset()) make the scales xarray coordinates with libhdf4's values and
+# dimension names
 "$HPCDUMP" refs "$F" >"$TMP/r.json"
 check "Python and xarray through the references: coordinates as libhdf4 reads them" \
     pypkg - "$F" "$TMP/o" "$TMP/r.json" <<'EOF'
@@ -105,6 +106,11 @@ with hpcmount.open(path) as c:
             bad.append("%s: not an xarray coordinate of its dimension (%s)" % (name, v.dims))
         if not np.array_equal(v.values, want):
             bad.append("%s: xarray %s, libhdf4 %s" % (name, v.values, want))
+with hpcmount.open(path) as c:     # the one-line way: the same Dataset
+    one = c.dataset()
+    for name in ("y", "x", "time", "no_scale"):
+        if name not in one.indexes or not np.array_equal(one[name].values, ds[name].values):
+            bad.append("dataset(): %s is no index coordinate equal to the references'" % name)
 for name in ("y", "x"):
     if not np.array_equal(ds["data"][name].values, ds[name].values):
         bad.append("data's %s coordinate differs" % name)
