@@ -33,6 +33,15 @@
  *
  * the names SDgetdimid and SDdiminfo give, which libnetcdf's HDF4 layer
  * (and so xarray) gives the variable's dimensions ("-" for rank 0).
+ * With -a, one line per attribute: the file's first, then each SDS's in
+ * the same order as the blocks:
+ *
+ *   gattr <name as hex> <number type> <count> <SDreadattr's bytes as hex>
+ *   attr <index> <SDS name as hex> <name as hex> <number type> <count> <bytes as hex>
+ *   fill <index> <SDS name as hex> <number type> <bytes as hex>
+ *
+ * "fill" where SDgetfillvalue succeeds (the SDS's type and its bytes),
+ * which libnetcdf's HDF4 layer takes as the variable's fill value.
  * Exit 0, or 1 with one line when SDstart refuses the file.
  */
 #include <stdint.h>
@@ -222,14 +231,72 @@ static void dump_sds(int32 sd, int32 index, int coord)
     SDendaccess(id);
 }
 
+/* One attribute of object id: "PREFIX<name> <type> <count> <bytes>". */
+static void put_attr(int32 id, int32 idx)
+{
+    char name[H4_MAX_NC_NAME + 1] = "";
+    int32 nt, count;
+
+    if (SDattrinfo(id, idx, name, &nt, &count) == FAIL || count < 0)
+        return;
+    size_t n = (size_t)count * (size_t)DFKNTsize(nt | DFNT_NATIVE);
+    unsigned char *v = calloc(n + 1, 1);
+    if (v == NULL || SDreadattr(id, idx, v) == FAIL) {
+        free(v);
+        return;
+    }
+    put_name(name);
+    printf(" %ld %ld ", (long)nt, (long)count);
+    put_hex(v, n);
+    free(v);
+}
+
+/* The -a lines of SDS index, if it is a coordinate variable (coord) or not. */
+static void dump_attrs(int32 sd, int32 index, int coord)
+{
+    char name[H4_MAX_NC_NAME + 1] = "";
+    int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs, aidx;
+    int32 id = SDselect(sd, index);
+
+    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL ||
+        (SDiscoordvar(id) > 0) != coord) {
+        if (id != FAIL)
+            SDendaccess(id);
+        return;
+    }
+    for (int32 i = 0; i < nattrs; i++) {
+        printf("attr %d ", (int)index);
+        put_name(name);
+        putchar(' ');
+        put_attr(id, i);
+    }
+    /* SDgetfillvalue copies the whole attribute: a buffer of its size */
+    char an[H4_MAX_NC_NAME + 1];
+    int32 ant, count;
+    if ((aidx = SDfindattr(id, "_FillValue")) != FAIL &&
+        SDattrinfo(id, aidx, an, &ant, &count) != FAIL && count >= 0) {
+        size_t n = (size_t)count * (size_t)DFKNTsize(ant | DFNT_NATIVE);
+        unsigned char *v = calloc(n + 16, 1);
+        if (v != NULL && SDgetfillvalue(id, v) != FAIL) {
+            printf("fill %d ", (int)index);
+            put_name(name);
+            printf(" %ld ", (long)nt);
+            put_hex(v, (size_t)DFKNTsize(nt | DFNT_NATIVE));
+        }
+        free(v);
+    }
+    SDendaccess(id);
+}
+
 int main(int argc, char **argv)
 {
     int dims = argc == 3 && strcmp(argv[1], "-d") == 0;
-    if (argc != 2 + dims) {
-        fprintf(stderr, "usage: hdf4_oracle [-d] FILE\n");
+    int attrs = argc == 3 && strcmp(argv[1], "-a") == 0;
+    if (argc != 2 + dims + attrs) {
+        fprintf(stderr, "usage: hdf4_oracle [-d | -a] FILE\n");
         return 2;
     }
-    argv += dims;
+    argv += dims + attrs;
     int32 sd = SDstart(argv[1], DFACC_READ);
     int32 nsds, ngattrs;
     if (sd == FAIL || SDfileinfo(sd, &nsds, &ngattrs) == FAIL) {
@@ -246,9 +313,13 @@ int main(int argc, char **argv)
         return 2;
     }
     free(dir);
+    for (int32 i = 0; attrs && i < ngattrs; i++) {
+        printf("gattr ");
+        put_attr(sd, i);
+    }
     for (int coord = 0; coord < 2; coord++)
         for (int32 i = 0; i < nsds; i++)
-            (dims ? dump_dims : dump_sds)(sd, i, coord);
+            (attrs ? dump_attrs : dims ? dump_dims : dump_sds)(sd, i, coord);
     SDend(sd);
     return 0;
 }
