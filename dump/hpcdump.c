@@ -499,7 +499,7 @@ static int show_xattrs(hpcmount *c, const hpcmount_stat *st, const char *path)
         g_ptr_array_add(sorted, (gpointer)x);
     g_ptr_array_sort(sorted, name_cmp);
     if (sorted->len)
-        printf("# file: %s\n", path[0] == '/' && path[1] ? path + 1 : path[1] ? path : ".");
+        printf("# file: %s\n", path[0] == '/' ? (path[1] ? path + 1 : ".") : path[0] ? path : ".");
     for (guint i = 0; rc == HPCMOUNT_OK && i < sorted->len; i++) {
         const char *name = g_ptr_array_index(sorted, i);
         void *v = NULL;

@@ -15,7 +15,8 @@
  * its _FillValue is shorter than an element: what libhdf4 returns is
  * undefined, the mount must fail the read); external data
  * (SDsetexternalfile; ext_missing.dat is deliberately not written);
- * rank 0; dimension scales named like SDSs; SDSs in a Vgroup; names that
+ * rank 0; dimension scales named like SDSs, coordinate variables of every
+ * kind libhdf4 writes; SDSs in a Vgroup; names that
  * repeat, hold UTF-8 or are no file names; DFSD data sets and an 8-bit
  * raster beside them; NaN and infinity in big-endian floats.
  * Exit 0, or 1 with one line when the library refuses a call.
@@ -425,6 +426,62 @@ static void coords(void)
     SDend(sd);
 }
 
+/* Coordinate variables as libhdf4 writes them: dimension scales set with
+ * SDsetdimscale (one dimension shared by two SDSs, one of an unlimited
+ * dimension), a dimension with attributes but no scale (a coordinate
+ * variable with no data written), one named with SDsetdimname only (no
+ * coordinate variable), and a scale named like an SDS written before it. */
+static void coordvars(void)
+{
+    int32 sd = start("coordvars.hdf", DFACC_CREATE), d34[2] = { 3, 4 }, d4[1] = { 4 };
+    int32 d22[2] = { 2, 2 }, d5[1] = { 5 }, drec[1] = { SD_UNLIMITED }, st[1] = { 0 }, ed[1] = { 6 };
+    double y[3] = { -1.5, 0, 2.25 };
+    int16 x[4] = { 10, 20, -30, 40 };
+    int32 t[5] = { 0, 10, 20, 30, 40 };
+    float rv[6] = { 1, 2, 3, 4, 5, 6 }, tv[6] = { 0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f };
+    int32 id = create(sd, "t", DFNT_INT32, 2, d22);  /* before the scale "t" */
+    put_all(id, DFNT_INT32, 2, d22, 11);
+    ck(SDsetattr(id, "units", DFNT_CHAR8, 3, "own"), "SDsetattr");
+    SDendaccess(id);
+    id = create(sd, "data", DFNT_FLOAT32, 2, d34);
+    put_all(id, DFNT_FLOAT32, 2, d34, 12);
+    int32 dim = SDgetdimid(id, 0);
+    ck(SDsetdimname(dim, "y"), "SDsetdimname");
+    ck(SDsetdimscale(dim, 3, DFNT_FLOAT64, y), "SDsetdimscale");
+    ck(SDsetdimstrs(dim, "northing", "km", NULL), "SDsetdimstrs");
+    dim = SDgetdimid(id, 1);
+    ck(SDsetdimname(dim, "x"), "SDsetdimname");
+    ck(SDsetdimscale(dim, 4, DFNT_INT16, x), "SDsetdimscale");
+    SDendaccess(id);
+    id = create(sd, "other", DFNT_INT16, 1, d4);     /* shares dimension x */
+    put_all(id, DFNT_INT16, 1, d4, 13);
+    ck(SDsetdimname(SDgetdimid(id, 0), "x"), "SDsetdimname");
+    SDendaccess(id);
+    id = create(sd, "series", DFNT_INT32, 1, d5);
+    put_all(id, DFNT_INT32, 1, d5, 14);
+    dim = SDgetdimid(id, 0);
+    ck(SDsetdimname(dim, "t"), "SDsetdimname");
+    ck(SDsetdimscale(dim, 5, DFNT_INT32, t), "SDsetdimscale");
+    SDendaccess(id);
+    id = create(sd, "named", DFNT_UINT8, 1, d5);
+    put_all(id, DFNT_UINT8, 1, d5, 15);
+    ck(SDsetdimname(SDgetdimid(id, 0), "only_named"), "SDsetdimname");
+    SDendaccess(id);
+    id = create(sd, "described", DFNT_FLOAT64, 1, d4);
+    put_all(id, DFNT_FLOAT64, 1, d4, 16);
+    dim = SDgetdimid(id, 0);
+    ck(SDsetdimname(dim, "no_scale"), "SDsetdimname");
+    ck(SDsetdimstrs(dim, "described only", NULL, NULL), "SDsetdimstrs");
+    SDendaccess(id);
+    id = create(sd, "rec", DFNT_FLOAT32, 1, drec);
+    ck(SDwritedata(id, st, NULL, ed, rv), "SDwritedata");
+    dim = SDgetdimid(id, 0);
+    ck(SDsetdimname(dim, "time"), "SDsetdimname");
+    ck(SDsetdimscale(dim, 6, DFNT_FLOAT32, tv), "SDsetdimscale");
+    SDendaccess(id);
+    SDend(sd);
+}
+
 /* Names: repeated, UTF-8, and names that are no file names. */
 static void names(void)
 {
@@ -530,6 +587,7 @@ int main(int argc, char **argv)
     fill_attrs();
     external();
     coords();
+    coordvars();
     names();
     groups_and_specials();
     dfsd();

@@ -4,11 +4,16 @@
  *   hdf4_oracle FILE
  *   hdf4_oracle -d FILE
  *
- * prints one block per SDS that is not a coordinate variable, in index
- * order:
+ * prints one block per SDS, those that are not coordinate variables first,
+ * then the coordinate variables (dimension scales), each in index order:
  *
  *   sds <index> <name as hex> <shape, e.g. 3,4> <HDF4 number type> <bytes> <status>
  *   <the bytes SDreaddata returns for the whole SDS, as hex>
+ *
+ * with "coord" for "sds" in a coordinate variable's block.  So the first
+ * block of a name is the SDS hpcmount serves under it: an SDS before a
+ * coordinate variable of its name (its dimension's scale), the lowest
+ * index among SDSs sharing a name.
  *
  * status "ok": SDreaddata succeeded, and read twice into buffers preset to
  * 0x00 and 0xff it gave the same bytes (every byte came from the library);
@@ -22,12 +27,21 @@
  * bytes are in the host's order (little-endian on the machines the tests
  * run on).  External data (SDsetexternalfile) are read as from the file's
  * directory.
- * With -d, one line per SDS that is not a coordinate variable instead:
+ * With -d, one line per SDS instead, in the same order:
  *
  *   dims <index> <name as hex> <its dimensions' names as hex, comma-separated>
  *
  * the names SDgetdimid and SDdiminfo give, which libnetcdf's HDF4 layer
  * (and so xarray) gives the variable's dimensions ("-" for rank 0).
+ * With -a, one line per attribute: the file's first, then each SDS's in
+ * the same order as the blocks:
+ *
+ *   gattr <name as hex> <number type> <count> <SDreadattr's bytes as hex>
+ *   attr <index> <SDS name as hex> <name as hex> <number type> <count> <bytes as hex>
+ *   fill <index> <SDS name as hex> <number type> <bytes as hex>
+ *
+ * "fill" where SDgetfillvalue succeeds (the SDS's type and its bytes),
+ * which libnetcdf's HDF4 layer takes as the variable's fill value.
  * Exit 0, or 1 with one line when SDstart refuses the file.
  */
 #include <stdint.h>
@@ -135,15 +149,15 @@ static void put_name(const char *name)
         printf("%02x", (unsigned char)*c);
 }
 
-/* The -d line of SDS index. */
-static void dump_dims(int32 sd, int32 index)
+/* The -d line of SDS index, if it is a coordinate variable (coord) or not. */
+static void dump_dims(int32 sd, int32 index, int coord)
 {
     char name[H4_MAX_NC_NAME + 1] = "";
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
     int32 id = SDselect(sd, index);
 
     if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL ||
-        SDiscoordvar(id) > 0) {
+        (SDiscoordvar(id) > 0) != coord) {
         if (id != FAIL)
             SDendaccess(id);
         return;
@@ -166,19 +180,22 @@ static void dump_dims(int32 sd, int32 index)
     SDendaccess(id);
 }
 
-static void dump_sds(int32 sd, int32 index)
+/* The block of SDS index, if it is a coordinate variable (coord) or not;
+ * one that cannot be selected is an SDS that fails. */
+static void dump_sds(int32 sd, int32 index, int coord)
 {
     char name[H4_MAX_NC_NAME + 1] = "";
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
     int32 id = SDselect(sd, index);
 
     if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL) {
-        printf("sds %d - - 0 0 fail\n\n", (int)index);
+        if (!coord)
+            printf("sds %d - - 0 0 fail\n\n", (int)index);
         if (id != FAIL)
             SDendaccess(id);
         return;
     }
-    if (SDiscoordvar(id) > 0) {
+    if ((SDiscoordvar(id) > 0) != coord) {
         SDendaccess(id);
         return;
     }
@@ -199,7 +216,7 @@ static void dump_sds(int32 sd, int32 index)
         status = "filled";
         fill_unwritten(id, nt, a, b, n);
     }
-    printf("sds %d ", (int)index);
+    printf("%s %d ", coord ? "coord" : "sds", (int)index);
     put_name(name);
     putchar(' ');
     for (int32 i = 0; i < rank; i++)
@@ -214,14 +231,72 @@ static void dump_sds(int32 sd, int32 index)
     SDendaccess(id);
 }
 
+/* One attribute of object id: "PREFIX<name> <type> <count> <bytes>". */
+static void put_attr(int32 id, int32 idx)
+{
+    char name[H4_MAX_NC_NAME + 1] = "";
+    int32 nt, count;
+
+    if (SDattrinfo(id, idx, name, &nt, &count) == FAIL || count < 0)
+        return;
+    size_t n = (size_t)count * (size_t)DFKNTsize(nt | DFNT_NATIVE);
+    unsigned char *v = calloc(n + 1, 1);
+    if (v == NULL || SDreadattr(id, idx, v) == FAIL) {
+        free(v);
+        return;
+    }
+    put_name(name);
+    printf(" %ld %ld ", (long)nt, (long)count);
+    put_hex(v, n);
+    free(v);
+}
+
+/* The -a lines of SDS index, if it is a coordinate variable (coord) or not. */
+static void dump_attrs(int32 sd, int32 index, int coord)
+{
+    char name[H4_MAX_NC_NAME + 1] = "";
+    int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs, aidx;
+    int32 id = SDselect(sd, index);
+
+    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL ||
+        (SDiscoordvar(id) > 0) != coord) {
+        if (id != FAIL)
+            SDendaccess(id);
+        return;
+    }
+    for (int32 i = 0; i < nattrs; i++) {
+        printf("attr %d ", (int)index);
+        put_name(name);
+        putchar(' ');
+        put_attr(id, i);
+    }
+    /* SDgetfillvalue copies the whole attribute: a buffer of its size */
+    char an[H4_MAX_NC_NAME + 1];
+    int32 ant, count;
+    if ((aidx = SDfindattr(id, "_FillValue")) != FAIL &&
+        SDattrinfo(id, aidx, an, &ant, &count) != FAIL && count >= 0) {
+        size_t n = (size_t)count * (size_t)DFKNTsize(ant | DFNT_NATIVE);
+        unsigned char *v = calloc(n + 16, 1);
+        if (v != NULL && SDgetfillvalue(id, v) != FAIL) {
+            printf("fill %d ", (int)index);
+            put_name(name);
+            printf(" %ld ", (long)nt);
+            put_hex(v, (size_t)DFKNTsize(nt | DFNT_NATIVE));
+        }
+        free(v);
+    }
+    SDendaccess(id);
+}
+
 int main(int argc, char **argv)
 {
     int dims = argc == 3 && strcmp(argv[1], "-d") == 0;
-    if (argc != 2 + dims) {
-        fprintf(stderr, "usage: hdf4_oracle [-d] FILE\n");
+    int attrs = argc == 3 && strcmp(argv[1], "-a") == 0;
+    if (argc != 2 + dims + attrs) {
+        fprintf(stderr, "usage: hdf4_oracle [-d | -a] FILE\n");
         return 2;
     }
-    argv += dims;
+    argv += dims + attrs;
     int32 sd = SDstart(argv[1], DFACC_READ);
     int32 nsds, ngattrs;
     if (sd == FAIL || SDfileinfo(sd, &nsds, &ngattrs) == FAIL) {
@@ -238,8 +313,13 @@ int main(int argc, char **argv)
         return 2;
     }
     free(dir);
-    for (int32 i = 0; i < nsds; i++)
-        (dims ? dump_dims : dump_sds)(sd, i);
+    for (int32 i = 0; attrs && i < ngattrs; i++) {
+        printf("gattr ");
+        put_attr(sd, i);
+    }
+    for (int coord = 0; coord < 2; coord++)
+        for (int32 i = 0; i < nsds; i++)
+            (attrs ? dump_attrs : dims ? dump_dims : dump_sds)(sd, i, coord);
     SDend(sd);
     return 0;
 }

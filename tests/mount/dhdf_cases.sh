@@ -9,7 +9,9 @@
 # against libhdf4's SDreaddata (tests/mount/conformance.py with
 # tests/gen/hdf4_oracle), then `hpcdump refs` of each through fsspec and
 # zarr against the same oracle; user.dims and the references' dimension
-# names against the names libhdf4 gives (hdf4_oracle -d).  Also: external data are found beside the
+# names against the names libhdf4 gives (hdf4_oracle -d), their typed
+# attributes and fill values against SDreadattr and SDgetfillvalue
+# (hdf4_oracle -a).  Also: external data are found beside the
 # file, never in the working directory; reads whose bytes libhdf4 leaves
 # undefined fail with EIO and a line in .info; attributes of an SDS named
 # like a dimension scale are the SDS's own; a rank-0 SDS is a scalar.
@@ -158,5 +160,19 @@ for f in "$C"/*.hdf; do
         >"$R/$b/dv" 2>&1 || { fail "$b: dimension names: $(grep -m2 -E 'FAIL|Error|checked: 0' "$R/$b/dv")"; bad=1; }
 done
 [ "$bad" -eq 0 ] && pass "user.dims and the references' dimension names are libhdf4's"
+
+# attributes: typed in the references as libhdf4 reads them (SDreadattr),
+# a _FillValue of the SDS's type as zarr's fill_value (SDgetfillvalue)
+bad=0; n=0
+for f in "$C"/*.hdf; do
+    b=$(basename "$f" .hdf)
+    [ -s "$R/$b/r.json" ] || continue
+    "$O" -a "$f" >"$R/$b/a" 2>/dev/null || continue
+    pypkg "$top_srcdir/tests/mount/refs_xarray.py" h4attrs "$R/$b/a" "$f" "$R/$b/r.json" \
+        >"$R/$b/av" 2>&1 || { fail "$b: attributes: $(grep -m2 -E 'FAIL|Error' "$R/$b/av")"; bad=1; }
+    n=$((n + $(sed -n 's/^attributes checked: //p' "$R/$b/av")))
+done
+echo "  attributes compared: $n"
+[ "$bad" -eq 0 ] && check "the references' attributes are libhdf4's, typed (some compared)" test "$n" -gt 100
 
 finish

@@ -81,6 +81,11 @@ for f in mhf ahf1 ahf2; do
     [ $f = mhf ] || dirs="sds1.pieces,sds2.pieces"
     check "$f.hdf: user.dims and the references' dimension names are libhdf4's" \
         pypkg "$top_srcdir/tests/mount/refs_xarray.py" h4dims "$TMP/$f.dims" "$FIX/mhf.hdf" "$TMP/fix.json" $dirs
+    # attributes: the references' typed values are SDreadattr's, of the
+    # main file (root and arrays) and of each piece's own SDS
+    "$O" -a "$FIX/$f.hdf" >"$TMP/$f.attrs" || fail "hdf4_oracle -a $f.hdf"
+    check "$f.hdf: the references' attributes are libhdf4's, typed" \
+        pypkg "$top_srcdir/tests/mount/refs_xarray.py" h4attrs "$TMP/$f.attrs" "$FIX/mhf.hdf" "$TMP/fix.json" $dirs
 done
 
 # ---- sets written now with the HDF4 C API ----------------------------

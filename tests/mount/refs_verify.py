@@ -164,13 +164,14 @@ def gsd_value(f, path, shape):
 
 def hdf4_values(paths):
     """{SDS name: bytes} from tests/gen/hdf4_oracle outputs (status ok only;
-    of SDSs sharing a name the first, the one served)."""
+    of SDSs and coordinate variables sharing a name the first, the one
+    served)."""
     out = {}
     for p in paths:
         lines = open(p).read().split("\n")
         for i, line in enumerate(lines):
             w = line.split()
-            if len(w) != 7 or w[0] != "sds" or w[2] == "-":
+            if len(w) != 7 or w[0] not in ("sds", "coord") or w[2] == "-":
                 continue
             name = os.fsdecode(bytes.fromhex(w[2]))
             # of SDSs sharing a name the first is served under it (None:

@@ -31,6 +31,17 @@ hpcmount.open(FILE).dataset(group).
                                    the SDSs ORACLE lists in them (the
                                    pieces of a distributed set, ORACLE of
                                    their associated file)
+  refs_xarray.py h4attrs ORACLE FILE REFS [DIR]
+                                   the same for the attributes (ORACLE:
+                                   hdf4_oracle -a output): every
+                                   attribute of every SDS served, and
+                                   without DIR the file's, is in .zattrs
+                                   as the typed value netCDF4-python
+                                   gives (numbers, one as a scalar,
+                                   several as a list, char8 as text); a
+                                   _FillValue of the SDS's type and one
+                                   value is .zarray's fill_value,
+                                   SDgetfillvalue's
 
 The corpus' HDF5 files are compared in tests/mount/refs_corpus.sh
 (refs_verify.py --nc: oracle(), groups_of(), compare_group()).
@@ -403,6 +414,111 @@ def h4dims(oracle_out, path, refs, top=""):
     return 1 if bad or not todo else 0
 
 
+H4_DTYPES = {3: "u1", 20: "i1", 21: "u1", 22: "i2", 23: "u2", 24: "i4", 25: "u4",
+             5: "f4", 6: "f8"}
+
+
+def h4value(nt, count, data):
+    """An attribute's bytes (native order) as netCDF4-python gives it."""
+    import numpy as np
+    base = nt & 0xfff
+    if base == 4:
+        return data.replace(b"\0", b"").decode("utf-8", "replace")
+    v = np.frombuffer(data, "=" + H4_DTYPES[base])[:count].tolist()
+    return v[0] if count == 1 else v
+
+
+def same_value(a, b):
+    """Equal JSON values of the same types; NaN equals NaN."""
+    import math
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if type(a) is not type(b):
+        return False
+    return a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+
+
+def h4fill(nt, data):
+    """zarr's fill_value of SDgetfillvalue's bytes of type nt."""
+    import base64
+    if nt & 0xfff == 4:
+        return base64.b64encode(data).decode()
+    v = h4value(nt, 1, data)
+    return "NaN" if isinstance(v, float) and v != v else v
+
+
+def h4attrs_want(oracle_out):
+    """{index: (SDS name, {attr: (nt, count, value)}, fill)}, the file's."""
+    sds, gattrs = {}, {}
+    for line in open(oracle_out):
+        w = line.split()
+        if w[0] == "gattr":
+            gattrs[os.fsdecode(bytes.fromhex(w[1]))] = (int(w[2]), int(w[3]),
+                                                    h4value(int(w[2]), int(w[3]), bytes.fromhex(w[4])))
+            continue
+        name = os.fsdecode(bytes.fromhex(w[2])) if w[2] != "-" else ""
+        e = sds.setdefault(int(w[1]), [name, {}, None])
+        if w[0] == "attr":
+            nt, n = int(w[4]), int(w[5])
+            e[1][os.fsdecode(bytes.fromhex(w[3]))] = (nt, n, h4value(nt, n, bytes.fromhex(w[6])))
+        else:
+            e[2] = (int(w[3]), bytes.fromhex(w[4]))
+    return sds, gattrs
+
+
+def h4attrs_check(name, za, zarray, attrs, fill):
+    """What differs between one node's references and libhdf4."""
+    bad = []
+    fa = attrs.get("_FillValue")
+    to_fill = fa and fill and fa[0] & 0xfff == fill[0] & 0xfff and fa[1] == 1
+    if to_fill:
+        if zarray is None or not same_value(zarray["fill_value"], h4fill(*fill)) \
+                or "_FillValue" in za:
+            bad.append("%s: fill_value %r, _FillValue %r; SDgetfillvalue %r" % (
+                name, zarray and zarray["fill_value"], za.get("_FillValue"), h4fill(*fill)))
+    for k, (nt, n, v) in attrs.items():
+        if not (to_fill and k == "_FillValue") and not same_value(za.get(k), v):
+            bad.append("%s: attribute %s %r, libhdf4 %r (type %d, %d values)" % (
+                name, k, za.get(k), v, nt, n))
+    extra = [k for k in za if k not in attrs and k != "_ARRAY_DIMENSIONS"
+             and not k.startswith("hpcmount_")]
+    if extra:
+        bad.append("%s: attributes libhdf4 has not: %s" % (name, extra))
+    return bad
+
+
+def h4attrs(oracle_out, path, refs, top=""):
+    """The references' attributes of an HDF4 file's SDSs (the first of a
+    name, the one served) and, without top, of its root are libhdf4's,
+    typed.  Exit 1 on any difference."""
+    import json
+    r = json.load(open(refs))["refs"]
+    sds, gattrs = h4attrs_want(oracle_out)
+    with hpcmount.open(path) as c:
+        served = {}
+        for d in reversed(top.split(",")):
+            served.update({n: d for n in c.listdir("/" + d)})
+    bad, done, n = [], set(), 0
+    if not top:
+        bad += h4attrs_check("/", json.loads(r[".zattrs"]), None, gattrs, None)
+        n += len(gattrs)
+    for name, attrs, fill in sds.values():         # the oracle's order: served first
+        if name in done or name not in served:
+            continue
+        done.add(name)
+        node = "/".join(x for x in (served[name], name) if x)
+        za = r.get(node + "/.zattrs")
+        if za is None:          # left out of the references (a note says why)
+            continue
+        zarray = json.loads(r[node + "/.zarray"]) if node + "/.zarray" in r else None
+        bad += h4attrs_check(node, json.loads(za), zarray, attrs, fill)
+        n += len(attrs)
+    for b in bad:
+        print("FAIL: " + b)
+    print("attributes checked: %d" % n)
+    return 1 if bad else 0
+
+
 # ---- the corpus --------------------------------------------------------------
 
 def oracle(path):
@@ -427,6 +543,8 @@ def main():
         return refs_json(sys.argv[2])
     if len(sys.argv) in (5, 6) and sys.argv[1] == "h4dims":
         return h4dims(*sys.argv[2:])
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "h4attrs":
+        return h4attrs(*sys.argv[2:])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "dhdf_int.h"
 #include "hpc_bytes.h"
+#include "hpc_json.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -350,6 +351,85 @@ void dhdf_attrs_to_xattrs(hpc_tree *tree, hpc_ino ino, int32 id, int32 nattrs, u
         g_free(text);
         g_free(v);
     }
+}
+
+/* Element i of an attribute (native order) as JSON: a number. */
+static void json_number(GString *o, int32 base, const unsigned char *p)
+{
+    union { int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
+            float f; double d; } v;
+    memcpy(&v, p, (size_t)DFKNTsize(base | DFNT_NATIVE));
+    switch (base) {
+    case DFNT_INT8: g_string_append_printf(o, "%d", v.i8); break;
+    case DFNT_INT16: g_string_append_printf(o, "%d", v.i16); break;
+    case DFNT_INT32: g_string_append_printf(o, "%" PRId32, v.i32); break;
+    case DFNT_UINT16: g_string_append_printf(o, "%u", v.u16); break;
+    case DFNT_UINT32: g_string_append_printf(o, "%" PRIu32, v.u32); break;
+    case DFNT_FLOAT32: hpc_json_double(o, (double)v.f, HPC_JSON_NAN_BARE); break;
+    case DFNT_FLOAT64: hpc_json_double(o, v.d, HPC_JSON_NAN_BARE); break;
+    default: g_string_append_printf(o, "%u", v.u8); break;     /* uint8, uchar8 */
+    }
+}
+
+/* One "attr NAME: VALUE" line, as netCDF4-python gives libnetcdf's HDF4
+ * layer's attribute: char8 as text (NULs dropped, bytes that are no UTF-8
+ * replaced), one number as itself, several as a list (uchar8 is NC_UBYTE:
+ * numbers). */
+static void attr_line(GString *o, const char *name, int32 nt, const unsigned char *v,
+                      int32 count)
+{
+    int32 base = nt & DFNT_MASK, es = DFKNTsize(base | DFNT_NATIVE);
+    g_string_append(o, "attr ");
+    hpc_json_str(o, name);
+    g_string_append(o, ": ");
+    if (base == DFNT_CHAR8) {
+        GString *t = g_string_new(NULL);
+        for (int32 i = 0; i < count; i++)
+            if (v[i])
+                g_string_append_c(t, (char)v[i]);
+        char *text = g_utf8_make_valid(t->str, (gssize)t->len);
+        hpc_json_str(o, text);
+        g_free(text);
+        g_string_free(t, TRUE);
+    } else {
+        g_string_append(o, count == 1 ? "" : "[");
+        for (int32 i = 0; i < count; i++) {
+            g_string_append(o, i ? ", " : "");
+            json_number(o, base, v + (size_t)i * (size_t)es);
+        }
+        g_string_append(o, count == 1 ? "" : "]");
+    }
+    g_string_append_c(o, '\n');
+}
+
+/* The typed attributes of SD object id for the references ("attrs", then
+ * one "attr" line each; hpc_refs_chunks.c reads them).  When fill is not
+ * NULL and a _FillValue of type nt holds one value, its bytes (native
+ * order) go to fill and 1 is returned: zarr's fill_value, as libnetcdf's
+ * HDF4 layer takes SDgetfillvalue's value for the variable's. */
+int dhdf_attr_lines(int32 id, int32 nattrs, uint64_t fsize, int32 nt, unsigned char *fill,
+                    GString *out)
+{
+    int got = 0;
+    g_string_append(out, "attrs\n");
+    for (int32 i = 0; i < nattrs; i++) {
+        char name[H4_MAX_NC_NAME + 1];
+        int32 ant, count;
+        void *v;
+        uint64_t off;
+        const char *dt;
+        if (attr_read(id, i, fsize, name, &ant, &count, &v, &off) != HPC_OK)
+            continue;
+        if (dhdf_nt_info(ant, &dt))         /* a type numpy has */
+            attr_line(out, name, ant, v, count);
+        if (fill && !strcmp(name, "_FillValue") && count == 1 &&
+            (ant & DFNT_MASK) == (nt & DFNT_MASK) && dhdf_nt_info(ant, &dt)) {
+            memcpy(fill, v, (size_t)DFKNTsize(ant | DFNT_NATIVE));
+            got = 1;
+        }
+        g_free(v);
+    }
+    return got;
 }
 
 /* The names libhdf4 gives SDS id's axes (SDdiminfo: the name set with

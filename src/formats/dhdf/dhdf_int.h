@@ -60,6 +60,7 @@ typedef struct dhdf_array {
     char *name;
     int distributed;
     int scalar;                  /* a plain SDS of rank 0: read as rank 1, size 1 */
+    int coord;                   /* a coordinate variable (a dimension's scale) */
     int32 sds_index;             /* of its SDS in the main (or plain) file */
     int32 nt;                    /* base number type */
     uint32_t esize;
@@ -148,6 +149,12 @@ void dhdf_ctable_free(gpointer p);
 
 /* Attributes of SD object id as user.attr.* xattrs of node ino. */
 void dhdf_attrs_to_xattrs(hpc_tree *tree, hpc_ino ino, int32 id, int32 nattrs, uint64_t fsize);
+
+/* The typed attributes of SD object id as the references' "attr" lines;
+ * 1 when a _FillValue of type nt and one value was copied to fill (8
+ * bytes; not looked for when NULL).  hdf_lock held. */
+int dhdf_attr_lines(int32 id, int32 nattrs, uint64_t fsize, int32 nt, unsigned char *fill,
+                    GString *out);
 
 char *dhdf_shape_text(unsigned rank, const uint64_t *dims);
 

@@ -380,8 +380,79 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
     return HPC_OK;
 }
 
-/* Arrays of the MHF (or of a plain HDF4 file): every SDS; distributed
- * when a chunk table of its name exists. */
+/* The chunk table of name, or NULL. */
+static ctable *table_named(GPtrArray *tables, const char *name)
+{
+    for (guint j = 0; tables && j < tables->len; j++) {
+        ctable *x = g_ptr_array_index(tables, j);
+        if (strcmp(x->t.name, name) == 0)
+            return x;
+    }
+    return NULL;
+}
+
+/* Add SDS s (chunk table ct, or NULL) as the next array; a plain SDS we
+ * cannot serve (its type, a negative size) is left out with a warning. */
+static int add_array(hpc_container *c, dhdf *d, int32 sd, const sds_info *s, ctable *ct,
+                     GError **err)
+{
+    dhdf_array *a = &d->arrays[d->narrays];
+    GError *e = NULL;
+    /* a plain SDS of rank 0 holds one element (SDreaddata reads it):
+     * read as rank 1, shown as a scalar (user.shape "") */
+    static const int32 one[1] = { 1 };
+    a->scalar = !ct && s->rank == 0;
+    int rc = dhdf_sds_shape(c->path, s->name, a->scalar ? 1 : s->rank, a->scalar ? one : s->dims,
+                            s->nt, ct == NULL, &a->rank, a->dims, &a->esize, &a->nbytes, &e);
+    if (rc != HPC_OK && ct) {
+        g_propagate_error(err, e);
+        return rc;
+    }
+    if (rc != HPC_OK) {
+        g_ptr_array_add(d->warnings, g_strdup_printf("SDS '%s' not shown: %s", s->name,
+                                                     e->message));
+        g_clear_error(&e);
+        return HPC_OK;
+    }
+    a->name = g_strdup(s->name);
+    a->sds_index = s->index;
+    a->nt = s->nt & DFNT_MASK;
+    a->coord = s->coord;
+    d->narrays++;
+    if (ct) {
+        ct->used = 1;
+        a->distributed = 1;
+        return load_pieces(c, d, a, ct, err);
+    }
+    a->npieces = 1;
+    a->boxes = g_new0(hpc_dhdf_box, 1);
+    a->pieces = g_new0(dhdf_piece, 1);
+    memcpy(a->boxes[0].size, a->dims, sizeof a->dims);
+    a->pieces[0] = (dhdf_piece){ .file = 0, .sds_index = s->index, .name = g_strdup(s->name) };
+    dhdf_piece_storage(sd, c->path, d->files[0].size, &a->pieces[0], a->nt, a->esize, a->rank,
+                       a->dims, d->warnings);
+    return HPC_OK;
+}
+
+/* Why SDS s is not shown (a repeated or invalid name), or NULL.  A
+ * coordinate variable (a dimension's scale, named like the dimension)
+ * comes after every SDS, so an SDS keeps its name. */
+static char *left_out(const sds_info *s, GHashTable *seen)
+{
+    if (hpc_dhdf_name_ok(s->name) && strcmp(s->name, ".info") != 0 &&
+        !g_hash_table_contains(seen, s->name))
+        return NULL;
+    if (s->coord && hpc_dhdf_name_ok(s->name) && g_hash_table_contains(seen, s->name))
+        return g_strdup_printf("coordinate variable %d '%s' (the scale of dimension '%s') "
+                               "not shown: an SDS has its name", (int)s->index, s->name,
+                               s->name);
+    return g_strdup_printf("SDS %d '%s' not shown: invalid or repeated name", (int)s->index,
+                           s->name);
+}
+
+/* Arrays of the MHF (or of a plain HDF4 file): every SDS, then every
+ * coordinate variable; an SDS is distributed when a chunk table of its
+ * name exists. */
 static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables, GError **err)
 {
     GArray *sds;
@@ -390,67 +461,22 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
         return rc;
     d->arrays = g_new0(dhdf_array, sds->len + 1);
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
-    for (guint i = 0; i < sds->len && rc == HPC_OK; i++) {
-        sds_info *s = &g_array_index(sds, sds_info, i);
-        if (s->coord)
+    for (guint i = 0; i < 2 * sds->len && rc == HPC_OK; i++) {
+        const sds_info *s = &g_array_index(sds, sds_info, i % sds->len);
+        if (s->coord != (i >= sds->len))
             continue;
-        ctable *ct = NULL;
-        for (guint j = 0; tables && j < tables->len && !ct; j++) {
-            ctable *x = g_ptr_array_index(tables, j);
-            if (strcmp(x->t.name, s->name) == 0)
-                ct = x;
-        }
-        if (g_hash_table_contains(seen, s->name) || !hpc_dhdf_name_ok(s->name) ||
-            strcmp(s->name, ".info") == 0) {
-            if (ct)
-                rc = hpc_fail(err, HPC_E_CORRUPT, c->path, s->name, 0,
-                              "distributed array name is empty, invalid or used twice");
-            else
-                g_ptr_array_add(d->warnings, g_strdup_printf("SDS %d '%s' not shown: "
-                                                             "invalid or repeated name",
-                                                             (int)s->index, s->name));
+        ctable *ct = s->coord ? NULL : table_named(tables, s->name);
+        char *why = left_out(s, seen);
+        if (why) {
+            rc = ct ? hpc_fail(err, HPC_E_CORRUPT, c->path, s->name, 0, "distributed array "
+                               "name is empty, invalid or used twice") : HPC_OK;
+            g_ptr_array_add(d->warnings, why);
             continue;
         }
-        dhdf_array *a = &d->arrays[d->narrays];
-        GError *e = NULL;
-        /* a plain SDS of rank 0 holds one element (SDreaddata reads it):
-         * read as rank 1, shown as a scalar (user.shape "") */
-        static const int32 one[1] = { 1 };
-        a->scalar = !ct && s->rank == 0;
-        rc = dhdf_sds_shape(c->path, s->name, a->scalar ? 1 : s->rank, a->scalar ? one : s->dims,
-                            s->nt, ct == NULL, &a->rank, a->dims, &a->esize, &a->nbytes, &e);
-        if (rc != HPC_OK) {
-            if (ct) {
-                g_propagate_error(err, e);
-                break;
-            }
-            /* a plain SDS we cannot serve (its type, a negative size):
-             * skip it, say so */
-            g_ptr_array_add(d->warnings, g_strdup_printf("SDS '%s' not shown: %s", s->name,
-                                                         e->message));
-            g_clear_error(&e);
-            rc = HPC_OK;
-            continue;
-        }
-        a->name = g_strdup(s->name);
-        a->sds_index = s->index;
-        a->nt = s->nt & DFNT_MASK;
-        d->narrays++;
-        g_hash_table_add(seen, a->name);
-        if (ct) {
-            ct->used = 1;
-            a->distributed = 1;
-            rc = load_pieces(c, d, a, ct, err);
-        } else {
-            a->npieces = 1;
-            a->boxes = g_new0(hpc_dhdf_box, 1);
-            a->pieces = g_new0(dhdf_piece, 1);
-            memcpy(a->boxes[0].size, a->dims, sizeof a->dims);
-            a->pieces[0] = (dhdf_piece){ .file = 0, .sds_index = s->index,
-                                         .name = g_strdup(s->name) };
-            dhdf_piece_storage(sd, c->path, d->files[0].size, &a->pieces[0], a->nt, a->esize,
-                               a->rank, a->dims, d->warnings);
-        }
+        uint32_t before = d->narrays;
+        rc = add_array(c, d, sd, s, ct, err);
+        if (d->narrays > before)
+            g_hash_table_add(seen, d->arrays[before].name);
     }
     for (guint j = 0; rc == HPC_OK && tables && j < tables->len; j++) {
         ctable *x = g_ptr_array_index(tables, j);

@@ -473,6 +473,39 @@ static void dim_lines(const dhdf_array *a, uint32_t pi, GString *out)
     }
 }
 
+/* The typed attributes of the array (pi 0: its SDS in the main file) or
+ * of piece pi - 1 (its own SDS), and a _FillValue of its type as
+ * "ncfill", in the byte order of the "order" line (be).  hdf_lock held. */
+static void attr_lines(dhdf *d, dhdf_array *a, uint32_t pi, int be, GString *out)
+{
+    dhdf_piece *pc = pi ? &a->pieces[pi - 1] : NULL;
+    uint32_t k = pc ? pc->file : 0;
+    int32 sd = file_sd(d, k), rank, nt, nattrs, dims[H4_MAX_VAR_DIMS];
+    int32 id = pc ? piece_sds(d, pc) : sd == FAIL ? FAIL : SDselect(sd, a->sds_index);
+    char name[H4_MAX_NC_NAME + 1];
+    unsigned char fill[8];
+    if (id != FAIL && SDgetinfo(id, name, &rank, dims, &nt, &nattrs) != FAIL &&
+        dhdf_attr_lines(id, nattrs, d->files[k].size, a->nt, fill, out)) {
+        dhdf_native_to_le(fill, 1, a->esize);
+        g_string_append(out, "ncfill ");
+        for (uint32_t i = 0; i < a->esize; i++)
+            g_string_append_printf(out, "%02x", fill[be ? a->esize - 1 - i : i]);
+        g_string_append_c(out, '\n');
+    }
+    if (!pc && id != FAIL)
+        SDendaccess(id);
+}
+
+/* The root's typed attributes: the main file's.  hdf_lock held. */
+static int root_attrs(dhdf *d, GString *out)
+{
+    int32 sd = file_sd(d, 0), nds, ngattr;
+    if (sd == FAIL || SDfileinfo(sd, &nds, &ngattr) == FAIL)
+        return HPC_E_IO;
+    dhdf_attr_lines(sd, ngattr, d->files[0].size, 0, NULL, out);
+    return HPC_OK;
+}
+
 /* The lines of hdf5_refs.c's format: one piece (or a plain SDS) as
  * contiguous data; an assembled array as chunks when its pieces form a
  * regular grid of equal boxes. */
@@ -482,7 +515,13 @@ static int dhdf_chunks(hpc_container *c, hpc_ino ino, GString *out)
     uint64_t data = 0;
     hpc_stat st;
     int rc = hpc_tree_getattr(c->tree, ino, &st);
-    if (rc == HPC_OK && S_ISDIR(st.mode))      /* arrays only */
+    if (rc == HPC_OK && S_ISDIR(st.mode) && ino == HPC_INO_ROOT) {
+        g_mutex_lock(&dhdf_hdf_lock);
+        rc = root_attrs(d, out);
+        g_mutex_unlock(&dhdf_hdf_lock);
+        return rc;
+    }
+    if (rc == HPC_OK && S_ISDIR(st.mode))      /* NAME.pieces: no attributes */
         return HPC_E_NOTSUP;
     if (rc == HPC_OK)
         rc = hpc_tree_data(c->tree, ino, &data);
@@ -502,6 +541,7 @@ static int dhdf_chunks(hpc_container *c, hpc_ino ino, GString *out)
     dim_lines(a, pi, out);
     g_string_append_printf(out, "layout %s\n", n > 1 ? "chunked" : "contiguous");
     g_mutex_lock(&dhdf_hdf_lock);
+    int order_be = 0;           /* no "order" line: the served, little-endian bytes */
     for (size_t i = first; !why && i < first + n; i++) {
         int32 off = 0, len = 0;
         int be = 1;
@@ -511,6 +551,7 @@ static int dhdf_chunks(hpc_container *c, hpc_ino ino, GString *out)
         if (i == first)
             g_string_append_printf(out, "order %s\nfill none\n", a->esize == 1 ? "none"
                                    : be ? "be" : "le");
+        order_be |= i == first && be;
         if (n == 1) {
             g_string_append_printf(out, "file %s\naddr %" PRId32 " %" PRId32 "\n",
                                    d->files[pc->file].path, off, len);
@@ -527,6 +568,7 @@ static int dhdf_chunks(hpc_container *c, hpc_ino ino, GString *out)
             g_string_append_printf(out, "%s%" PRIu64, k ? "," : "", a->boxes[i].origin[k]);
         g_string_append_printf(out, " %s\n", d->files[pc->file].path);
     }
+    attr_lines(d, a, pi, order_be, out);
     g_mutex_unlock(&dhdf_hdf_lock);
     if (why)
         g_string_append_printf(out, "unsup %s%s%s%s\n", why, why == grid ? " " : "",
@@ -566,7 +608,8 @@ static int dhdf_info(hpc_container *c, GString *o)
         dhdf_nt_info(a->nt, &dt);
         char *shape = dhdf_shape_text(a->scalar ? 0 : a->rank, a->dims);
         g_string_append_printf(o, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%zu\t%" PRIu64 "\n", a->name,
-                               a->distributed ? "distributed" : "plain", dt, shape, a->nbytes,
+                               a->distributed ? "distributed" : a->coord ? "coordinate"
+                               : "plain", dt, shape, a->nbytes,
                                a->distributed ? a->npieces : 0, a->holes);
         g_free(shape);
     }
