@@ -428,11 +428,11 @@ def h4value(nt, count, data):
     return v[0] if count == 1 else v
 
 
-def same_value(a, b):
+def h4_same_value(a, b):
     """Equal JSON values of the same types; NaN equals NaN."""
     import math
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(h4_same_value(x, y) for x, y in zip(a, b))
     if type(a) is not type(b):
         return False
     return a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
@@ -472,12 +472,12 @@ def h4attrs_check(name, za, zarray, attrs, fill):
     fa = attrs.get("_FillValue")
     to_fill = fa and fill and fa[0] & 0xfff == fill[0] & 0xfff and fa[1] == 1
     if to_fill:
-        if zarray is None or not same_value(zarray["fill_value"], h4fill(*fill)) \
+        if zarray is None or not h4_same_value(zarray["fill_value"], h4fill(*fill)) \
                 or "_FillValue" in za:
             bad.append("%s: fill_value %r, _FillValue %r; SDgetfillvalue %r" % (
                 name, zarray and zarray["fill_value"], za.get("_FillValue"), h4fill(*fill)))
     for k, (nt, n, v) in attrs.items():
-        if not (to_fill and k == "_FillValue") and not same_value(za.get(k), v):
+        if not (to_fill and k == "_FillValue") and not h4_same_value(za.get(k), v):
             bad.append("%s: attribute %s %r, libhdf4 %r (type %d, %d values)" % (
                 name, k, za.get(k), v, nt, n))
     extra = [k for k in za if k not in attrs and k != "_ARRAY_DIMENSIONS"
