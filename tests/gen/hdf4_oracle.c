@@ -149,19 +149,31 @@ static void put_name(const char *name)
         printf("%02x", (unsigned char)*c);
 }
 
+/* SDS index, selected and described, if it is a coordinate variable
+ * (coord) or not; else FAIL. */
+static int32 select_kind(int32 sd, int32 index, int coord, char *name, int32 *rank,
+                         int32 *dims, int32 *nt, int32 *nattrs)
+{
+    int32 id = SDselect(sd, index);
+
+    if (id == FAIL)
+        return FAIL;
+    if (SDgetinfo(id, name, rank, dims, nt, nattrs) == FAIL || (SDiscoordvar(id) > 0) != coord) {
+        SDendaccess(id);
+        return FAIL;
+    }
+    return id;
+}
+
 /* The -d line of SDS index, if it is a coordinate variable (coord) or not. */
 static void dump_dims(int32 sd, int32 index, int coord)
 {
     char name[H4_MAX_NC_NAME + 1] = "";
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
-    int32 id = SDselect(sd, index);
+    int32 id = select_kind(sd, index, coord, name, &rank, dims, &nt, &nattrs);
 
-    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL ||
-        (SDiscoordvar(id) > 0) != coord) {
-        if (id != FAIL)
-            SDendaccess(id);
+    if (id == FAIL)
         return;
-    }
     printf("dims %d ", (int)index);
     put_name(name);
     putchar(' ');
@@ -256,14 +268,10 @@ static void dump_attrs(int32 sd, int32 index, int coord)
 {
     char name[H4_MAX_NC_NAME + 1] = "";
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs, aidx;
-    int32 id = SDselect(sd, index);
+    int32 id = select_kind(sd, index, coord, name, &rank, dims, &nt, &nattrs);
 
-    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL ||
-        (SDiscoordvar(id) > 0) != coord) {
-        if (id != FAIL)
-            SDendaccess(id);
+    if (id == FAIL)
         return;
-    }
     for (int32 i = 0; i < nattrs; i++) {
         printf("attr %d ", (int)index);
         put_name(name);
