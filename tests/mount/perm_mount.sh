@@ -1,5 +1,5 @@
 #!/bin/sh
-# perm_mount.sh - issue 39: a root daemon mounted with -o allow_other shows
+# perm_mount.sh - a root daemon mounted with -o allow_other shows
 # no byte to a user who could not read, with that user's own rights, every
 # file the byte comes from; files that a container names (HDF5 external raw
 # data and virtual dataset sources, a distributed HDF set's associated
