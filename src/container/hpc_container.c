@@ -83,6 +83,7 @@ static int detect_format(const char *path, const hpc_format **out, GError **err)
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return hpc_fail(err, HPC_E_IO, path, NULL, 0, "cannot open: %s", g_strerror(errno));
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);   /* no read-ahead (hpc_source.h) */
         ssize_t n = pread(fd, head, sizeof head, 0);
         close(fd);
         len = n > 0 ? (size_t)n : 0;
@@ -215,9 +216,13 @@ int hpc_container_open(const char *source, const hpc_options *opts,
         goto out;
     }
     c->core->perm = container_perm(c);
-    if (c->live)            /* live readers refresh and re-parse themselves */
-        for (guint i = 0; i < c->sources->len; i++)
-            hpc_source_set_live(g_ptr_array_index(c->sources, i));
+    c->core->opened = 1;
+    for (guint i = 0; i < c->sources->len; i++) {
+        hpc_source *s = g_ptr_array_index(c->sources, i);
+        hpc_source_stream(s);
+        if (c->live)        /* live readers refresh and re-parse themselves */
+            hpc_source_set_live(s);
+    }
     rc = opened_unchanged(c, err);
     if (rc != HPC_OK)
         goto out;
@@ -263,6 +268,8 @@ hpc_source *hpc_container_add_source(hpc_container *c, const char *path, GError 
     }
     if (c->live)
         hpc_source_set_live(s);
+    if (c->core->opened)
+        hpc_source_stream(s);
     g_ptr_array_add(c->sources, s);
     return s;
 }

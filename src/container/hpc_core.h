@@ -17,6 +17,7 @@ struct hpc_core {
     int changed;             /* a source changed since mount: reads fail */
     char *changed_path;      /* which one (set once, with changed) */
     gint64 last_check;       /* monotonic us of the last periodic check */
+    int opened;              /* the reader's open is done: sources stream */
     uint32_t perm;           /* read bits every node carries over (hpc_perm.h) */
     const hpc_creds *creds;  /* the owner's, when the process has more rights */
 };

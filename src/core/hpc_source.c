@@ -61,6 +61,7 @@ int hpc_source_open(const char *path, hpc_source *out, GError **err)
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
     out->fd = fd;
     out->path = g_strdup(path);
     out->id = hpc_space_new();
@@ -69,6 +70,11 @@ int hpc_source_open(const char *path, hpc_source *out, GError **err)
 }
 
 static void lease_forget(hpc_source *src);
+
+void hpc_source_stream(hpc_source *src)
+{
+    (void)posix_fadvise(src->fd, 0, 0, POSIX_FADV_NORMAL);
+}
 
 void hpc_source_close(hpc_source *src)
 {

@@ -50,6 +50,15 @@ uint64_t hpc_space_new(void);
  */
 int hpc_source_open(const char *path, hpc_source *out, GError **err);
 
+/**
+ * A source opens for its reader's header reads: POSIX_FADV_RANDOM, so the
+ * kernel caches only the pages those reads touch, not read-ahead running
+ * on into the data, whose later cold read or map would then find small
+ * pages instead of large folios.  hpc_source_stream() gives the source the
+ * kernel's usual read-ahead once the reader's open is done.
+ */
+void hpc_source_stream(hpc_source *src);
+
 /** Close the file and free the path. Safe on a zeroed or closed source. */
 void hpc_source_close(hpc_source *src);
 
