@@ -34,6 +34,13 @@ def refs(fo, comp, chunks=None):
                         storage_options={"fo": fo, "remote_protocol": "file"})
 
 
+def stored(fo, comp, chunks=None):
+    """The same over hpcmount.refs_store(): a pread per chunk from files
+    it keeps open, in place of fsspec's reference filesystem."""
+    import hpcmount
+    return da.from_zarr(hpcmount.refs_store(fo), component=comp, chunks=chunks)
+
+
 def hdf5_rows(ds, name, h5refs, mounted):
     """The sum of dataset name three ways; rows of (group, side, reference
     side, measure, s, MB)."""
@@ -95,12 +102,20 @@ def main():
     t_gref, m_gref = best(lambda: refs(gsdrefs, "series/particles/position", per)
                           .astype("f8").mean(axis=0).compute())
     t_g1, m_g1 = best(lambda: series.astype("f8").mean(axis=0).compute())
-    assert numpy.allclose(m_loop, m_gref, rtol=1e-9), "gsd means differ"
+    t_gst, m_gst = best(lambda: stored(gsdrefs, "series/particles/position", per)
+                        .astype("f8").mean(axis=0).compute())
+    t_gst1, m_gst1 = best(lambda: stored(gsdrefs, "series/particles/position")
+                          .astype("f8").mean(axis=0).compute())
     gmb = os.path.getsize(gsdf) / 1e6
-    assert numpy.allclose(m_loop, m_g1, rtol=1e-9), "gsd means differ"
+    for m in (m_gref, m_g1, m_gst, m_gst1):
+        assert numpy.allclose(m_loop, m, rtol=1e-9), "gsd means differ"
     rows += [("gsd", "refs", "hoomd", "gsd series mean, Dask refs, %d frames/task"
               % FRAMES_PER_TASK, t_gref, gmb),
              ("gsd", "refs1", "hoomd", "gsd series mean, Dask refs, 1 frame/task", t_g1, gmb),
+             ("gsd", "store", "hoomd", "gsd series mean, Dask refs_store, %d frames/task"
+              % FRAMES_PER_TASK, t_gst, gmb),
+             ("gsd", "store1", "hoomd", "gsd series mean, Dask refs_store, 1 frame/task",
+              t_gst1, gmb),
              ("gsd", "hoomd", "hoomd", "gsd series mean, gsd.hoomd loop", t_loop, gmb)]
     print("# %s: %.0f MB f8 gzip (and +shuffle), chunks %s; gsd %.0f MB; best of %d; load %s" %
           (os.path.basename(h5), mb, chunks, gmb, RUNS, os.getloadavg()))

@@ -7,7 +7,9 @@
 #         dataset) vs da.from_array(numpy.memmap of the mounted file);
 #   GSD:  NFRAMES (default 2000) frames of NPARTICLES (default 10000)
 #         positions written with gsd.fl as HOOMD does, the mean over frames
-#         with Dask over the series' references vs a gsd.hoomd loop.
+#         with Dask over the series' references (fsspec's reference
+#         filesystem, and hpcmount.refs_store()) vs a gsd.hoomd loop; then
+#         what one frame costs at each layer (bench/refs_floor.py).
 #
 #   bench/refs_bench.sh [--figures] [BUILDDIR] [NFRAMES] [NPARTICLES]
 # (the sizes also from the environment; the arguments win).  --figures:
@@ -21,6 +23,7 @@ B=${1:-$top}; NF=${2:-${NFRAMES:-2000}}; NP=${3:-${NPARTICLES:-10000}}
 OUT=${OUT:-${TMPDIR:-/tmp}/refs-bench}
 traj=$OUT/traj-$NF-$NP.gsd
 PY=/usr/bin/python3
+export PYTHONPATH="$B/python"     # the build's package (refs_store)
 mkdir -p "$OUT/mnt"
 trap 'fusermount3 -u "$OUT/mnt" 2>/dev/null || true' EXIT
 [ -f "$OUT/big.h5" ] || { $PY "$top/tests/gen/refs_h5gen.py" "$OUT/big.h5.tmp" big && mv "$OUT/big.h5.tmp" "$OUT/big.h5"; }
@@ -45,3 +48,4 @@ fi
 cat "$OUT/big.h5" "$traj" >/dev/null     # page cache holds both files
 $PY "$here/refs_bench.py" "$OUT/big.h5" "$OUT/big.json" "$OUT/mnt" "$traj" \
     "$OUT/gsd.json" $figures
+$PY "$here/refs_floor.py" "$traj" "$OUT/gsd.json" $figures

@@ -115,6 +115,11 @@ check "refs of one array path" $PY -c "import json,sys,fsspec,zarr; \
 z=zarr.open(fsspec.filesystem('reference',fo='$TMP/one.json',remote_protocol='file').get_mapper(''),mode='r'); \
 sys.exit(0 if z.shape==(20,4,3) else 1)"
 
+# the package's own store over every reference file above
+. "$top_srcdir/tests/lib/python_env.sh"
+check "hpcmount.refs_store(): every key of every file above as fsspec's reference filesystem reads it" \
+    pypkg "$V" --stores "$TMP"/*.json
+
 # bad input: one line on stderr, exit 1, nothing on stdout
 printf 'GSD\0garbage that is no GSD file at all' >"$TMP/bad.gsd"
 head -c 3000 "$DATA/b_multichunk.sion" >"$TMP/cut.sion"

@@ -25,6 +25,12 @@ is compared on a fixed sample of its chunks (sample(), printed as
 "sampled").  Prints "arrays: N, compared with the library: L, not
 covered: M" and every note; exit 0 when all compared equal, 1 otherwise.
 
+  refs_verify.py --stores REFS...
+
+reads every key of each REFS through hpcmount.refs_store() (the package's
+pread store), and through a pickled copy of it (as a Dask worker gets
+it): the bytes must be fsspec's reference filesystem's.
+
   refs_verify.py --batch LIST
 
 runs the calls listed in LIST in one interpreter (see batch()).
@@ -296,6 +302,21 @@ def parse(argv):
     return ap.parse_args(argv)
 
 
+def store_differs(path):
+    """Keys whose bytes hpcmount.refs_store() gives otherwise than
+    fsspec's reference filesystem (the oracle), a pickled store's too."""
+    import pickle
+    import hpcmount
+    want = fsspec.filesystem("reference", fo=path, remote_protocol="file").get_mapper("")
+    store = hpcmount.refs_store(path)
+    again = pickle.loads(pickle.dumps(store))
+    keys = sorted(json.load(open(path))["refs"])
+    bad = [k for k in keys if not store[k] == again[k] == want[k]]
+    if sorted(store) != keys or sorted(want) != keys:
+        bad.append("(the key sets differ)")
+    return len(keys), bad
+
+
 def open_libs(args):
     gsdf = h5f = h4 = None
     if args.gsd:
@@ -353,6 +374,7 @@ def verify(args):
         bad += len(missing)
     if args.nc:
         print("xarray: %s" % " ".join(netcdf_class(args.refs, args.nc)))
+
     if len(arrays) < args.min_arrays:
         print("FAIL: only %d arrays" % len(arrays))
         bad += 1
@@ -679,9 +701,23 @@ def batch(listfile):
     return 0
 
 
+def stores(paths):
+    bad = keys = 0
+    for p in paths:
+        n, differ = store_differs(p)
+        keys += n
+        bad += len(differ)
+        for k in differ[:10]:
+            print("FAIL: %s: refs_store()[%r] is not fsspec's bytes" % (p, k))
+    print("refs_store: %d files, %d keys, %d differ from fsspec's" % (len(paths), keys, bad))
+    return 1 if bad or not keys else 0
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--batch":
         return batch(sys.argv[2])
+    if len(sys.argv) > 2 and sys.argv[1] == "--stores":
+        return stores(sys.argv[2:])
     return verify(parse(sys.argv[1:]))
 
 
