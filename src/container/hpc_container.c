@@ -12,8 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,37 +31,12 @@ static void drop_info(struct hpc_core *core)
 #define CACHE_MIN_BLOCK (64u << 10)
 #define CACHE_MAX_BLOCK (16u << 20)
 
-/* ---- logging ---------------------------------------------------------- */
-
-static void (*log_handler)(const char *line);
-static int log_changes = 1;      /* log the first change of a source */
-
-void hpc_log_set_handler(void (*fn)(const char *line))
-{
-    log_handler = fn;
-}
-
-int hpc_log_handled(void)
-{
-    return log_handler != NULL;
-}
+/* Whether the first change of a source is logged (hpc_log_set_changes). */
+static int log_changes = 1;
 
 void hpc_log_set_changes(int on)
 {
     log_changes = on;
-}
-
-void hpc_log(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *line = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    if (log_handler)
-        log_handler(line);
-    else
-        fprintf(stderr, "hpcmount: %s\n", line);
-    g_free(line);
 }
 
 /* ---- options and formats ---------------------------------------------- */
