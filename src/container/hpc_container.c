@@ -8,6 +8,7 @@
 #include "hpc_core.h"
 #include "hpc_infojson.h"
 #include "hpc_remote.h"
+#include "hpc_sandbox.h"
 #include "hpc_tree.h"
 
 #include <errno.h>
@@ -145,6 +146,9 @@ static uint32_t container_perm(hpc_container *c)
     return bits;
 }
 
+/* What a reader gets of the container (defined at the end of this file). */
+static const hpc_host container_host;
+
 int hpc_container_open(const char *source, const hpc_options *opts,
                        hpc_container **out, GError **err)
 {
@@ -154,6 +158,7 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     hpc_container *c = g_new0(hpc_container, 1);
     c->core = g_new0(hpc_core, 1);
     g_mutex_init(&c->core->lock);
+    c->host = &container_host;
     c->path = g_strdup(source);
     c->sources = g_ptr_array_new();
     hpc_options_copy(&c->opts, opts);
@@ -831,3 +836,20 @@ uint32_t hpc_container_block_size(hpc_container *c)
 {
     return hpc_cache_block_size(hpc_container_cache(c));
 }
+
+/* ---- what readers call ---------------------------------------------------- */
+
+static void note_file(hpc_container *c, const char *path)
+{
+    (void)c;
+    hpc_sandbox_note(path);
+}
+
+static const hpc_host container_host = {
+    .add_source = hpc_container_add_source,
+    .cache = hpc_container_cache,
+    .read_extents = hpc_container_read_extents,
+    .sources_unchanged = hpc_container_sources_unchanged,
+    .info_changed = hpc_container_info_changed,
+    .note_file = note_file,
+};

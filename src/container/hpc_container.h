@@ -18,21 +18,6 @@
 #include "hpc_options.h"
 #include "hpc_source.h"
 
-/** One verbatim run of a file's bytes inside a source (hpc_container_map).
- *  space and space_size name the block-cache space the core reads it
- *  through: 0 for the source's own (its id and current size); a file that
- *  grows while mounted gives a snapshot's space and size instead. */
-typedef struct hpc_extent {
-    const hpc_source *src;
-    uint64_t off;          /* in the source */
-    uint64_t len;
-    uint64_t space, space_size;
-} hpc_extent;
-
-/** Extents a front end asks map for at once (a request covering more is
- *  served in several rounds). */
-#define HPC_MAX_EXTENTS 64
-
 typedef struct hpc_container hpc_container;
 
 /**

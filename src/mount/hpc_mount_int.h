@@ -8,7 +8,7 @@
 #ifndef HPC_MOUNT_INT_H
 #define HPC_MOUNT_INT_H
 
-#include "hpc_format.h"
+#include "hpc_formats.h"
 #include "hpc_mount.h"
 #include "hpc_npyview.h"
 #include "hpc_perm.h"
