@@ -4,11 +4,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static void (*log_handler)(const char *line);
+static void (*log_handler)(void *ctx, const char *line);
+static void *log_ctx;
 
-void hpc_log_set_handler(void (*fn)(const char *line))
+void hpc_log_set_handler(void (*fn)(void *ctx, const char *line), void *ctx)
 {
     log_handler = fn;
+    log_ctx = ctx;
 }
 
 int hpc_log_handled(void)
@@ -23,7 +25,7 @@ void hpc_log(const char *fmt, ...)
     char *line = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     if (log_handler)
-        log_handler(line);
+        log_handler(log_ctx, line);
     else
         fprintf(stderr, "hpcmount: %s\n", line);
     g_free(line);

@@ -10,8 +10,8 @@
 /** Log one line (read-time problems).  Goes to stderr or the daemon's log. */
 void hpc_log(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
-/** Where hpc_log writes: fn(line) or stderr when fn is NULL. */
-void hpc_log_set_handler(void (*fn)(const char *line));
+/** Where hpc_log writes: fn(ctx, line), or stderr when fn is NULL. */
+void hpc_log_set_handler(void (*fn)(void *ctx, const char *line), void *ctx);
 
 /** Whether a front end set a handler (the daemon's log), not stderr. */
 int hpc_log_handled(void);
