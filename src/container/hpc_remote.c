@@ -29,12 +29,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* ---- /proc ----------------------------------------------------------------- */
-
-/* ---- the helper process ---------------------------------------------------- */
-
-/* ---- one request on one channel ------------------------------------------ */
-
 /* ---- the open ------------------------------------------------------------ */
 
 /* The one line of a mount-time refusal after the helper went away. */

@@ -101,8 +101,8 @@ typedef struct hpc_remote_side {
 typedef struct hpc_format {
     const char *name;
     /** The third-party library open() runs on the file (e.g. "libhdf5"), or
-     *  NULL: when set, the core trial-opens the file in a child process
-     *  first (hpc_sandbox.h). */
+     *  NULL: when set, the reader runs in the helper process (hpc_remote.h)
+     *  unless -o inproc. */
     const char *sandbox_lib;
     /** Score 0..100 how surely `path` (head = its first len bytes; len 0 and
      *  head NULL for a directory) is of this format. */

@@ -30,12 +30,6 @@
 #include <linux/openat2.h>
 #include <unistd.h>
 
-/* ---- ids ---------------------------------------------------------------- */
-
-/* ---- the layer's own nodes ---------------------------------------------- */
-
-/* ---- container slots ---------------------------------------------------- */
-
 /* ---- open / close ------------------------------------------------------- */
 
 /* SOURCE is one container: a file, a forced format, or a directory a

@@ -99,7 +99,7 @@ static void dhdf_close(hpc_container *c)
 }
 
 /* The magic bytes only: opening the file with libhdf4 here would run the
- * library on an untrusted file outside the trial open (hpc_sandbox.h). */
+ * library on an untrusted file outside the helper process (hpc_remote.h). */
 static int dhdf_probe(const char *path, const unsigned char *head, size_t len)
 {
     static const unsigned char magic[4] = { 0x0e, 0x03, 0x13, 0x01 };
