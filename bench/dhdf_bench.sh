@@ -26,10 +26,10 @@ echo "hpcdump cat field (64 MiB, assembled): ${s}s  $($PY -c "print(round($mb/ma
 s=$(t sh -c "'$B/dump/hpcdump' extract '$W/set/main.hdf' '$W/x'")
 echo "hpcdump extract (array + 16 pieces, 128 MiB): ${s}s"
 trap 'fusermount3 -u "$W/m" 2>/dev/null || true' EXIT
-# mount time: with the trial open in a child (the default) and without
+# mount time: with the library in the helper (the default) and in process
 s=$(t "$B/fuse/hpcmount" "$W/set/main.hdf" "$W/m"); fusermount3 -u "$W/m"
 s0=$(t "$B/fuse/hpcmount" -o open_timeout=0 "$W/set/main.hdf" "$W/m"); fusermount3 -u "$W/m"
-echo "mount (open + check of 9 files): ${s}s with the trial open, ${s0}s without (-o open_timeout=0)"
+echo "mount (open + check of 9 files): ${s}s with the helper, ${s0}s in process (-o open_timeout=0)"
 # cold sequential reads of a fresh mount against libhdf4 reading the
 # pieces, interleaved three times (the machine may be shared)
 for i in 1 2 3; do

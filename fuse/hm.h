@@ -1,7 +1,8 @@
-/* hm.h - what the files of the hpcmount daemon share: its settings from
- * the command line, the zero-copy replies and leases (hm_zerocopy.c), the
- * worker loop (hm_loop.c) and the command line, log and mountinfo
- * (hm_cmdline.c).  hpcmount.c holds the FUSE operations and main.
+/* hm.h - what the files of the hpcmount daemon share: its state (hm_daemon,
+ * the session's userdata), the zero-copy replies and leases
+ * (hm_zerocopy.c), the worker loop (hm_loop.c) and the command line, log
+ * and mountinfo (hm_cmdline.c).  hpcmount.c holds the FUSE operations and
+ * main.
  */
 #ifndef HM_H
 #define HM_H
@@ -19,7 +20,6 @@
  * -o zerocopy_min_kb=N changes it (0: never). */
 #define ZEROCOPY_MIN (128u << 10)
 #define READ_AHEAD_KB 1024       /* -o read_ahead_kb */
-extern uint64_t hm_zerocopy_min;
 
 #define ZC_PAGE ((size_t)sysconf(_SC_PAGESIZE))
 
@@ -28,24 +28,26 @@ extern uint64_t hm_zerocopy_min;
  * blocks them first) and taken by this one. */
 #define LEASE_SIG (SIGRTMIN + 1)
 
-/* The largest READ the kernel sends (-o max_read=). */
-extern unsigned hm_max_read;
-
-/* Poll for the next request this many us before sleeping (-o spin_us). */
-extern unsigned hm_spin_us;
-
-/* The log (-o log=FILE), or syslog in the background, else stderr. */
-extern FILE *hm_log_file;
-extern int hm_log_syslog;
-
 /* The mount's read-ahead (-o read_ahead_kb), written once the kernel took
  * the INIT reply (hpcmount.c). */
-struct hm_bdi_ra {
+typedef struct hm_bdi_ra {
     char path[128];      /* /sys/class/bdi/MAJ:MIN/read_ahead_kb, or "" */
     unsigned kb;
     gint done;
-};
-extern struct hm_bdi_ra hm_bdi_ra;
+} hm_bdi_ra;
+
+/* The daemon's state: set in main before the session starts, then read
+ * by every handler through the session's userdata (fuse_req_userdata);
+ * only bdi_ra.done changes later (atomically). */
+typedef struct hm_daemon {
+    hpc_mount *mount;
+    hpc_ra *ra;              /* read-ahead of source extents; NULL when disabled */
+    uint64_t zerocopy_min;   /* -o zerocopy_min_kb in bytes; 0: never splice */
+    unsigned max_read;       /* the largest READ the kernel sends (-o max_read=) */
+    FILE *log_file;          /* the log (-o log=FILE), or syslog in the */
+    int log_syslog;          /* background, else stderr */
+    hm_bdi_ra bdi_ra;
+} hm_daemon;
 
 typedef struct hm_args {
     char *source;
@@ -65,9 +67,10 @@ void hm_reply_err(fuse_req_t req, int rc);
 
 /* ---- hm_zerocopy.c ------------------------------------------------------ */
 
-/** Answer a READ with the source extents it maps to, spliced; 0 when
- *  answered, else the caller reads through the core. */
-int hm_read_zerocopy(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off);
+/** Answer a READ with the source extents it maps to, spliced: 1 when
+ *  replied (bytes or an error), 0 when the caller must read through the
+ *  core. */
+int hm_read_zerocopy(fuse_req_t req, const hm_daemon *d, fuse_ino_t ino, size_t size, off_t off);
 
 /** The signals of lease break notices (blocked in every thread). */
 void hm_lease_sigset(sigset_t *set);
@@ -77,8 +80,10 @@ gpointer hm_lease_thread(gpointer unused);
 
 /* ---- hm_loop.c ---------------------------------------------------------- */
 
-/** Serve requests with up to max_threads workers until unmounted. */
-int hm_loop_run(struct fuse_session *se, unsigned max_threads);
+/** Serve requests with up to max_threads workers until unmounted; the
+ *  reading worker polls for the next request spin_us microseconds before
+ *  it sleeps (-o spin_us). */
+int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us);
 
 /* ---- hm_cmdline.c ------------------------------------------------------- */
 
@@ -93,8 +98,9 @@ int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 void hm_usage(const char *prog, int all);
 void hm_fuse_options_help(int all);
 
-/** The core's log handler: the log file, syslog or stderr. */
-void hm_log_line(const char *line);
+/** The core's log handler (ctx: the hm_daemon): the log file, syslog or
+ *  stderr. */
+void hm_log_line(void *ctx, const char *line);
 
 /** Refuse a mount point that is not an empty directory we may use. */
 int hm_check_mountpoint(const char *mp);
@@ -102,7 +108,8 @@ int hm_check_mountpoint(const char *mp);
 /** The largest READ a pipe of fs.pipe-max-size carries for a spliced reply. */
 unsigned hm_default_max_read(void);
 
-/** Find the mount's backing device to raise its read-ahead to kb. */
-void hm_find_read_ahead(const char *mountpoint, unsigned kb);
+/** Find the mount's backing device, to raise its read-ahead to kb (into
+ *  *ra, applied later). */
+void hm_find_read_ahead(const char *mountpoint, unsigned kb, hm_bdi_ra *ra);
 
 #endif

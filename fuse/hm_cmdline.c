@@ -148,19 +148,16 @@ void hm_fuse_options_help(int all)
            "2 bad command line.\n", all ? "" : "; --help-all: every option");
 }
 
-FILE *hm_log_file;
-
-int hm_log_syslog;
-
-void hm_log_line(const char *line)
+void hm_log_line(void *ctx, const char *line)
 {
-    if (hm_log_file) {
+    const hm_daemon *d = ctx;
+    if (d->log_file) {
         time_t now = time(NULL);
         char ts[32];
         strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", localtime(&now));
-        fprintf(hm_log_file, "%s hpcmount[%d]: %s\n", ts, (int)getpid(), line);
-        fflush(hm_log_file);
-    } else if (hm_log_syslog) {
+        fprintf(d->log_file, "%s hpcmount[%d]: %s\n", ts, (int)getpid(), line);
+        fflush(d->log_file);
+    } else if (d->log_syslog) {
         syslog(LOG_ERR, "%s", line);
     } else {
         fprintf(stderr, "hpcmount: %s\n", line);
@@ -263,7 +260,7 @@ unsigned hm_default_max_read(void)
  * kernel's default (128 KiB) caps sequential reads of large files far below
  * what the source can deliver.  Found through mountinfo, not stat(), which
  * would wait on this very daemon. */
-void hm_find_read_ahead(const char *mountpoint, unsigned kb)
+void hm_find_read_ahead(const char *mountpoint, unsigned kb, hm_bdi_ra *ra)
 {
     char *real = realpath(mountpoint, NULL);
     char fstype[256];
@@ -272,6 +269,6 @@ void hm_find_read_ahead(const char *mountpoint, unsigned kb)
     free(real);
     if (!found)
         return;
-    g_snprintf(hm_bdi_ra.path, sizeof hm_bdi_ra.path, "/sys/class/bdi/%u:%u/read_ahead_kb", maj, min);
-    hm_bdi_ra.kb = kb;
+    g_snprintf(ra->path, sizeof ra->path, "/sys/class/bdi/%u:%u/read_ahead_kb", maj, min);
+    ra->kb = kb;
 }

@@ -39,6 +39,7 @@ typedef struct hm_loop {
     GCond idle;            /* threads waiting for the reader's place */
     int reading;           /* a thread is in fuse_session_receive_buf */
     unsigned nidle, nthreads, max_threads;
+    unsigned spin_us;      /* -o spin_us */
     GPtrArray *threads;
 } hm_loop;
 
@@ -51,16 +52,15 @@ static int requests_pending(hm_loop *l)
     return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
 }
 
-/* Microseconds the reading thread polls /dev/fuse before it sleeps in
- * read() (-o spin_us=N): a request that arrives meanwhile costs no wake-up
- * of the daemon, one of the two cross-CPU wake-ups of every request. */
-unsigned hm_spin_us;
-
+/* The reading thread polls /dev/fuse l->spin_us microseconds before it
+ * sleeps in read() (-o spin_us=N): a request that arrives meanwhile costs
+ * no wake-up of the daemon, one of the two cross-CPU wake-ups of every
+ * request. */
 static void spin_for_request(hm_loop *l)
 {
-    if (hm_spin_us == 0)
+    if (l->spin_us == 0)
         return;
-    gint64 until = g_get_monotonic_time() + hm_spin_us;
+    gint64 until = g_get_monotonic_time() + l->spin_us;
     while (!requests_pending(l) && g_get_monotonic_time() < until)
         ;
 }
@@ -110,9 +110,9 @@ static gpointer hm_worker(gpointer p)
 /* Run the workers until the session ends: unmounted (the reader's read
  * fails), or a signal (SIGINT, SIGTERM, SIGHUP), which only this thread
  * takes: it unmounts, so that a reader blocked in read() returns. */
-int hm_loop_run(struct fuse_session *se, unsigned max_threads)
+int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us)
 {
-    hm_loop l = { .se = se, .max_threads = max_threads ? max_threads : 1,
+    hm_loop l = { .se = se, .max_threads = max_threads ? max_threads : 1, .spin_us = spin_us,
                   .threads = g_ptr_array_new() };
     sigset_t stop, old;
     sigemptyset(&stop);

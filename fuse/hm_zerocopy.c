@@ -98,12 +98,13 @@ static int read_extents(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t siz
 
 /* Answer with source extents, spliced; 0 if not possible (then the copy
  * path answers), 1 when replied (bytes or an error). */
-int hm_read_zerocopy(fuse_req_t req, hpc_mount *m, fuse_ino_t ino, size_t size, off_t off)
+int hm_read_zerocopy(fuse_req_t req, const hm_daemon *d, fuse_ino_t ino, size_t size, off_t off)
 {
     hpc_extent ext[HPC_MAX_EXTENTS];
     unsigned n;
     hpc_stat h;
-    if (hm_zerocopy_min == 0 || size < hm_zerocopy_min || hpc_mount_getattr(m, ino, &h) != HPC_OK)
+    hpc_mount *m = d->mount;
+    if (d->zerocopy_min == 0 || size < d->zerocopy_min || hpc_mount_getattr(m, ino, &h) != HPC_OK)
         return 0;
     if (hpc_mount_map(m, ino, (uint64_t)off, size, ext, HPC_MAX_EXTENTS, &n) != HPC_OK)
         return 0;

@@ -31,12 +31,19 @@
 #include "hpc_readahead.h"
 #include "hm.h"
 
-uint64_t hm_zerocopy_min = ZEROCOPY_MIN;
-/* The daemon's read-ahead of source extents (-o ra_*_kb, ra_threads); NULL
- * when disabled.  Set once before the worker loop starts. */
-static hpc_ra *ra_engine;
 #define STATIC_TIMEOUT 86400.0   /* the data never change */
 #define LIVE_TIMEOUT 1.0         /* containers still being written */
+
+/* The daemon's state and its mount, from the session's userdata. */
+static hm_daemon *daemon_of(fuse_req_t req)
+{
+    return fuse_req_userdata(req);
+}
+
+static hpc_mount *mount_of(fuse_req_t req)
+{
+    return daemon_of(req)->mount;
+}
 
 static double timeout_of(hpc_mount *m, hpc_ino ino)
 {
@@ -74,17 +81,16 @@ static void entry_of(hpc_mount *m, const hpc_stat *h, struct fuse_entry_param *e
 
 /* The mount's read-ahead (-o read_ahead_kb), written once the kernel took
  * the INIT reply: it sets the read-ahead to at most the max_readahead it
- * offered (128 KiB), undoing any value written before. */
-struct hm_bdi_ra hm_bdi_ra;
-
-/* Best effort (needs root); called by the requests that precede reads. */
-static void apply_read_ahead(void)
+ * offered (128 KiB), undoing any value written before.  Best effort (needs
+ * root); called by the requests that precede reads. */
+static void apply_read_ahead(fuse_req_t req)
 {
-    if (g_atomic_int_get(&hm_bdi_ra.done) || !g_atomic_int_compare_and_exchange(&hm_bdi_ra.done, 0, 1))
+    hm_bdi_ra *ra = &daemon_of(req)->bdi_ra;
+    if (g_atomic_int_get(&ra->done) || !g_atomic_int_compare_and_exchange(&ra->done, 0, 1))
         return;
-    FILE *f = hm_bdi_ra.path[0] ? fopen(hm_bdi_ra.path, "w") : NULL;
+    FILE *f = ra->path[0] ? fopen(ra->path, "w") : NULL;
     if (f) {
-        fprintf(f, "%u\n", hm_bdi_ra.kb);
+        fprintf(f, "%u\n", ra->kb);
         fclose(f);
     }
 }
@@ -94,14 +100,12 @@ void hm_reply_err(fuse_req_t req, int rc)
     fuse_reply_err(req, hpc_err_to_errno(rc));
 }
 
-/* The largest READ the kernel sends (-o max_read=); hm_init must ask for the
- * same as the mount option, or libfuse refuses the INIT. */
-unsigned hm_max_read;
-
+/* hm_init must ask for the same max_read as the mount option, or libfuse
+ * refuses the INIT. */
 static void hm_init(void *userdata, struct fuse_conn_info *conn)
 {
-    (void)userdata;
-    conn->max_read = hm_max_read;
+    const hm_daemon *d = userdata;
+    conn->max_read = d->max_read;
     if (conn->capable & FUSE_CAP_SPLICE_WRITE)
         conn->want |= FUSE_CAP_SPLICE_WRITE;
     /* readdirplus, but let the kernel choose when: always-plus makes it
@@ -119,10 +123,10 @@ static void hm_init(void *userdata, struct fuse_conn_info *conn)
 
 static void hm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     hpc_stat h;
     struct fuse_entry_param e;
-    apply_read_ahead();
+    apply_read_ahead(req);
     int rc = hpc_mount_lookup(m, parent, name, &h);
     if (rc == HPC_E_NOENT && timeout_of(m, parent) > LIVE_TIMEOUT) {
         memset(&e, 0, sizeof e);      /* negative entry: cached by the kernel */
@@ -141,7 +145,7 @@ static void hm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void hm_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)fi;
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     hpc_stat h;
     struct stat st;
     int rc = hpc_mount_getattr(m, ino, &h);
@@ -155,7 +159,7 @@ static void hm_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void hm_readlink(fuse_req_t req, fuse_ino_t ino)
 {
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     char *target = NULL;
     int rc = hpc_mount_readlink(m, ino, &target);
     if (rc != HPC_OK)
@@ -167,7 +171,7 @@ static void hm_readlink(fuse_req_t req, fuse_ino_t ino)
 
 static void hm_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     hpc_stat h;
     int rc = hpc_mount_getattr(m, ino, &h);
     if (rc != HPC_OK)
@@ -206,7 +210,7 @@ static int dir_add(void *ctx, const char *name, const hpc_stat *h, uint64_t next
 
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, int plus)
 {
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     dir_fill d = { req, m, g_malloc(size), size, 0, plus };
     int rc = hpc_mount_readdir(m, ino, (uint64_t)off, dir_add, &d);
     if (rc != HPC_OK)
@@ -232,9 +236,9 @@ static void hm_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     hpc_stat h;
-    apply_read_ahead();
+    apply_read_ahead(req);
     if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
         fuse_reply_err(req, EROFS);
         return;
@@ -252,7 +256,7 @@ static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     hpc_mount_node_meta(m, ino, &meta);
     fi->direct_io = meta.direct_io;     /* .info: regenerated as things change */
     fi->keep_cache = meta.keep_cache;   /* the bytes never change */
-    hpc_ra_stream *s = meta.direct_io ? NULL : hpc_ra_stream_new(ra_engine, ino);
+    hpc_ra_stream *s = meta.direct_io ? NULL : hpc_ra_stream_new(daemon_of(req)->ra, ino);
     fi->fh = (uint64_t)(uintptr_t)s;
     if (fuse_reply_open(req, fi) != 0)
         hpc_ra_stream_free(s);     /* the open was interrupted: no release */
@@ -268,10 +272,11 @@ static void hm_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
-    hpc_mount *m = fuse_req_userdata(req);
+    const hm_daemon *d = daemon_of(req);
+    hpc_mount *m = d->mount;
     /* queued first: the threads advise while this request reads */
     hpc_ra_read((hpc_ra_stream *)(uintptr_t)fi->fh, (uint64_t)off, size);
-    if (hm_read_zerocopy(req, m, ino, size, off))
+    if (hm_read_zerocopy(req, d, ino, size, off))
         return;
     char *buf = g_malloc(size ? size : 1);
     size_t n = 0;
@@ -289,7 +294,7 @@ static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void hm_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     void *value = NULL;
     size_t len = 0;
     int rc = hpc_mount_getxattr(m, ino, name, &value, &len);
@@ -306,7 +311,7 @@ static void hm_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 
 static void hm_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     GString *names = g_string_new(NULL);
     int rc = hpc_mount_listxattr(m, ino, names);
     if (rc != HPC_OK)
@@ -323,7 +328,7 @@ static void hm_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 static void hm_statfs(fuse_req_t req, fuse_ino_t ino)
 {
     (void)ino;
-    hpc_mount *m = fuse_req_userdata(req);
+    hpc_mount *m = mount_of(req);
     struct statvfs sv;
     uint64_t bytes;
     uint32_t bsize;
@@ -393,8 +398,6 @@ static const struct fuse_lowlevel_ops hm_ops = {
     .fallocate = hm_fallocate,
 };
 
-/* ---- the worker loop -------------------------------------------------- */
-
 /* ---- command line ----------------------------------------------------- */
 
 /* Answer --help and --version, refuse bad options: the exit status, or -1
@@ -426,15 +429,15 @@ static int early_exit(const hm_args *a, const char *prog)
 }
 
 /* Open the log and the container: 0, or 1 after saying why. */
-static int open_source(const hm_args *a, hpc_mount **c)
+static int open_source(const hm_args *a, hm_daemon *d)
 {
-    if (a->log && !(hm_log_file = fopen(a->log, "a"))) {
+    if (a->log && !(d->log_file = fopen(a->log, "a"))) {
         fprintf(stderr, "hpcmount: %s: cannot open log: %s\n", a->log, strerror(errno));
         return 1;
     }
-    hpc_log_set_handler(hm_log_line);
+    hpc_log_set_handler(hm_log_line, d);
     GError *err = NULL;
-    int rc = hpc_mount_open(a->source, &a->opts, c, &err);
+    int rc = hpc_mount_open(a->source, &a->opts, &d->mount, &err);
     if (rc != HPC_OK) {
         fprintf(stderr, "hpcmount: %s\n", err ? err->message : hpc_strerror(rc));
         g_clear_error(&err);
@@ -445,7 +448,7 @@ static int open_source(const hm_args *a, hpc_mount **c)
 
 /* What every mount gets: read-only, kernel permission checks on our
  * modes, the source as its name, and the largest read. */
-static void add_mount_options(struct fuse_args *args, const hm_args *a)
+static void add_mount_options(struct fuse_args *args, const hm_args *a, hm_daemon *d)
 {
     GString *mo = g_string_new("-oro,default_permissions,subtype=hpcmount,fsname=");
     for (const char *p = a->source; *p; p++) {   /* escape what fuse_opt splits on */
@@ -454,8 +457,8 @@ static void add_mount_options(struct fuse_args *args, const hm_args *a)
         g_string_append_c(mo, *p);
     }
     fuse_opt_add_arg(args, mo->str);
-    hm_max_read = a->max_read ? a->max_read : hm_default_max_read();
-    g_string_printf(mo, "-omax_read=%u", hm_max_read);
+    d->max_read = a->max_read ? a->max_read : hm_default_max_read();
+    g_string_printf(mo, "-omax_read=%u", d->max_read);
     fuse_opt_add_arg(args, mo->str);
     g_string_free(mo, TRUE);
 }
@@ -463,12 +466,12 @@ static void add_mount_options(struct fuse_args *args, const hm_args *a)
 /* Mounted: detach, start the lease and read-ahead threads, serve until
  * unmounted.  Returns the exit status. */
 static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *cmd, const hm_args *a,
-                 hpc_mount *c)
+                 hm_daemon *d)
 {
     if (a->read_ahead_kb)
-        hm_find_read_ahead(cmd->mountpoint, a->read_ahead_kb);
-    hm_log_syslog = !cmd->foreground && !hm_log_file;
-    if (hm_log_syslog)
+        hm_find_read_ahead(cmd->mountpoint, a->read_ahead_kb, &d->bdi_ra);
+    d->log_syslog = !cmd->foreground && !d->log_file;
+    if (d->log_syslog)
         openlog("hpcmount", LOG_PID, LOG_DAEMON);
     /* the parent returns once the mount is in place */
     fuse_daemonize(cmd->foreground);
@@ -478,15 +481,16 @@ static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *cmd, c
     sigset_t lease_sigs;
     hm_lease_sigset(&lease_sigs);
     pthread_sigmask(SIG_BLOCK, &lease_sigs, NULL);
-    if (hm_zerocopy_min) {
+    if (d->zerocopy_min) {
         g_thread_unref(g_thread_new("hpcmount-lease", hm_lease_thread, NULL));
         hpc_source_leases_enable(LEASE_SIG);
     }
     /* after the fork: the read-ahead threads belong to the daemon */
-    if (hpc_ra_new(c, (uint64_t)a->ra_min_kb << 10, (uint64_t)a->ra_max_kb << 10,
-                   a->ra_threads, &ra_engine) != HPC_OK)
+    if (hpc_ra_new(d->mount, (uint64_t)a->ra_min_kb << 10, (uint64_t)a->ra_max_kb << 10,
+                   a->ra_threads, &d->ra) != HPC_OK)
         hpc_log("read-ahead disabled: no threads");
-    int ret = cmd->singlethread ? fuse_session_loop(se) : hm_loop_run(se, cmd->max_threads);
+    int ret = cmd->singlethread ? fuse_session_loop(se)
+                                : hm_loop_run(se, cmd->max_threads, a->spin_us);
     return ret != 0;
 }
 
@@ -495,7 +499,7 @@ int main(int argc, char *argv[])
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
-    hpc_mount *c = NULL;
+    hm_daemon d = { 0 };
     hm_args a = { .read_ahead_kb = READ_AHEAD_KB, .zerocopy_min_kb = ZEROCOPY_MIN >> 10,
                   .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
                   .ra_threads = HPC_RA_THREADS_DEFAULT };
@@ -505,8 +509,7 @@ int main(int argc, char *argv[])
     hpc_options_init(&a.opts);
     if (fuse_opt_parse(&args, &a, spec, hm_opt_proc) != 0 || (ret = early_exit(&a, argv[0])) >= 0)
         goto out;
-    hm_zerocopy_min = (uint64_t)a.zerocopy_min_kb << 10;
-    hm_spin_us = a.spin_us;
+    d.zerocopy_min = (uint64_t)a.zerocopy_min_kb << 10;
     ret = 2;
     if (fuse_parse_cmdline(&args, &cmd) != 0)
         goto out;
@@ -515,10 +518,10 @@ int main(int argc, char *argv[])
         goto out;
     }
     ret = 1;
-    if (hm_check_mountpoint(cmd.mountpoint) != 0 || open_source(&a, &c) != 0)
+    if (hm_check_mountpoint(cmd.mountpoint) != 0 || open_source(&a, &d) != 0)
         goto out;
-    add_mount_options(&args, &a);
-    se = fuse_session_new(&args, &hm_ops, sizeof hm_ops, c);
+    add_mount_options(&args, &a, &d);
+    se = fuse_session_new(&args, &hm_ops, sizeof hm_ops, &d);
     if (!se) {
         ret = 2;                /* libfuse said which option it does not know */
         goto out;
@@ -530,7 +533,7 @@ int main(int argc, char *argv[])
         fuse_remove_signal_handlers(se);
         goto out;
     }
-    ret = serve(se, &cmd, &a, c);
+    ret = serve(se, &cmd, &a, &d);
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);
 out:
@@ -538,15 +541,16 @@ out:
     g_ptr_array_free(spec_names, TRUE);
     if (se)
         fuse_session_destroy(se);
-    hpc_ra_free(ra_engine);      /* its threads use the mount */
-    hpc_mount_close(c);
+    hpc_ra_free(d.ra);           /* its threads use the mount */
+    hpc_mount_close(d.mount);
     hpc_options_clear(&a.opts);
     g_clear_error(&a.error);
     g_free(a.source);
     g_free(a.log);
     free(cmd.mountpoint);
     fuse_opt_free_args(&args);
-    if (hm_log_file)
-        fclose(hm_log_file);
+    hpc_log_set_handler(NULL, NULL);   /* d ends with main */
+    if (d.log_file)
+        fclose(d.log_file);
     return ret;
 }

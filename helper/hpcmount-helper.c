@@ -386,8 +386,9 @@ static void limit_memory(const char *arg)
 
 /* hpc_log in the helper: one line on the log pipe (atomic up to PIPE_BUF),
  * which the daemon passes on to its own log. */
-static void log_to_daemon(const char *line)
+static void log_to_daemon(void *ctx, const char *line)
 {
+    (void)ctx;
     char buf[PIPE_BUF];
     int n = snprintf(buf, sizeof buf, "%s\n", line);
     if (n >= (int)sizeof buf) {
@@ -414,7 +415,7 @@ int main(int argc, char **argv)
     setsid();
     limit_memory(argv[3]);
     fcntl(HPC_REMOTE_FD_LOG, F_SETFL, O_NONBLOCK);   /* never wait for the daemon */
-    hpc_log_set_handler(log_to_daemon);
+    hpc_log_set_handler(log_to_daemon, NULL);
     hpc_log_set_changes(0);      /* the daemon logs a changed source, once */
     size_t size = HPC_REMOTE_CTL + (size_t)HPC_REMOTE_CHANNELS * HPC_REMOTE_SHM;
     server s = { .index = g_hash_table_new(g_direct_hash, g_direct_equal) };

@@ -8,12 +8,11 @@
 #include "hpc_core.h"
 #include "hpc_infojson.h"
 #include "hpc_remote.h"
+#include "hpc_sandbox.h"
 #include "hpc_tree.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,37 +32,12 @@ static void drop_info(struct hpc_core *core)
 #define CACHE_MIN_BLOCK (64u << 10)
 #define CACHE_MAX_BLOCK (16u << 20)
 
-/* ---- logging ---------------------------------------------------------- */
-
-static void (*log_handler)(const char *line);
-static int log_changes = 1;      /* log the first change of a source */
-
-void hpc_log_set_handler(void (*fn)(const char *line))
-{
-    log_handler = fn;
-}
-
-int hpc_log_handled(void)
-{
-    return log_handler != NULL;
-}
+/* Whether the first change of a source is logged (hpc_log_set_changes). */
+static int log_changes = 1;
 
 void hpc_log_set_changes(int on)
 {
     log_changes = on;
-}
-
-void hpc_log(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *line = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    if (log_handler)
-        log_handler(line);
-    else
-        fprintf(stderr, "hpcmount: %s\n", line);
-    g_free(line);
 }
 
 /* ---- options and formats ---------------------------------------------- */
@@ -173,6 +147,9 @@ static uint32_t container_perm(hpc_container *c)
     return bits;
 }
 
+/* What a reader gets of the container (defined at the end of this file). */
+static const hpc_host container_host;
+
 int hpc_container_open(const char *source, const hpc_options *opts,
                        hpc_container **out, GError **err)
 {
@@ -182,6 +159,7 @@ int hpc_container_open(const char *source, const hpc_options *opts,
     hpc_container *c = g_new0(hpc_container, 1);
     c->core = g_new0(hpc_core, 1);
     g_mutex_init(&c->core->lock);
+    c->host = &container_host;
     c->path = g_strdup(source);
     c->sources = g_ptr_array_new();
     hpc_options_copy(&c->opts, opts);
@@ -865,3 +843,20 @@ uint32_t hpc_container_block_size(hpc_container *c)
 {
     return hpc_cache_block_size(hpc_container_cache(c));
 }
+
+/* ---- what readers call ---------------------------------------------------- */
+
+static void note_file(hpc_container *c, const char *path)
+{
+    (void)c;
+    hpc_sandbox_note(path);
+}
+
+static const hpc_host container_host = {
+    .add_source = hpc_container_add_source,
+    .cache = hpc_container_cache,
+    .read_extents = hpc_container_read_extents,
+    .sources_unchanged = hpc_container_sources_unchanged,
+    .info_changed = hpc_container_info_changed,
+    .note_file = note_file,
+};

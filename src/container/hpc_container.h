@@ -13,24 +13,10 @@
 #include <stdint.h>
 
 #include "hpc_error.h"
+#include "hpc_log.h"
 #include "hpc_node.h"
 #include "hpc_options.h"
 #include "hpc_source.h"
-
-/** One verbatim run of a file's bytes inside a source (hpc_container_map).
- *  space and space_size name the block-cache space the core reads it
- *  through: 0 for the source's own (its id and current size); a file that
- *  grows while mounted gives a snapshot's space and size instead. */
-typedef struct hpc_extent {
-    const hpc_source *src;
-    uint64_t off;          /* in the source */
-    uint64_t len;
-    uint64_t space, space_size;
-} hpc_extent;
-
-/** Extents a front end asks map for at once (a request covering more is
- *  served in several rounds). */
-#define HPC_MAX_EXTENTS 64
 
 typedef struct hpc_container hpc_container;
 
@@ -142,15 +128,6 @@ uint32_t hpc_container_block_size(hpc_container *c);
 /** Append "formats: sion gsd ..." and, if any, " (not built: hdf5 ...)":
  *  the line front ends print for --version. */
 void hpc_formats_describe(GString *out);
-
-/** Log one line (read-time problems).  Goes to stderr or the daemon's log. */
-void hpc_log(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-
-/** Where hpc_log writes: fn(line) or stderr when fn is NULL. */
-void hpc_log_set_handler(void (*fn)(const char *line));
-
-/** Whether a front end set a handler (the daemon's log), not stderr. */
-int hpc_log_handled(void);
 
 /** Whether the first change of a source is logged (default 1).  The
  *  helper process turns it off: the daemon checks the same files after

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "hpc_format.h"
+#include "hpc_formats.h"
 
 #if !defined(HAVE_HDF5) || !defined(HAVE_HDF4)
 static int not_built_open(hpc_container *c, GError **err)

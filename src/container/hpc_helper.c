@@ -65,7 +65,7 @@ static uint64_t proc_rss(pid_t pid)
     return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-void hpc_helper_unref(helper *h)
+void hpc_helper_unref(hpc_helper *h)
 {
     if (!h || !g_atomic_int_dec_and_test(&h->refs))
         return;
@@ -83,7 +83,7 @@ void hpc_helper_unref(helper *h)
 }
 
 /* End the process (once); *why says what the supervisor saw, or NULL. */
-void hpc_helper_kill(helper *h, int culprit, const char *why)
+void hpc_helper_kill(hpc_helper *h, int culprit, const char *why)
 {
     if (!g_atomic_int_compare_and_exchange(&h->dead, 0, 1))
         return;
@@ -120,7 +120,7 @@ static char *helper_path(void)
     return g_strdup(HPC_HELPER_PATH);
 }
 
-static uint64_t helper_as_limit(const remote *r)
+static uint64_t helper_as_limit(const hpc_remote *r)
 {
 #if defined(__SANITIZE_ADDRESS__)
     (void)r;
@@ -130,7 +130,7 @@ static uint64_t helper_as_limit(const remote *r)
 #endif
 }
 
-static char **helper_argv(hpc_container *c, const remote *r, const char *exe)
+static char **helper_argv(hpc_container *c, const hpc_remote *r, const char *exe)
 {
     GPtrArray *a = g_ptr_array_new();
     g_ptr_array_add(a, g_strdup(exe));
@@ -169,7 +169,7 @@ static gpointer log_forward(gpointer p)
 
 /* A new log pipe: the helper's end into *child (above HIGH_FD), ours into
  * h->log_fd, read by a thread that log_follow starts. */
-static int log_pipe(helper *h, int *child)
+static int log_pipe(hpc_helper *h, int *child)
 {
     int lp[2];
     if (pipe2(lp, O_CLOEXEC) != 0)
@@ -190,7 +190,7 @@ static int log_pipe(helper *h, int *child)
  * container before it forks into the daemon, and threads do not cross a
  * fork (the helper writes without blocking, so lines are only ever
  * dropped, never waited for). */
-void hpc_helper_log_follow(helper *h)
+void hpc_helper_log_follow(hpc_helper *h)
 {
     /* without a daemon's log (hpcdump) the lines stay unread, as a
      * reader's complaints on stderr would add lines to a one-line error */
@@ -202,7 +202,7 @@ void hpc_helper_log_follow(helper *h)
 
 /* The fds the helper gets (control memfd, channel sockets, log pipe), duplicated
  * above HIGH_FD so that dup2 onto 3, 4, ... never hits one of them. */
-static int helper_fds(helper *h, int ctl, int mine[CHILD_FDS])
+static int helper_fds(hpc_helper *h, int ctl, int mine[CHILD_FDS])
 {
     mine[0] = fcntl(ctl, F_DUPFD_CLOEXEC, HIGH_FD);
     if (mine[0] < 0)
@@ -244,7 +244,7 @@ static void G_GNUC_NORETURN child_exec(const hpc_creds *cr, int exe_fd, int null
  * process runs as that owner (docs/design.md, "Who may read what").  The
  * program is opened here, with the daemon's rights, so the owner need not
  * reach the folder it is installed or built in. */
-static int spawn_as(const hpc_creds *cr, helper *h, const char *exe, char **argv,
+static int spawn_as(const hpc_creds *cr, hpc_helper *h, const char *exe, char **argv,
                     const int fds[CHILD_FDS])
 {
     int quiet = !g_getenv("HPC_HELPER_STDERR");
@@ -270,7 +270,7 @@ static int spawn_as(const hpc_creds *cr, helper *h, const char *exe, char **argv
     return rc;
 }
 
-static int spawn(hpc_container *c, const remote *r, helper *h, int fds[CHILD_FDS])
+static int spawn(hpc_container *c, const hpc_remote *r, hpc_helper *h, int fds[CHILD_FDS])
 {
     if (c->core->creds) {
         char *exe = helper_path();
@@ -300,9 +300,9 @@ static int spawn(hpc_container *c, const remote *r, helper *h, int fds[CHILD_FDS
 }
 
 /* Start a helper process for c; the open's answer is read by the caller. */
-int hpc_helper_start(hpc_container *c, const remote *r, helper **out, GError **err)
+int hpc_helper_start(hpc_container *c, const hpc_remote *r, hpc_helper **out, GError **err)
 {
-    helper *h = g_new0(helper, 1);
+    hpc_helper *h = g_new0(hpc_helper, 1);
     int fds[CHILD_FDS], rc = HPC_OK;
     h->refs = 1;
     h->culprit = -1;
@@ -345,7 +345,7 @@ out:
 /* The answer is late: kill the helper over a limit.  0 to go on waiting. */
 static int late(waiter *w)
 {
-    const remote *r = w->r;
+    const hpc_remote *r = w->r;
     int tid = w->open ? 0 : hpc_helper_ctl(w->h)->tid[w->chan];
     double cpu = proc_cpu(w->h->pid, tid);
     char *why = NULL;
@@ -431,7 +431,7 @@ int hpc_helper_exchange(waiter *w, const hpc_rq *rq, const char *name, hpc_rp *r
 
 /* The helper went away during a request on channel chan: was the request
  * the cause?  The supervisor's verdict, else the crash report's thread. */
-gone hpc_helper_blame(helper *h, int chan, int alone, char **why)
+hpc_helper_gone hpc_helper_blame(hpc_helper *h, int chan, int alone, char **why)
 {
     hpc_helper_kill(h, -1, NULL);     /* ends it and reaps it, if not yet done */
     const hpc_ctl *ctl = hpc_helper_ctl(h);

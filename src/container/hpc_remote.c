@@ -29,16 +29,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* ---- /proc ----------------------------------------------------------------- */
-
-/* ---- the helper process ---------------------------------------------------- */
-
-/* ---- one request on one channel ------------------------------------------ */
-
 /* ---- the open ------------------------------------------------------------ */
 
 /* The one line of a mount-time refusal after the helper went away. */
-static int refuse(hpc_container *c, const remote *r, helper *h, GError **err)
+static int refuse(hpc_container *c, const hpc_remote *r, hpc_helper *h, GError **err)
 {
     char *why = NULL;
     hpc_helper_blame(h, 0, 1, &why);
@@ -90,9 +84,9 @@ static int take_sources(hpc_container *c, const char *p, size_t len, int first, 
 }
 
 /* Start a helper and read its open's answer (channel 0). */
-static int helper_open(hpc_container *c, remote *r, int first, helper **out, GError **err)
+static int helper_open(hpc_container *c, hpc_remote *r, int first, hpc_helper **out, GError **err)
 {
-    helper *h = NULL;
+    hpc_helper *h = NULL;
     int rc = hpc_helper_start(c, r, &h, err);
     if (rc != HPC_OK)
         return rc;
@@ -127,7 +121,7 @@ out:
 /* ---- requests: the current helper, damaged objects, names ---------------- */
 
 /* The current helper, started when there is none, with a reference. */
-static int helper_get(hpc_container *c, remote *r, helper **out)
+static int helper_get(hpc_container *c, hpc_remote *r, hpc_helper **out)
 {
     int rc = HPC_OK;
     g_mutex_lock(&r->lock);
@@ -158,18 +152,18 @@ static int helper_get(hpc_container *c, remote *r, helper **out)
 
 /* One exchange on a free channel of the current helper.  GONE_NO with *rp
  * and *payload set; else the helper went away and *why says how. */
-static gone try_once(hpc_container *c, const hpc_rq *rq, const char *name, hpc_rp *rp,
+static hpc_helper_gone try_once(hpc_container *c, const hpc_rq *rq, const char *name, hpc_rp *rp,
                      char **payload, void *rbuf, char **why, int *wall, int *rc)
 {
-    remote *r = c->priv;
-    helper *h;
+    hpc_remote *r = c->priv;
+    hpc_helper *h;
     *rc = helper_get(c, r, &h);
     if (*rc != HPC_OK)
         return GONE_NO;
     int ch = GPOINTER_TO_INT(g_async_queue_pop(h->free)) - 1;
     g_atomic_int_inc(&h->busy);
     waiter w = { .r = r, .h = h, .chan = ch, .t0 = g_get_monotonic_time(), .cpu0 = -1 };
-    gone g = GONE_NO;
+    hpc_helper_gone g = GONE_NO;
     if (hpc_helper_exchange(&w, rq, name, rp, payload) != 0)
         g = hpc_helper_blame(h, ch, g_atomic_int_get(&h->busy) == 1, why);
     else if (rq->op == HPC_RQ_READ && rp->rc == HPC_OK)
@@ -189,14 +183,14 @@ static gone try_once(hpc_container *c, const hpc_rq *rq, const char *name, hpc_r
 static int call(hpc_container *c, const hpc_rq *rq, const char *name, hpc_rp *rp,
                 char **payload, void *rbuf)
 {
-    remote *r = c->priv;
+    hpc_remote *r = c->priv;
     char *key = hpc_remote_object_key(rq, name);
     int rc = hpc_remote_is_damaged(r, key) ? HPC_E_IO : HPC_OK;
     *payload = NULL;
     for (int attempt = 0; rc == HPC_OK && attempt < 2; attempt++) {
         char *why = NULL;
         int wall = 0;
-        gone g = try_once(c, rq, name, rp, payload, rbuf, &why, &wall, &rc);
+        hpc_helper_gone g = try_once(c, rq, name, rp, payload, rbuf, &why, &wall, &rc);
         if (g == GONE_CULPRIT || (g == GONE_BYSTANDER && attempt == 1))
             rc = hpc_remote_lost(c, rq, name, key, why, g == GONE_CULPRIT && !wall);
         g_free(why);
@@ -263,7 +257,7 @@ static int px_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_sta
 }
 
 /* The name under which a node was listed without its attributes. */
-static char *listed_as(remote *r, hpc_ino ino, hpc_ino *parent)
+static char *listed_as(hpc_remote *r, hpc_ino ino, hpc_ino *parent)
 {
     g_mutex_lock(&r->tables);
     const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
@@ -291,7 +285,7 @@ static int px_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
 /* Ask the helper for the entries from cookie; keep the answer. */
 static int batch_fetch(hpc_container *c, hpc_ino dir, uint64_t cookie, struct dir_batch *out)
 {
-    remote *r = c->priv;
+    hpc_remote *r = c->priv;
     hpc_rq rq = { .op = HPC_RQ_READDIR, .ino = dir, .off = cookie };
     hpc_rp rp;
     char *payload;
@@ -376,7 +370,7 @@ static int px_readlink(hpc_container *c, hpc_ino ino, char **target)
 }
 
 /* Our block-cache space for a space of the helper's. */
-static uint64_t our_space(remote *r, uint64_t theirs)
+static uint64_t our_space(hpc_remote *r, uint64_t theirs)
 {
     if (theirs == 0)
         return 0;
@@ -414,7 +408,7 @@ static int take_extents(hpc_container *c, const char *p, size_t len, hpc_extent 
 static int px_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                   hpc_extent *ext, unsigned max, unsigned *n)
 {
-    remote *r = c->priv;
+    hpc_remote *r = c->priv;
     *n = 0;
     g_mutex_lock(&r->tables);
     int computed = g_hash_table_contains(r->nomap, &ino);
@@ -452,7 +446,7 @@ static int px_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_
 {
     size_t done = 0;
     int rc = HPC_OK;
-    remote *r = c->priv;
+    hpc_remote *r = c->priv;
     if (r->side) {
         rc = r->real->remote_side->read(r->side, c, side_call, ino, buf, len, off, nread);
         if (rc != HPC_E_NOTSUP)
@@ -522,7 +516,7 @@ static int px_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
 
 static int px_info(hpc_container *c, GString *out)
 {
-    remote *r = c->priv;
+    hpc_remote *r = c->priv;
     g_mutex_lock(&r->lock);
     g_string_append_printf(out, "helper: %s runs in hpcmount-helper\n", lib_of(r));
     if (r->broken)
@@ -562,7 +556,7 @@ static int px_chunks(hpc_container *c, hpc_ino ino, GString *out)
 
 static void px_close(hpc_container *c)
 {
-    remote *r = c->priv;
+    hpc_remote *r = c->priv;
     if (!r)
         return;
     if (r->cur) {
@@ -626,9 +620,9 @@ int hpc_remote_is_proxy(const hpc_format *f)
     return f && f->close == px_close;
 }
 
-static remote *remote_new(const hpc_container *c)
+static hpc_remote *remote_new(const hpc_container *c)
 {
-    remote *r = g_new0(remote, 1);
+    hpc_remote *r = g_new0(hpc_remote, 1);
     r->real = c->format;
     g_mutex_init(&r->lock);
     g_mutex_init(&r->tables);
@@ -656,10 +650,10 @@ int hpc_remote_open(hpc_container *c, GError **err)
     if (!proxy)
         return hpc_fail(err, HPC_E_INVAL, c->path, NULL, 0, "no helper for the %s reader",
                         c->format->name);
-    remote *r = remote_new(c);
+    hpc_remote *r = remote_new(c);
     c->priv = r;
     c->format = proxy;          /* from here on close() is px_close */
-    helper *h = NULL;
+    hpc_helper *h = NULL;
     int rc = helper_open(c, r, 1, &h, err);
     if (rc != HPC_OK) {
         const hpc_format *real = r->real;

@@ -33,7 +33,7 @@
 
 #include <stdint.h>
 
-#include "hpc_format.h"
+#include "hpc_formats.h"
 
 /* ---- the protocol (the daemon and hpcmount-helper of one build) ---------- */
 
@@ -56,14 +56,7 @@
 #define HPC_REMOTE_WAIT ((double)HPC_DEFAULT_HELPER_WAIT)
 #define HPC_REMOTE_MEM_BASE ((uint64_t)HPC_DEFAULT_HELPER_MEM_MB << 20)
 
-enum {
-    HPC_RQ_LOOKUP = 1, HPC_RQ_GETATTR, HPC_RQ_READDIR, HPC_RQ_READLINK,
-    HPC_RQ_MAP, HPC_RQ_READ, HPC_RQ_XATTRS, HPC_RQ_INFO,
-    /* HDF5 chunks the daemon decodes (src/formats/hdf5/hdf5_remote.h): a dataset's plan;
-     * where chunks off.. (at most size of them) are stored */
-    HPC_RQ_CHUNK_PLAN, HPC_RQ_CHUNK_WHERE,
-    HPC_RQ_CHUNKS,             /* hpc_format.chunks: text payload */
-};
+/* The request codes (HPC_RQ_*) are hpc_format.h's: readers send some. */
 
 /** A request; `len` bytes of a name follow (lookup). */
 typedef struct hpc_rq {

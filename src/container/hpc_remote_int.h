@@ -12,7 +12,7 @@
 
 #define NAMES_MAX (1u << 18)     /* names remembered for messages */
 
-typedef struct helper {
+typedef struct hpc_helper {
     gint refs;
     pid_t pid;
     int child;                   /* ours to reap (not started before a fork) */
@@ -27,12 +27,12 @@ typedef struct helper {
     char *why;                   /* what the supervisor saw */
     int log_fd;                  /* our end of the helper's log pipe, or -1 */
     pid_t log_pid;               /* the process whose thread forwards it */
-} helper;
+} hpc_helper;
 
-typedef struct remote {
+typedef struct hpc_remote {
     const hpc_format *real;
     GMutex lock;                 /* cur, broken */
-    helper *cur;
+    hpc_helper *cur;
     char *broken;                /* a restart failed: every request fails */
     GMutex tables;               /* the tables below */
     GHashTable *damaged;         /* key -> why */
@@ -53,12 +53,12 @@ typedef struct remote {
     double cpu, wait;
     uint64_t mem;
     void *side;                  /* the reader's remote_side state, or NULL */
-} remote;
+} hpc_remote;
 
 /* What went wrong with a request: nothing, or the helper went away. */
-typedef enum { GONE_NO, GONE_CULPRIT, GONE_BYSTANDER } gone;
+typedef enum { GONE_NO, GONE_CULPRIT, GONE_BYSTANDER } hpc_helper_gone;
 
-static inline const char *lib_of(const remote *r)
+static inline const char *lib_of(const hpc_remote *r)
 {
     return r->real->sandbox_lib ? r->real->sandbox_lib : r->real->name;
 }
@@ -81,14 +81,14 @@ typedef struct node_rec {
     char name[];
 } node_rec;
 
-static inline hpc_ctl *hpc_helper_ctl(const helper *h)
+static inline hpc_ctl *hpc_helper_ctl(const hpc_helper *h)
 {
     return (hpc_ctl *)h->map;
 }
 
 typedef struct waiter {
-    const remote *r;
-    helper *h;
+    const hpc_remote *r;
+    hpc_helper *h;
     int chan;
     int open;                    /* the open: the main thread, CPU from the start */
     gint64 t0;                   /* monotonic us of the request */
@@ -97,20 +97,20 @@ typedef struct waiter {
 
 /* ---- the helper process (hpc_helper.c) ---------------------------------- */
 
-void hpc_helper_unref(helper *h);
+void hpc_helper_unref(hpc_helper *h);
 
 /* End the process (once); *why says what the supervisor saw, or NULL. */
-void hpc_helper_kill(helper *h, int culprit, const char *why);
+void hpc_helper_kill(hpc_helper *h, int culprit, const char *why);
 
 /* Start a helper process for c; the open's answer is read by the caller. */
-int hpc_helper_start(hpc_container *c, const remote *r, helper **out, GError **err);
+int hpc_helper_start(hpc_container *c, const hpc_remote *r, hpc_helper **out, GError **err);
 
 /* Forward h's log lines to the daemon's log from this process (caller
  * holds r->lock).  The thread is started on first use in each process: hpcmount opens the
  * container before it forks into the daemon, and threads do not cross a
  * fork (the helper writes without blocking, so lines are only ever
  * dropped, never waited for). */
-void hpc_helper_log_follow(helper *h);
+void hpc_helper_log_follow(hpc_helper *h);
 
 /* Send rq (and name) on channel w->chan and receive the answer: *rp and
  * its payload (g_free it).  -1 when the helper went away. */
@@ -118,7 +118,7 @@ int hpc_helper_exchange(waiter *w, const hpc_rq *rq, const char *name, hpc_rp *r
 
 /* The helper went away during a request on channel chan: was the request
  * the cause?  The supervisor's verdict, else the crash report's thread. */
-gone hpc_helper_blame(helper *h, int chan, int alone, char **why);
+hpc_helper_gone hpc_helper_blame(hpc_helper *h, int chan, int alone, char **why);
 
 /* Receive exactly len bytes, supervising the helper while it is late. */
 int hpc_helper_recv_all(waiter *w, int fd, void *buf, size_t len);
@@ -126,16 +126,16 @@ int hpc_helper_recv_all(waiter *w, int fd, void *buf, size_t len);
 /* ---- names, attributes, batches, damaged objects (hpc_remote_names.c) ---- */
 
 /* The remembered readdir batch of dir that holds cookie, if any. */
-int hpc_remote_batch_find(remote *r, hpc_ino dir, uint64_t cookie, struct dir_batch *out);
+int hpc_remote_batch_find(hpc_remote *r, hpc_ino dir, uint64_t cookie, struct dir_batch *out);
 
 /* A lookup the daemon can answer from names and attributes it saw. */
-int hpc_remote_cached_lookup(remote *r, hpc_ino parent, const char *name, hpc_stat *st);
+int hpc_remote_cached_lookup(hpc_remote *r, hpc_ino parent, const char *name, hpc_stat *st);
 
 /* Attributes of ino from an earlier answer, if complete. */
-int hpc_remote_cached_stat(remote *r, hpc_ino ino, hpc_stat *st);
+int hpc_remote_cached_stat(hpc_remote *r, hpc_ino ino, hpc_stat *st);
 
 /* The extended attributes of ino from an earlier answer, or NULL. */
-GBytes *hpc_remote_cached_xattrs(remote *r, hpc_ino ino);
+GBytes *hpc_remote_cached_xattrs(hpc_remote *r, hpc_ino ino);
 
 /* The next entry of a readdir batch at *at: its header and name. */
 int hpc_remote_dirent_at(const char *p, size_t len, size_t *at, hpc_wire_dirent *d, const char **name);
@@ -148,10 +148,10 @@ void hpc_remote_building_info(int on);
 void hpc_remote_info_stale(hpc_container *c);
 
 /* The object of key killed a helper before: fail at once. */
-int hpc_remote_is_damaged(remote *r, const char *key);
+int hpc_remote_is_damaged(hpc_remote *r, const char *key);
 
 /* Keep the helper's xattrs answer b for ino. */
-void hpc_remote_keep_xattrs(remote *r, hpc_ino ino, GBytes *b);
+void hpc_remote_keep_xattrs(hpc_remote *r, hpc_ino ino, GBytes *b);
 
 /* The helper went away serving this request: log, .info, and (unless
  * only the wall clock ran out) remember the object as damaged. */
@@ -163,10 +163,10 @@ char *hpc_remote_object_key(const hpc_rq *rq, const char *name);
 
 /* The cookie of the readdir batch that listed name of dir without its
  * attributes, if that batch was not yet asked for in full (marked now). */
-int hpc_remote_plus_start(remote *r, hpc_ino dir, const char *name, uint64_t *start);
+int hpc_remote_plus_start(hpc_remote *r, hpc_ino dir, const char *name, uint64_t *start);
 
 /* Take a "plus" batch: entries with full attributes and xattrs. */
-int hpc_remote_plus_take(remote *r, hpc_ino dir, const char *p, size_t len);
+int hpc_remote_plus_take(hpc_remote *r, hpc_ino dir, const char *p, size_t len);
 
 /* Free a node_rec (the nodes table's value). */
 void hpc_remote_rec_free(gpointer p);
@@ -177,10 +177,10 @@ GHashTable *hpc_remote_nodes_new(void);
 GHashTable *hpc_remote_children_new(void);
 
 /* Note a node seen outside a readdir batch. */
-void hpc_remote_remember(remote *r, hpc_ino parent, const char *name, const hpc_stat *st);
+void hpc_remote_remember(hpc_remote *r, hpc_ino parent, const char *name, const hpc_stat *st);
 
 /* Note a node (from: the cookie of the readdir batch it came in, or NULL). */
-void hpc_remote_remember_from(remote *r, hpc_ino parent, const char *name, const hpc_stat *st,
+void hpc_remote_remember_from(hpc_remote *r, hpc_ino parent, const char *name, const hpc_stat *st,
                               const uint64_t *from);
 
 #endif

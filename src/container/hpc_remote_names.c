@@ -41,7 +41,7 @@ GHashTable *hpc_remote_children_new(void)
 }
 
 /* Note a node (from: the cookie of the readdir batch it came in, or NULL). */
-void hpc_remote_remember_from(remote *r, hpc_ino parent, const char *name, const hpc_stat *st,
+void hpc_remote_remember_from(hpc_remote *r, hpc_ino parent, const char *name, const hpc_stat *st,
                               const uint64_t *from)
 {
     size_t n = strlen(name);
@@ -75,12 +75,12 @@ void hpc_remote_remember_from(remote *r, hpc_ino parent, const char *name, const
     g_mutex_unlock(&r->tables);
 }
 
-void hpc_remote_remember(remote *r, hpc_ino parent, const char *name, const hpc_stat *st)
+void hpc_remote_remember(hpc_remote *r, hpc_ino parent, const char *name, const hpc_stat *st)
 {
     hpc_remote_remember_from(r, parent, name, st, NULL);
 }
 
-int hpc_remote_cached_stat(remote *r, hpc_ino ino, hpc_stat *st)
+int hpc_remote_cached_stat(hpc_remote *r, hpc_ino ino, hpc_stat *st)
 {
     g_mutex_lock(&r->tables);
     const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
@@ -92,14 +92,14 @@ int hpc_remote_cached_stat(remote *r, hpc_ino ino, hpc_stat *st)
 }
 
 /* The record of name under parent, or NULL (r->tables held). */
-static node_rec *child_rec(remote *r, hpc_ino parent, const char *name)
+static node_rec *child_rec(hpc_remote *r, hpc_ino parent, const char *name)
 {
     name_key k = { .parent = parent, .name = name };
     return g_hash_table_lookup(r->children, &k);
 }
 
 /* A lookup the daemon can answer from names and attributes it saw. */
-int hpc_remote_cached_lookup(remote *r, hpc_ino parent, const char *name, hpc_stat *st)
+int hpc_remote_cached_lookup(hpc_remote *r, hpc_ino parent, const char *name, hpc_stat *st)
 {
     g_mutex_lock(&r->tables);
     const node_rec *rec = child_rec(r, parent, name);
@@ -110,7 +110,7 @@ int hpc_remote_cached_lookup(remote *r, hpc_ino parent, const char *name, hpc_st
     return hit;
 }
 
-GBytes *hpc_remote_cached_xattrs(remote *r, hpc_ino ino)
+GBytes *hpc_remote_cached_xattrs(hpc_remote *r, hpc_ino ino)
 {
     g_mutex_lock(&r->tables);
     const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
@@ -119,7 +119,7 @@ GBytes *hpc_remote_cached_xattrs(remote *r, hpc_ino ino)
     return b;
 }
 
-void hpc_remote_keep_xattrs(remote *r, hpc_ino ino, GBytes *b)
+void hpc_remote_keep_xattrs(hpc_remote *r, hpc_ino ino, GBytes *b)
 {
     g_mutex_lock(&r->tables);
     node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
@@ -129,7 +129,7 @@ void hpc_remote_keep_xattrs(remote *r, hpc_ino ino, GBytes *b)
 }
 
 /* "/a/b" of ino as far as the daemon saw its names, else "node N". */
-static char *path_of(remote *r, hpc_ino ino)
+static char *path_of(hpc_remote *r, hpc_ino ino)
 {
     GString *p = g_string_new(NULL);
     g_mutex_lock(&r->tables);
@@ -162,7 +162,7 @@ char *hpc_remote_object_key(const hpc_rq *rq, const char *name)
     return g_strdup_printf("%" G_GUINT64_FORMAT, (guint64)rq->ino);
 }
 
-static char *object_name(remote *r, const hpc_rq *rq, const char *name)
+static char *object_name(hpc_remote *r, const hpc_rq *rq, const char *name)
 {
     if (rq->op == HPC_RQ_INFO)
         return g_strdup(".info");
@@ -189,7 +189,7 @@ void hpc_remote_info_stale(hpc_container *c)
         hpc_container_info_changed(c);
 }
 
-int hpc_remote_is_damaged(remote *r, const char *key)
+int hpc_remote_is_damaged(hpc_remote *r, const char *key)
 {
     if (g_atomic_int_get(&r->ndamaged) == 0)
         return 0;
@@ -204,7 +204,7 @@ int hpc_remote_is_damaged(remote *r, const char *key)
 int hpc_remote_lost(hpc_container *c, const hpc_rq *rq, const char *name, const char *key,
                     const char *why, int remember_it)
 {
-    remote *r = c->priv;
+    hpc_remote *r = c->priv;
     char *obj = object_name(r, rq, name);
     hpc_log("%s: %s: %s %s serving it; %s", c->path, obj, lib_of(r), why,
             remember_it ? "damaged: EIO for it from now on, the rest is served"
@@ -238,7 +238,7 @@ int hpc_remote_dirent_at(const char *p, size_t len, size_t *at, hpc_wire_dirent 
 
 /* The cookie of the readdir batch that listed name of dir without its
  * attributes, if that batch was not yet asked for in full (marked now). */
-int hpc_remote_plus_start(remote *r, hpc_ino dir, const char *name, uint64_t *start)
+int hpc_remote_plus_start(hpc_remote *r, hpc_ino dir, const char *name, uint64_t *start)
 {
     g_mutex_lock(&r->tables);
     const node_rec *rec = child_rec(r, dir, name);
@@ -257,7 +257,7 @@ int hpc_remote_plus_start(remote *r, hpc_ino dir, const char *name, uint64_t *st
 }
 
 /* Take a "plus" batch: entries with full attributes and xattrs. */
-int hpc_remote_plus_take(remote *r, hpc_ino dir, const char *p, size_t len)
+int hpc_remote_plus_take(hpc_remote *r, hpc_ino dir, const char *p, size_t len)
 {
     for (size_t at = 0; at < len;) {
         hpc_wire_dirent d;
@@ -298,7 +298,7 @@ static int batch_has(const struct dir_batch *b, uint64_t cookie)
     return 0;
 }
 
-int hpc_remote_batch_find(remote *r, hpc_ino dir, uint64_t cookie, struct dir_batch *out)
+int hpc_remote_batch_find(hpc_remote *r, hpc_ino dir, uint64_t cookie, struct dir_batch *out)
 {
     int hit = 0;
     g_mutex_lock(&r->tables);

@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "hpc_format.h"
+#include "hpc_container.h"
 #include "hpc_remote.h"
 
 /**

@@ -38,6 +38,21 @@ typedef struct hpc_source {
     int lease;           /* read lease: 0 not tried, 1 held, -1 none (hpc_source_lease) */
 } hpc_source;
 
+/** One verbatim run of a file's bytes inside a source (a reader's map).
+ *  space and space_size name the block-cache space the core reads it
+ *  through: 0 for the source's own (its id and current size); a file that
+ *  grows while mounted gives a snapshot's space and size instead. */
+typedef struct hpc_extent {
+    const hpc_source *src;
+    uint64_t off;          /* in the source */
+    uint64_t len;
+    uint64_t space, space_size;
+} hpc_extent;
+
+/** Extents a front end asks map for at once (a request covering more is
+ *  served in several rounds). */
+#define HPC_MAX_EXTENTS 64
+
 /** A new process-unique space id (never 0): the block cache's key of a
  *  source file or of any decoded object a reader caches. */
 uint64_t hpc_space_new(void);

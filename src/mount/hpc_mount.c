@@ -30,12 +30,6 @@
 #include <linux/openat2.h>
 #include <unistd.h>
 
-/* ---- ids ---------------------------------------------------------------- */
-
-/* ---- the layer's own nodes ---------------------------------------------- */
-
-/* ---- container slots ---------------------------------------------------- */
-
 /* ---- open / close ------------------------------------------------------- */
 
 /* SOURCE is one container: a file, a forced format, or a directory a
@@ -117,7 +111,7 @@ void hpc_mount_close(hpc_mount *m)
     hpc_container_close(m->single);
     if (m->root) {
         for (guint i = 0; i < m->slots->len; i++) {
-            slot *s = g_ptr_array_index(m->slots, i);
+            hpc_rundir_slot *s = g_ptr_array_index(m->slots, i);
             hpc_container_close(s->c);
             g_mutex_clear(&s->open_lock);
             g_free(s->path);
@@ -166,7 +160,7 @@ static GString *dir_info(hpc_mount *m)
                            m->root, m->slots->len, m->open.length, m->max_open);
     g_string_append(o, "path\tstate\tformat_or_reason\n");
     for (guint i = 0; i < m->slots->len; i++) {
-        slot *s = g_ptr_array_index(m->slots, i);
+        hpc_rundir_slot *s = g_ptr_array_index(m->slots, i);
         dnode *d = hpc_rundir_node_get(m, s->node);
         g_string_append_printf(o, "%s\t%s\t%s\n", d ? d->rel : "?",
                                s->c ? "open" : s->error ? "failed" : "closed",
@@ -177,7 +171,7 @@ static GString *dir_info(hpc_mount *m)
 }
 
 /* .info of a container that failed to open: the reason, one line. */
-static GString *failed_info(hpc_mount *m, slot *s)
+static GString *failed_info(hpc_mount *m, hpc_rundir_slot *s)
 {
     GString *o = g_string_new(NULL);
     g_mutex_lock(&m->lock);
@@ -243,7 +237,7 @@ typedef struct route {
     hpc_container *c;
     hpc_ino inner;               /* the id inside c */
     uint32_t sn;
-    slot *s;
+    hpc_rundir_slot *s;
 } route;
 
 static int enter(hpc_mount *m, hpc_ino ino, route *r)
@@ -296,7 +290,7 @@ static int fwd_dirent(void *p, const char *name, const hpc_stat *st, uint64_t ne
 
 /* A container slot's failed state: its root is an empty directory with
  * .info, the reason. */
-static int failed_call(hpc_mount *m, slot *s, uint32_t sn, hpc_ino inner, hpc_stat *st)
+static int failed_call(hpc_mount *m, hpc_rundir_slot *s, uint32_t sn, hpc_ino inner, hpc_stat *st)
 {
     if (inner == HPC_INO_ROOT) {
         memset(st, 0, sizeof *st);
@@ -580,17 +574,17 @@ void hpc_mount_unmap(hpc_mount *m, hpc_ino ino)
     if (m->single || hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
         return;
     g_mutex_lock(&m->lock);
-    slot *s = hpc_rundir_slot_get(m, sn);
+    hpc_rundir_slot *s = hpc_rundir_slot_get(m, sn);
     g_mutex_unlock(&m->lock);
     if (s)
         hpc_rundir_slot_release(m, s, HPC_OK);
 }
 
 /* The open container of slot sn, held by a map (no acquire), or NULL. */
-static hpc_container *held_container(hpc_mount *m, uint32_t sn, slot **out)
+static hpc_container *held_container(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out)
 {
     g_mutex_lock(&m->lock);
-    slot *s = hpc_rundir_slot_get(m, sn);
+    hpc_rundir_slot *s = hpc_rundir_slot_get(m, sn);
     hpc_container *c = s ? s->c : NULL;
     g_mutex_unlock(&m->lock);
     *out = s;
@@ -601,7 +595,7 @@ int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext
 {
     uint32_t sn;
     hpc_ino inner;
-    slot *s;
+    hpc_rundir_slot *s;
     if (m->single)
         return hpc_container_extents_unchanged(m->single, ext, n);
     if (hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
@@ -702,7 +696,7 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
         return;
     meta->direct_io = HPC_INO_IS_TEXT(inner);
     g_mutex_lock(&m->lock);
-    slot *s = sn ? hpc_rundir_slot_get(m, sn) : NULL;
+    hpc_rundir_slot *s = sn ? hpc_rundir_slot_get(m, sn) : NULL;
     /* owners as on disk: the container's, else the node's own (lstat) */
     dnode *d = hpc_rundir_node_get(m, s ? s->node : inner);
     if (s && s->c) {

@@ -8,7 +8,7 @@
 #ifndef HPC_MOUNT_INT_H
 #define HPC_MOUNT_INT_H
 
-#include "hpc_format.h"
+#include "hpc_formats.h"
 #include "hpc_mount.h"
 #include "hpc_npyview.h"
 #include "hpc_perm.h"
@@ -36,7 +36,7 @@ typedef struct dnode {
     uint32_t uid, gid, mode;     /* of the probe (lstat), shown as they are */
 } dnode;
 
-typedef struct slot {
+typedef struct hpc_rundir_slot {
     uint32_t node;               /* its dnode */
     char *path;                  /* absolute */
     hpc_container *c;            /* NULL while closed */
@@ -46,7 +46,7 @@ typedef struct slot {
     int stale;                   /* its source changed: reopen when unused */
     GList *lru;                  /* in m->open while open */
     GMutex open_lock;
-} slot;
+} hpc_rundir_slot;
 
 typedef struct big_id {
     uint32_t slot;
@@ -102,13 +102,13 @@ char *hpc_rundir_node_rel(hpc_mount *m, hpc_ino ino);
 
 /* Take slot number sn for a call: open it if needed.  *c is NULL when it
  * failed to open (then s->error says why).  Pair with hpc_rundir_slot_release. */
-int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, slot **out, hpc_container **c);
+int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out, hpc_container **c);
 
 /* Slot number s, or NULL; m->lock held. */
-slot *hpc_rundir_slot_get(hpc_mount *m, uint32_t s);
+hpc_rundir_slot *hpc_rundir_slot_get(hpc_mount *m, uint32_t s);
 
 /* End a call on slot s that returned rc (HPC_E_CHANGED marks the slot
  * stale); closes what the LRU evicts.  Returns rc. */
-int hpc_rundir_slot_release(hpc_mount *m, slot *s, int rc);
+int hpc_rundir_slot_release(hpc_mount *m, hpc_rundir_slot *s, int rc);
 
 #endif

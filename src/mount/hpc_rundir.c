@@ -156,7 +156,7 @@ static uint32_t slot_new(hpc_mount *m, uint64_t id, const char *path)
 {
     if (m->slots->len + 1 >= MAX_SLOTS)
         return 0;
-    slot *s = g_new0(slot, 1);
+    hpc_rundir_slot *s = g_new0(hpc_rundir_slot, 1);
     s->node = (uint32_t)id;
     s->path = g_strdup(path);
     g_mutex_init(&s->open_lock);
@@ -249,7 +249,7 @@ char *hpc_rundir_node_rel(hpc_mount *m, hpc_ino ino)
     return rel;
 }
 
-slot *hpc_rundir_slot_get(hpc_mount *m, uint32_t s)
+hpc_rundir_slot *hpc_rundir_slot_get(hpc_mount *m, uint32_t s)
 {
     return s >= 1 && s <= m->slots->len ? g_ptr_array_index(m->slots, s - 1) : NULL;
 }
@@ -262,7 +262,7 @@ static GSList *evict(hpc_mount *m)
     GList *l = m->open.tail;
     while (l && m->open.length > m->max_open) {
         GList *prev = l->prev;
-        slot *s = l->data;
+        hpc_rundir_slot *s = l->data;
         if (s->refs == 0) {
             out = g_slist_prepend(out, s->c);
             s->c = NULL;
@@ -282,7 +282,7 @@ static void close_all(GSList *list)
 /* Is the file of a slot whose open failed still the file that failed?
  * Then it is not opened again: a damaged file would cost a helper's whole
  * CPU limit on every lookup of a walk (s->open_lock held). */
-static gboolean failed_unchanged(const slot *s)
+static gboolean failed_unchanged(const hpc_rundir_slot *s)
 {
     struct stat sb;
     return s->error && stat(s->path, &sb) == 0 && sb.st_dev == s->failed.st_dev &&
@@ -294,7 +294,7 @@ static gboolean failed_unchanged(const slot *s)
 }
 
 /* Open slot s's container if it is closed (s->open_lock held). */
-static void slot_open(hpc_mount *m, slot *s)
+static void slot_open(hpc_mount *m, hpc_rundir_slot *s)
 {
     hpc_container *c = NULL;
     GError *err = NULL;
@@ -325,11 +325,11 @@ static void slot_open(hpc_mount *m, slot *s)
 
 /* Take slot number sn for a call: open it if needed.  *c is NULL when it
  * failed to open (then s->error says why).  Pair with slot_release. */
-int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, slot **out, hpc_container **c)
+int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out, hpc_container **c)
 {
     GSList *stale = NULL;
     g_mutex_lock(&m->lock);
-    slot *s = hpc_rundir_slot_get(m, sn);
+    hpc_rundir_slot *s = hpc_rundir_slot_get(m, sn);
     if (!s) {
         g_mutex_unlock(&m->lock);
         return HPC_E_NOENT;
@@ -360,7 +360,7 @@ int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, slot **out, hpc_container
     return HPC_OK;
 }
 
-int hpc_rundir_slot_release(hpc_mount *m, slot *s, int rc)
+int hpc_rundir_slot_release(hpc_mount *m, hpc_rundir_slot *s, int rc)
 {
     g_mutex_lock(&m->lock);
     s->refs--;

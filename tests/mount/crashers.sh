@@ -11,7 +11,7 @@ need_fuse
 
 CR="$DATA/crashers"
 # crashes inside the libraries are expected here: sanitizer builds report
-# them (in the trial's child) somewhere the final check does not look
+# them (in the helper) somewhere the final check does not look
 mkdir -p "$TMP/expected"
 export ASAN_OPTIONS="log_path=$TMP/expected/asan:${ASAN_OPTIONS#log_path=*:}"
 export UBSAN_OPTIONS="log_path=$TMP/expected/ubsan:print_stacktrace=1"
@@ -62,7 +62,7 @@ refused "bad -o open_timeout" "open_timeout" 30 "$HPCDUMP" -o open_timeout=soon 
 if [ $H5 = 1 ]; then
     "$HPCDUMP" -o inproc ls "$CR/segv_userblock.h5" >/dev/null 2>&1
     rc=$?
-    check "without the trial open libhdf5 takes the process down (exit $rc)" \
+    check "without the helper libhdf5 takes the process down (exit $rc)" \
         test "$rc" -ge 128 -o -n "$(ls "$TMP"/expected/asan* 2>/dev/null)"
 fi
 

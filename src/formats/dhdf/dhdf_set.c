@@ -7,7 +7,6 @@
 #include "config.h"
 #include "dhdf_int.h"
 #include "hpc_bytes.h"
-#include "hpc_sandbox.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -26,7 +25,7 @@ static int ahf_source(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *li
     GError *e = NULL;
     int watched = d->nfiles <= MAX_WATCHED_FILES;
     if (watched)
-        src = hpc_container_add_source(c, f->path, &e);
+        src = c->host->add_source(c, f->path, &e);
     else if (hpc_source_open(f->path, &tmp, &e) != HPC_OK)
         src = NULL;
     if (!src) {
@@ -170,7 +169,7 @@ static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *lis
     int rc = ahf_source(c, d, k, listed, err);
     if (rc != HPC_OK)
         return rc;
-    hpc_sandbox_note(f->path);
+    c->host->note_file(c, f->path);
     int32 sd = SDstart(f->path, DFACC_READ);
     if (sd == FAIL)
         return hpc_fail(err, HPC_E_CORRUPT, f->path, NULL, 0, "not a readable HDF4 file");
@@ -546,7 +545,7 @@ int dhdf_open_set(hpc_container *c, dhdf *d, const hpc_source *src, GError **err
     char ver[128] = "";   /* LIBVSTR_LEN (80) + 1 is enough */
     Hgetlibversion(&maj, &min, &rel, ver);
     d->libversion = g_strdup_printf("%u.%u.%u", maj, min, rel);
-    hpc_sandbox_note(c->path);
+    c->host->note_file(c, c->path);
     int32 sd = SDstart(c->path, DFACC_READ);
     if (sd == FAIL) {
         g_ptr_array_free(tables, TRUE);

@@ -99,7 +99,7 @@ static void dhdf_close(hpc_container *c)
 }
 
 /* The magic bytes only: opening the file with libhdf4 here would run the
- * library on an untrusted file outside the trial open (hpc_sandbox.h). */
+ * library on an untrusted file outside the helper process (hpc_remote.h). */
 static int dhdf_probe(const char *path, const unsigned char *head, size_t len)
 {
     static const unsigned char magic[4] = { 0x0e, 0x03, 0x13, 0x01 };
@@ -158,7 +158,7 @@ static int dhdf_open(hpc_container *c, GError **err)
     d->warnings = g_ptr_array_new_with_free_func(g_free);
     unsigned char head[4];
     int rc = HPC_E_IO;
-    hpc_source *src = hpc_container_add_source(c, c->path, err);
+    hpc_source *src = c->host->add_source(c, c->path, err);
     if (src)
         rc = hpc_source_pread_field(src, head, 4, 0, "magic", err);
     if (rc == HPC_OK && memcmp(head, "\x0e\x03\x13\x01", 4) != 0)
@@ -411,7 +411,7 @@ static int dhdf_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint6
     if (off >= f.nbytes)
         return HPC_OK;
     len = (size_t)MIN((uint64_t)len, f.nbytes - off);
-    hpc_cache *cache = hpc_container_cache(c);
+    hpc_cache *cache = c->host->cache(c);
     f.bs = hpc_cache_block_size(cache);
     /* large reads (sequential readers, the kernel's read-ahead) go straight
      * into the caller's buffer: the kernel's page cache keeps them, and a

@@ -96,7 +96,7 @@ static int verify_now(hpc_container *c, fti_var *v)
         hpc_log("%s: checkpoint %d rank %d variable %d: MD5 of the chunk at offset %" PRIu64
                 " does not match its record: reads fail with EIO (-o nocheck serves them)",
                 rk->path, rk->ckpt, rk->rank, v->id, bad);
-        hpc_container_info_changed(c);
+        c->host->info_changed(c);
     }
     return st;
 }

@@ -364,7 +364,7 @@ const hpc_source *fti_source(hpc_container *c, fti *f, const char *path, GError 
 {
     hpc_source *s = g_hash_table_lookup(f->srcs, path);
     if (!s) {
-        s = hpc_container_add_source(c, path, err);
+        s = c->host->add_source(c, path, err);
         if (s)
             g_hash_table_insert(f->srcs, g_strdup(path), s);
     }

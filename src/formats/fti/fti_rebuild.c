@@ -122,6 +122,6 @@ int fti_rank_read(hpc_container *c, const fti_rank *rk, void *buf, size_t len, u
             return HPC_E_CORRUPT;
         return fti_rs_decode(rk->rs, buf, len, off);
     }
-    hpc_cache *cache = hpc_container_cache(c);
+    hpc_cache *cache = c->host->cache(c);
     return cache ? hpc_cache_read_source(cache, rk->src, buf, len, off) : HPC_E_NOMEM;
 }

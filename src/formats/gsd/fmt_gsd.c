@@ -255,7 +255,7 @@ static int state_build(hpc_container *c, gsd *g, const gsd_state *prev, gsd_stat
     const char *path = g->src->path;
     gsd_state *s = g_atomic_rc_box_new0(gsd_state);
     int rc;
-    s->cache = hpc_container_cache(c);
+    s->cache = c->host->cache(c);
     s->space = hpc_cache_space_new();
     s->fill.src = g->src;
     s->fill.size = __atomic_load_n(&g->src->size, __ATOMIC_ACQUIRE);
@@ -321,7 +321,7 @@ void gsd_maybe_refresh(hpc_container *c)
             g_mutex_unlock(&g->lock);
             gsd_state_unref(old);      /* the reference cur held */
             g->pending = 0;
-            hpc_container_info_changed(c);
+            c->host->info_changed(c);
         } else {
             g->pending = 1;
         }
@@ -350,7 +350,7 @@ static int gsd_open(hpc_container *c, GError **err)
     int rc;
     g_mutex_init(&g->lock);
     g_mutex_init(&g->refresh_lock);
-    g->src = hpc_container_add_source(c, c->path, err);
+    g->src = c->host->add_source(c, c->path, err);
     if (!g->src) {
         rc = HPC_E_IO;
         goto out;

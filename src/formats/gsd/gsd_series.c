@@ -171,7 +171,7 @@ int gsd_series_compute(hpc_container *c, const gsd_state *cs, int notify,
     /* after the unlock: .info's builder holds the core's lock and waits
      * for series_lock */
     if (computed && notify)
-        hpc_container_info_changed(c);
+        c->host->info_changed(c);
     return rc;
 }
 

@@ -195,7 +195,7 @@ static int h5_open(hpc_container *c, GError **err)
     h5 *h = h5_new(c);
     hid_t fapl = H5I_INVALID_HID, root = H5I_INVALID_HID;
     int rc;
-    h->src = hpc_container_add_source(c, c->path, err);
+    h->src = c->host->add_source(c, c->path, err);
     if (!h->src) {
         rc = HPC_E_IO;
         goto out;
@@ -238,7 +238,7 @@ static int h5_open(hpc_container *c, GError **err)
     }
     h5_node_new(h, K_GROUP, (uint64_t)oi.addr, NO_PARENT, 0);
     g_hash_table_insert(h->by_addr, GSIZE_TO_POINTER((uint64_t)oi.addr), GUINT_TO_POINTER(0));
-    hpc_container_cache(c);        /* made now: never under h->lock */
+    c->host->cache(c);        /* made now: never under h->lock */
     c->priv = h;
     h = NULL;
     rc = HPC_OK;

@@ -175,7 +175,7 @@ static int read_data(hpc_container *c, const h5_handle *hd, void *buf, size_t le
      * shrank under the mount: the bytes count only if the file is
      * still as it was */
     if (rc == HPC_OK)
-        rc = hpc_container_sources_unchanged(c);
+        rc = c->host->sources_unchanged(c);
     return rc;
 }
 

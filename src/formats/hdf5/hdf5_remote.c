@@ -3,9 +3,8 @@
 #include "config.h"
 #include "hdf5_remote.h"
 #include "hdf5_chunk.h"
-#include "hpc_container.h"
 #include "hpc_error.h"
-#include "hpc_remote.h"
+#include "hpc_format.h"
 #include "hpc_source.h"
 
 #include <string.h>
@@ -203,7 +202,7 @@ static int h5r_read(void *st, hpc_container *c, hpc_remote_call call, hpc_ino in
     g_free(why);
     /* the bytes count only if the file is still the one the helper described */
     if (rc == HPC_OK)
-        rc = hpc_container_sources_unchanged(c);
+        rc = c->host->sources_unchanged(c);
     if (rc == HPC_OK)
         *nread = len;
     /* anything else: the helper reads it, and says why if it cannot */

@@ -76,7 +76,7 @@ static int read_header(nc3_state *s, const hpc_source *src, GError **err)
 static int state_build(hpc_container *c, nc3 *n, nc3_state **out, GError **err)
 {
     nc3_state *s = g_atomic_rc_box_new0(nc3_state);
-    s->cache = hpc_container_cache(c);
+    s->cache = c->host->cache(c);
     s->space = hpc_cache_space_new();
     s->size = __atomic_load_n(&n->src->size, __ATOMIC_ACQUIRE);
     int rc = read_header(s, n->src, err);
@@ -109,7 +109,7 @@ void nc3_maybe_refresh(hpc_container *c)
             n->cur = fresh;
             g_mutex_unlock(&n->lock);
             nc3_state_unref(old);
-            hpc_container_info_changed(c);
+            c->host->info_changed(c);
         }
     }
     g_mutex_unlock(&n->refresh_lock);
@@ -136,7 +136,7 @@ static int nc3_open(hpc_container *c, GError **err)
     g_mutex_init(&n->lock);
     g_mutex_init(&n->refresh_lock);
     c->priv = n;
-    n->src = hpc_container_add_source(c, c->path, err);
+    n->src = c->host->add_source(c, c->path, err);
     if (n->src)
         rc = state_build(c, n, &n->cur, err);
     if (rc != HPC_OK) {

@@ -139,7 +139,7 @@ static int read_values(hpc_container *c, const nc3_state *s, const nc3_var *v,
         extents(c->priv, s, v, off, len, ext, HPC_MAX_EXTENTS, &n);
         if (n == 0)
             return HPC_E_CORRUPT;
-        int rc = hpc_container_read_extents(c, ext, n, buf, (size_t)len, &got);
+        int rc = c->host->read_extents(c, ext, n, buf, (size_t)len, &got);
         if (rc != HPC_OK)
             return rc;
         swap(buf, got, nc3_type_size(v->type));

@@ -161,7 +161,7 @@ static int stream_read(hpc_container *c, const sion *s, const sion_task *t, void
         unsigned n;
         size_t got;
         stream_map(s, t, off, len, ext, 16, &n);
-        int rc = hpc_container_read_extents(c, ext, n, p, (size_t)len, &got);
+        int rc = c->host->read_extents(c, ext, n, p, (size_t)len, &got);
         if (rc != HPC_OK)
             return rc;
         p += got;
@@ -266,7 +266,7 @@ static int open_files(hpc_container *c, sion *s, GError **err)
         sion_file *f = &s->files[k];
         if (k > 0) {
             char *member = g_strdup_printf("%s.%06u", c->path, k);
-            f->src = hpc_container_add_source(c, member, err);
+            f->src = c->host->add_source(c, member, err);
             rc = f->src ? sion_parse_meta1(f, err) : HPC_E_IO;
             if (rc == HPC_OK && (f->filenumber != (int32_t)k || f->nfiles != first->nfiles))
                 rc = hpc_fail(err, HPC_E_CORRUPT, member, "filenumber", SION_OFF_FILENUMBER,
@@ -321,7 +321,7 @@ static int sion_open(hpc_container *c, GError **err)
     int rc;
     sion_file first = { 0 };
 
-    first.src = hpc_container_add_source(c, c->path, err);
+    first.src = c->host->add_source(c, c->path, err);
     if (!first.src) {
         rc = HPC_E_IO;
         goto out;

@@ -1,6 +1,9 @@
-/* hpc_format.h - the interface a format reader implements, and the core's
- * helpers it calls.  Front ends never include this: they see the opaque
- * container of hpc_container.h (through hpc_mount.h).
+/* hpc_format.h - the interface a format reader implements, and what the
+ * container hands down to it (hpc_host).  It lives in src/core, below the
+ * readers, so that a reader includes nothing of the layers above it and
+ * calls them only through the table it is given.  Front ends never include
+ * this: they see the opaque container of hpc_container.h (through
+ * hpc_mount.h); the table of readers is the container's (hpc_formats.h).
  *
  * A format is a const hpc_format.  open() parses and validates all metadata
  * against the real sizes of the files (hpc_source) and fills c->priv (or
@@ -21,11 +24,56 @@
 #define HPC_FORMAT_H
 
 #include "hpc_cache.h"
-#include "hpc_container.h"
+#include "hpc_error.h"
+#include "hpc_log.h"
+#include "hpc_node.h"
+#include "hpc_options.h"
 #include "hpc_rankname.h"
+#include "hpc_source.h"
 #include "hpc_tree.h"
 
+typedef struct hpc_container hpc_container;
 typedef struct hpc_core hpc_core;
+
+/* Requests to the helper process that runs a reader's library: the
+ * proxy's (hpc_remote.c) and, from HPC_RQ_CHUNK_PLAN on, those a reader's
+ * daemon side sends through hpc_remote_call. */
+enum {
+    HPC_RQ_LOOKUP = 1, HPC_RQ_GETATTR, HPC_RQ_READDIR, HPC_RQ_READLINK,
+    HPC_RQ_MAP, HPC_RQ_READ, HPC_RQ_XATTRS, HPC_RQ_INFO,
+    /* HDF5 chunks the daemon decodes (src/formats/hdf5/hdf5_remote.h): a dataset's plan;
+     * where chunks off.. (at most size of them) are stored */
+    HPC_RQ_CHUNK_PLAN, HPC_RQ_CHUNK_WHERE,
+    HPC_RQ_CHUNKS,             /* hpc_format.chunks: text payload */
+};
+
+/** What the container hands its reader (c->host, set before open): the
+ *  calls a reader makes on the layer above, so that it calls none of that
+ *  layer's functions by name.  Each may be called from many threads. */
+typedef struct hpc_host {
+    /** Open one more physical file; the container owns it. */
+    hpc_source *(*add_source)(hpc_container *c, const char *path, GError **err);
+    /** The block cache (created on first use with the block size from
+     *  opts.blocksize, else c->fsblksize, else the first source's
+     *  st_blksize); NULL when out of memory. */
+    hpc_cache *(*cache)(hpc_container *c);
+    /** Read extents ext[0..n) (as map gives them) into buf, one after
+     *  the other, through the block cache; *got is their total.
+     *  HPC_E_CORRUPT when they hold no byte or more than room. */
+    int (*read_extents)(hpc_container *c, const hpc_extent *ext, unsigned n, void *buf,
+                        size_t room, size_t *got);
+    /** For readers that read sources by other means than
+     *  hpc_source_pread (a library with its own descriptors): call after
+     *  such a read and before using the bytes.  HPC_OK, or HPC_E_CHANGED
+     *  once any source changed since mount. */
+    int (*sources_unchanged)(hpc_container *c);
+    /** For live formats: regenerate .info on next access. */
+    void (*info_changed)(hpc_container *c);
+    /** The reader's library is about to open file `path` (a member of a
+     *  set): in the helper process a crash or a limit reached after this
+     *  names that file; elsewhere nothing. */
+    void (*note_file)(hpc_container *c, const char *path);
+} hpc_host;
 
 /** A request to the helper process that runs a reader's library
  *  (hpc_remote.h: op is an HPC_RQ_* code): HPC_OK with *payload (g_free
@@ -53,8 +101,8 @@ typedef struct hpc_remote_side {
 typedef struct hpc_format {
     const char *name;
     /** The third-party library open() runs on the file (e.g. "libhdf5"), or
-     *  NULL: when set, the core trial-opens the file in a child process
-     *  first (hpc_sandbox.h). */
+     *  NULL: when set, the reader runs in the helper process (hpc_remote.h)
+     *  unless -o inproc. */
     const char *sandbox_lib;
     /** Score 0..100 how surely `path` (head = its first len bytes; len 0 and
      *  head NULL for a directory) is of this format. */
@@ -112,10 +160,11 @@ struct hpc_container {
     char *path;              /* SOURCE as given */
     hpc_options opts;        /* strings owned by the container */
     hpc_rankname rankname;   /* compiled opts.rankname */
-    GPtrArray *sources;      /* hpc_source *, opened with hpc_container_add_source */
+    GPtrArray *sources;      /* hpc_source *, opened with host->add_source */
     int64_t mtime;           /* of SOURCE, the default for nodes */
     uint32_t uid, gid;
     hpc_core *core;          /* the core's own state (cache, .info, changes) */
+    const hpc_host *host;    /* the calls a reader makes on the container */
 
     uint32_t fsblksize;      /* container's block size, if known */
     hpc_tree *tree;          /* optional static tree */
@@ -123,46 +172,5 @@ struct hpc_container {
     int live;                /* the container may grow while mounted, so
                                 the kernel must not cache names */
 };
-
-/** The formats the core knows, in probe order, NULL-terminated. */
-extern const hpc_format *const hpc_formats[];
-
-extern const hpc_format hpc_format_sion;
-extern const hpc_format hpc_format_gsd;
-extern const hpc_format hpc_format_fti;
-extern const hpc_format hpc_format_hdf5;
-extern const hpc_format hpc_format_dhdf;
-extern const hpc_format hpc_format_netcdf3;
-
-/** Find a format by name, NULL if unknown. */
-const hpc_format *hpc_format_by_name(const char *name);
-/** The reader whose probe scores path highest (head: its first len bytes;
- *  len 0 for a directory), or NULL: the one probe of the container and of
- *  a run directory's members. */
-const hpc_format *hpc_format_best(const char *path, const unsigned char *head, size_t len);
-
-/** 0 for the stand-in of a reader this build leaves out (it recognises
- *  the format's magic and refuses to open: "HDF5 support not built"). */
-int hpc_format_built(const hpc_format *f);
-
-/** Open one more physical file; the container owns it. */
-hpc_source *hpc_container_add_source(hpc_container *c, const char *path, GError **err);
-
-/** The block cache (created on first use with the block size from
- *  opts.blocksize, else c->fsblksize, else the first source's st_blksize). */
-hpc_cache *hpc_container_cache(hpc_container *c);
-
-/** Read extents ext[0..n) (as map gives them) into buf, one after the
- *  other, through the block cache; *got is their total.  HPC_E_CORRUPT
- *  when they hold no byte or more than room. */
-int hpc_container_read_extents(hpc_container *c, const hpc_extent *ext, unsigned n, void *buf,
-                               size_t room, size_t *got);
-
-/* Readers that read sources by other means than hpc_source_pread (a
- * library with its own descriptors) call hpc_container_sources_unchanged
- * (hpc_container.h) after such a read and before using the bytes. */
-
-/** For live formats: regenerate .info on next access. */
-void hpc_container_info_changed(hpc_container *c);
 
 #endif
