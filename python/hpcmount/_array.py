@@ -131,10 +131,12 @@ def _shape(c, path):
 
 def _objects(items, shape, path):
     """An object array of shape holding items (NumPy would make a
-    2-D array of equal-length sequences)."""
+    2-D array of equal-length sequences); of a scalar, its one item."""
     if len(items) != math.prod(shape):
         raise OSError(errno.EIO, "%s: %d values for user.shape %s"
                       % (path, len(items), ",".join(map(str, shape))))
+    if shape == ():
+        return items[0]           # h5py's ds[()] of a scalar: the value itself
     a = np.empty(len(items), object)
     for i, v in enumerate(items):
         a[i] = v
