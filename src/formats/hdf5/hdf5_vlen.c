@@ -72,7 +72,12 @@ static int seq_block(h5_dset *d, budget *b, uint64_t e0, uint64_t e1, hvl_t *v, 
     int rc = h5_read_elements(d, e0, e1, v);
     for (uint64_t i = 0; rc == HPC_OK && i < e1 - e0; i++) {
         uint64_t n = v[i].len;
-        g_byte_array_append(vals, v[i].p, (guint)(n * s->vesize));
+        if (n && !v[i].p) {
+            rc = HPC_E_IO;
+            break;
+        }
+        if (n)
+            g_byte_array_append(vals, v[i].p, (guint)(n * s->vesize));
         s->offsets[e0 + i + 1] = s->offsets[e0 + i] + (int64_t)n;
     }
     hsize_t n = e1 - e0;
@@ -94,7 +99,7 @@ static int seq_scan(h5_dset *d, budget *b)
     int rc = HPC_OK;
     s->offsets = g_new0(int64_t, d->nelem + 1);
     for (uint64_t e0 = 0; rc == HPC_OK && e0 < d->nelem; e0 += SCAN_ELEMS) {
-        b->left = (size_t)(MAX_TEXT_BYTES - kept - vals->len);
+        b->left = kept + vals->len < MAX_TEXT_BYTES ? (size_t)(MAX_TEXT_BYTES - kept - vals->len) : 0;
         rc = seq_block(d, b, e0, MIN(e0 + SCAN_ELEMS, d->nelem), v, vals);
     }
     g_free(v);
@@ -158,6 +163,8 @@ int h5_seq_read(const h5_dset *d, int part, void *buf, size_t len, uint64_t off)
     uint64_t size = h5_seq_part_size(d, part);
     if (off > size || len > size - off)
         return HPC_E_INVAL;
+    if (len == 0)
+        return HPC_OK;
     const uint8_t *src = part == SEQ_OFFSETS ? (const uint8_t *)d->seq.offsets : d->seq.values;
     memcpy(buf, src + off, len);
     return HPC_OK;
