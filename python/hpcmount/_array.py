@@ -5,6 +5,7 @@ import errno
 import math
 import mmap
 import os
+import stat
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -123,8 +124,67 @@ def _read_all(c, path, ino, a, size, threads):
         list(pool.map(one, spans))
 
 
+def _shape(c, path):
+    text = c.getxattr(path, "user.shape").decode().strip()
+    return tuple(int(x) for x in text.split(",")) if text else ()
+
+
+def _objects(items, shape, path):
+    """An object array of shape holding items (NumPy would make a
+    2-D array of equal-length sequences); of a scalar, its one item."""
+    if len(items) != math.prod(shape):
+        raise OSError(errno.EIO, "%s: %d values for user.shape %s"
+                      % (path, len(items), ",".join(map(str, shape))))
+    if shape == ():
+        return items[0]           # h5py's ds[()] of a scalar: the value itself
+    a = np.empty(len(items), object)
+    for i, v in enumerate(items):
+        a[i] = v
+    return a.reshape(shape)
+
+
+def _sequences(c, path, threads, populate):
+    """An HDF5 dataset of variable-length sequences (a directory of
+    values and offsets): what h5py's ds[()] gives, an object array of
+    NumPy arrays."""
+    values = array(c, path + "/values", threads, populate)
+    offsets = array(c, path + "/offsets", threads, populate)
+    if len(offsets) < 1 or offsets[0] != 0 or offsets[-1] != len(values) or \
+            np.any(np.diff(offsets) < 0):
+        raise OSError(errno.EIO, "%s: offsets do not split the values" % path)
+    return _objects(np.split(np.array(values), offsets[1:-1]), _shape(c, path), path)
+
+
+def _region(line):
+    """(path, selection) of a region reference's line (docs/hdf5.md)."""
+    if not line:
+        return None
+    target, _, sel = line.rpartition("\t")
+    return (target, sel)
+
+
+def _text(c, path, st, ref):
+    """A dataset served as text (variable-length strings, references):
+    h5py's ds[()], an object array of bytes, of target paths (str, '' for
+    a null reference) or of (path, selection) tuples (None for null)."""
+    data = c.read(path)
+    lines = data.split(b"\n")[:-1] if data else []
+    if ref == "object":
+        lines = [os.fsdecode(x) for x in lines]
+    elif ref == "region":
+        lines = [_region(os.fsdecode(x)) for x in lines]
+    return _objects(lines, _shape(c, path), path)
+
+
 def array(c, path, threads=None, populate=None):
+    p, st = c._follow(path)
+    names = c.listxattr(p)
+    if stat.S_ISDIR(st.mode) and "user.vlen" in names:
+        return _sequences(c, p, threads, populate)
     st = c._file(path)
+    if "user.dtype" in names and c.getxattr(p, "user.dtype") == b"O":
+        ref = c.getxattr(p, "user.h5ref").decode() if "user.h5ref" in names else None
+        return _text(c, p, st, ref)
     dtype, shape = _layout(c, path, st.size)
     ext = c.extents(path) if st.size else None
     a = _mapped(c, st, ext, dtype, shape, populate)

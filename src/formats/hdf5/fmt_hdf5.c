@@ -261,6 +261,7 @@ static const char *kind_name(const h5_handle *hd)
     case DS_DATA: return hd->plan ? "decode" : "H5Dread";
     case DS_TEXT: return "text";
     case DS_REFUSED: return "EIO";
+    case DS_SEQ: return "sequences";
     default: return "none";
     }
 }
@@ -306,6 +307,7 @@ static void info_entry(h5 *h, info_walk *w, uint32_t dir, const h5_list *l, uint
                                n->kind == K_SOFT ? "soft link" : "hard link to a group: symlink");
         w->nsoft += n->kind == K_SOFT;
         break;
+    case K_VLEN:
     case K_DATASET:
         if (g_hash_table_contains(w->datasets, GUINT_TO_POINTER(id))) {
             first = h5_node_path(h, id);

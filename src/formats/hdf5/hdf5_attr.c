@@ -85,18 +85,30 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
 {
     h5 *h = c->priv;
     attr_ctx a = { 0 };
-    char *shape = NULL, *dtype = NULL, *dims = NULL;
+    char *shape = NULL, *dtype = NULL, *dims = NULL, *extra = NULL;
+    const char *extra_name = NULL;
     int rc = HPC_OK;
     h5_quiet();
     g_mutex_lock(&h->lock);
     uint32_t id = h5_ino_to_id(ino, h);
     uint8_t kind = id == NO_PARENT ? 0 : NODE(h, id)->kind;
-    if (kind == K_DATASET) {
+    if (kind == K_PART) {
+        h5_handle *hd;
+        rc = h5_handle_get(h, NODE(h, id)->parent, &hd);
+        if (rc == HPC_OK) {
+            h5_seq_part_xattrs(hd->d, (int)NODE(h, id)->idx, &dtype, &shape);
+            h5_handle_put(h, hd);
+        }
+    } else if (kind == K_DATASET || kind == K_VLEN) {
         h5_handle *hd;
         rc = h5_handle_get(h, id, &hd);
         if (rc == HPC_OK) {
             shape = g_strdup(hd->d->shape);
             dtype = g_strdup(hd->d->dtype);
+            /* what a reader of the bytes needs besides: the kind of
+             * references, the dtype of a sequence's values */
+            extra_name = hd->d->ref ? "user.h5ref" : hd->d->seq.vdtype ? "user.vlen" : NULL;
+            extra = g_strdup(hd->d->ref ? hd->d->ref : hd->d->seq.vdtype);
             h5_attrs_read(h, id, hd->d->id, &a);
             h5_handle_put(h, hd);
             const h5_ncdims *n = h5_ncdims_of(h, NODE(h, id)->addr);
@@ -118,6 +130,8 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
                fn(ctx, "user.dtype", dtype, strlen(dtype));
     if (dims && !stop)
         stop = fn(ctx, "user.dims", dims, strlen(dims));
+    if (extra_name && !stop)
+        stop = fn(ctx, extra_name, extra, strlen(extra));
     for (guint i = 0; !stop && a.names && i < a.names->len; i++) {
         GString *v = g_ptr_array_index(a.values, i);
         stop = fn(ctx, g_ptr_array_index(a.names, i), v->str, v->len);
@@ -126,5 +140,6 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
     g_free(shape);
     g_free(dtype);
     g_free(dims);
+    g_free(extra);
     return rc;
 }

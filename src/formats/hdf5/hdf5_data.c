@@ -6,8 +6,9 @@
 
 /* ---- data ------------------------------------------------------------- */
 
-/* The referenced handle of dataset ino for a read; read_release() it. */
-static int read_acquire(hpc_container *c, hpc_ino ino, h5_handle **out)
+/* The referenced handle of the dataset of ino for a read; read_release()
+ * it.  *part: the entry of a dataset of sequences ino is, or -1. */
+static int part_acquire(hpc_container *c, hpc_ino ino, h5_handle **out, int *part)
 {
     h5 *h = c->priv;
     int rc;
@@ -15,13 +16,31 @@ static int read_acquire(hpc_container *c, hpc_ino ino, h5_handle **out)
     g_mutex_lock(&h->lock);
     uint32_t id = h5_ino_to_id(ino, h);
     uint8_t kind = id == NO_PARENT ? 0 : NODE(h, id)->kind;
+    *part = kind == K_PART ? (int)NODE(h, id)->idx : -1;
     if (kind == K_DATASET)
         rc = h5_handle_get(h, id, out);
+    else if (kind == K_PART)
+        rc = h5_handle_get(h, NODE(h, id)->parent, out);
     else if (kind == K_DAMAGED)
         rc = h5_damaged_read(h, id);
     else
-        rc = kind == K_GROUP ? HPC_E_ISDIR : kind ? HPC_E_INVAL : HPC_E_NOENT;
+        rc = kind == K_GROUP || kind == K_VLEN ? HPC_E_ISDIR : kind ? HPC_E_INVAL : HPC_E_NOENT;
     g_mutex_unlock(&h->lock);
+    return rc;
+}
+
+static void read_release(hpc_container *c, h5_handle *hd);
+
+/* part_acquire of a dataset's own file: the entries of a dataset of
+ * sequences have no chunks, plans or stored places. */
+static int read_acquire(hpc_container *c, hpc_ino ino, h5_handle **out)
+{
+    int part;
+    int rc = part_acquire(c, ino, out, &part);
+    if (rc == HPC_OK && part >= 0) {
+        read_release(c, *out);
+        rc = HPC_E_NOTSUP;
+    }
     return rc;
 }
 
@@ -68,7 +87,7 @@ int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
     memset(buf, 0, (size_t)(e1 - e0) * d->esize);
     hid_t rtype = d->rtype >= 0 ? d->rtype : d->mtype;
     if (d->rank == 0) {
-        if (H5Dread(d->id, rtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+        if (H5Dread(d->id, rtype, H5S_ALL, H5S_ALL, d->dxpl, buf) >= 0)
             rc = HPC_OK;
         goto out;
     }
@@ -101,7 +120,7 @@ int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf)
         ms = H5Scopy(fs);
         base = (void *)((uintptr_t)buf - (uintptr_t)(e0 * d->esize));
     }
-    if (ms >= 0 && H5Dread(d->id, rtype, ms, fs, H5P_DEFAULT, base) >= 0)
+    if (ms >= 0 && H5Dread(d->id, rtype, ms, fs, d->dxpl, base) >= 0)
         rc = HPC_OK;
 out:
     if (rc == HPC_OK && d->rtype >= 0)
@@ -212,11 +231,19 @@ int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
             size_t *nread)
 {
     h5_handle *hd;
+    int part;
     *nread = 0;
-    int rc = read_acquire(c, ino, &hd);
+    int rc = part_acquire(c, ino, &hd, &part);
     if (rc != HPC_OK)
         return rc;
-    rc = read_dset(c, hd, buf, len, off, nread);
+    if (part < 0) {
+        rc = read_dset(c, hd, buf, len, off, nread);
+    } else {
+        uint64_t size = h5_seq_part_size(hd->d, part);
+        len = off < size ? (size_t)MIN((uint64_t)len, size - off) : 0;
+        rc = h5_seq_read(hd->d, part, buf, len, off);
+        *nread = rc == HPC_OK ? len : 0;
+    }
     read_release(c, hd);
     return rc;
 }

@@ -43,7 +43,21 @@ typedef enum {
     DS_FAST,    /* pread at H5Dget_offset */
     DS_TEXT,    /* variable-length strings rendered as lines at open */
     DS_REFUSED, /* no NumPy image in h5py (hpc_h5t_refusal): reads fail with EIO */
+    DS_SEQ,     /* variable-length sequences: a directory of values and offsets */
 } ds_kind;
+
+/* DS_SEQ: the sequences read at open (hdf5_vlen.c), as Arrow's list arrays
+ * lay them out: every element's values in order, and nelem + 1 offsets. */
+typedef struct h5_seq {
+    uint8_t *values;               /* nvalues elements of vesize bytes */
+    uint64_t nvalues;
+    size_t vesize;
+    int64_t *offsets;              /* nelem + 1, little-endian */
+    char *vdtype;                  /* NumPy dtype of the values */
+} h5_seq;
+
+/* The entries of a DS_SEQ directory, in name order. */
+enum { SEQ_OFFSETS = 0, SEQ_VALUES, SEQ_PARTS };
 
 typedef struct h5_dset {
     hid_t id;
@@ -60,6 +74,9 @@ typedef struct h5_dset {
     uint64_t size;                 /* bytes of the file */
     uint64_t addr;                 /* DS_FAST: file offset of the raw data */
     char *text;                    /* DS_TEXT */
+    h5_seq seq;                    /* DS_SEQ */
+    hid_t dxpl;                    /* transfer list of reads; 0: H5P_DEFAULT */
+    char *ref;                     /* references: "object" or "region" (user.h5ref) */
     char *shape, *dtype, *layout, *filters, *chunks, *note;
     uint64_t cache_bytes;          /* chunk cache of the handle, 0: default */
     int external;                  /* raw data in external files (H5Pset_external) */
@@ -134,7 +151,9 @@ typedef struct h5 {
 #define NARROWED 0x10000u          /* in h->narrowed: a value, never NULL */
 
 /* the lazy tree (hdf5_tree.c) */
-enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED };
+/* K_VLEN: a dataset of variable-length sequences, a directory whose
+ * entries are K_PART nodes (idx SEQ_OFFSETS, SEQ_VALUES) */
+enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED, K_VLEN, K_PART };
 enum { S_NEW = 0, S_OK, S_BAD };
 
 #define NODE(h, i) (&g_array_index((h)->nodes, h5_node, (i)))
@@ -203,6 +222,15 @@ typedef struct h5_ncdims {
  *  the first call.  Lock held. */
 const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr);
 void h5_ncdims_free(h5 *h);
+
+/* hdf5_vlen.c: variable-length sequences and references */
+int h5_seq_render(h5 *h, h5_dset *d, hid_t ftype);
+void h5_seq_clear(h5_seq *s);
+uint64_t h5_seq_part_size(const h5_dset *d, int part);
+int h5_seq_read(const h5_dset *d, int part, void *buf, size_t len, uint64_t off);
+int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype);
+/* the dtype and shape of entry part of a DS_SEQ dataset (g_free them) */
+void h5_seq_part_xattrs(const h5_dset *d, int part, char **dtype, char **shape);
 
 /* hdf5_data.c */
 int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf);

@@ -129,6 +129,7 @@ static int msg_dtype(walk *w, const uint8_t *p, size_t n)
     unsigned cls = p[0] & 0x0f;
     int mem = cls == T_COMPOUND || cls == T_REFERENCE || cls == T_VLEN || cls == T_ARRAY;
     w->o->tsize = mem ? 0 : hpc_le32(p + 4);
+    w->o->seq = cls == T_VLEN && (p[1] & 0x0f) == 0;   /* class bits: 0 sequence, 1 string */
     return HPC_OK;
 }
 
@@ -162,7 +163,11 @@ static int message(walk *w, unsigned type, unsigned flags, const uint8_t *p, siz
     case M_DTYPE:
         if (w->dtype++)
             return NOTSUP;
-        return flags & MF_SHARED ? HPC_OK : msg_dtype(w, p, n);   /* committed: size unknown */
+        if (flags & MF_SHARED) {
+            w->o->seq = -1;        /* committed: size and class unknown */
+            return HPC_OK;
+        }
+        return msg_dtype(w, p, n);
     case M_LINFO:
         w->linfo = 1;
         return HPC_OK;

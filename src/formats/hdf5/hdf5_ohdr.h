@@ -35,6 +35,9 @@ typedef struct hpc_h5ohdr {
     int rank;                           /* dataset: -1 scalar, -2 null, else dims */
     uint64_t dims[HPC_H5OHDR_MAX_RANK];
     uint32_t tsize;                     /* dataset: its type's bytes, 0: not known here */
+    int seq;                            /* dataset: a variable-length sequence (not a
+                                           string) 1, other 0, not known here (a
+                                           committed type) -1 */
 } hpc_h5ohdr;
 
 /** The file's addressing: base address (the superblock's offset) and the

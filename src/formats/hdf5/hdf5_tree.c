@@ -234,7 +234,7 @@ void h5_headers_init(h5 *h)
  * 2^32 - 1 bytes), else from libhdf5 (H5Gget_objinfo; such a dataset is
  * left to too_large).  HPC_E_IO: libhdf5 cannot read the header. */
 static int object_info(h5 *h, hid_t g, const link_ent *e, H5G_obj_t *type, uint32_t *nlink,
-                       int *fits)
+                       int *fits, int *seq)
 {
     hpc_h5ohdr o;
     if (!h->ohdr_libhdf5 &&
@@ -243,6 +243,7 @@ static int object_info(h5 *h, hid_t g, const link_ent *e, H5G_obj_t *type, uint3
                                                                                  : H5G_TYPE;
         *nlink = o.nlink;
         *fits = !hpc_h5_over_file_size(o.tsize ? o.tsize : UINT32_MAX, o.rank, o.dims);
+        *seq = o.seq;
         return HPC_OK;
     }
     H5G_stat_t st;
@@ -251,7 +252,24 @@ static int object_info(h5 *h, hid_t g, const link_ent *e, H5G_obj_t *type, uint3
     *type = st.type;
     *nlink = st.nlink;
     *fits = 0;
+    *seq = -1;
     return HPC_OK;
+}
+
+/* Is dataset `name` of group g of a variable-length sequence type (a
+ * directory, docs/hdf5.md)?  Asked of libhdf5 where the object header did
+ * not say (a committed type); a dataset it cannot open is a file, whose
+ * reads then fail. */
+static int dset_is_seq(hid_t g, const char *name, hid_t dapl)
+{
+    hid_t d = H5Dopen2(g, name, dapl);
+    hid_t t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
+    int seq = t >= 0 && H5Tget_class(t) == H5T_VLEN;
+    if (t >= 0)
+        H5Tclose(t);
+    if (d >= 0)
+        H5Dclose(d);
+    return seq;
 }
 
 /* Does dataset `name` of group g (node dir) hold more bytes than the
@@ -295,7 +313,7 @@ static uint32_t classify_hard(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t
     if (g_hash_table_lookup_extended(h->by_addr, GSIZE_TO_POINTER(addr), NULL, &v)) {
         uint32_t id = GPOINTER_TO_UINT(v);
         const h5_node *n = NODE(h, id);
-        if (n->kind != K_GROUP || (n->parent == dir && n->idx == idx))
+        if ((n->kind != K_GROUP && n->kind != K_VLEN) || (n->parent == dir && n->idx == idx))
             return id;
         /* a directory cannot have two names: the first one met stays the
          * directory, the others point to it (this also breaks cycles) */
@@ -307,14 +325,17 @@ static uint32_t classify_hard(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t
     }
     H5G_obj_t type;
     uint32_t id, nlink;
-    int fits;
-    if (object_info(h, g, e, &type, &nlink, &fits) != HPC_OK) {
+    int fits, seq;
+    if (object_info(h, g, e, &type, &nlink, &fits, &seq) != HPC_OK) {
         char *why = h5_errtext();
         id = h5_node_new(h, K_DAMAGED, addr, dir, idx);
         h5_note_damaged(h, id, "cannot read the object header", why);
         g_free(why);
     } else if (type == H5G_DATASET && !fits && too_large(h, g, dir, e->name)) {
         return 0;
+    } else if (type == H5G_DATASET && (seq > 0 || (seq < 0 && dset_is_seq(g, e->name, h->dapl)))) {
+        id = h5_node_new(h, K_VLEN, addr, dir, idx);
+        NODE(h, id)->nlink = 0;
     } else if (type == H5G_GROUP || type == H5G_DATASET) {
         id = h5_node_new(h, type == H5G_GROUP ? K_GROUP : K_DATASET, addr, dir, idx);
         NODE(h, id)->nlink = type == H5G_GROUP ? 0 : MAX(nlink, 1u);
@@ -421,12 +442,32 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
     return l;
 }
 
+/* The listing of a dataset of sequences (K_VLEN): its two parts. */
+static h5_list *list_seq(h5 *h, uint32_t dir)
+{
+    static const char names[] = "offsets\0values";
+    h5_list *l = g_new0(h5_list, 1);
+    l->n = SEQ_PARTS;
+    l->child = g_new0(uint32_t, SEQ_PARTS);
+    l->name_at = g_new0(uint32_t, SEQ_PARTS);
+    l->name_at[SEQ_VALUES] = sizeof "offsets";
+    l->names = g_memdup2(names, sizeof names);
+    g_hash_table_insert(h->lists, GUINT_TO_POINTER(dir), l);
+    for (uint32_t i = 0; i < SEQ_PARTS; i++)
+        l->child[i] = h5_node_new(h, K_PART, 0, dir, i);
+    return l;
+}
+
 /* The listing of group node dir, made on first use; HPC_E_IO for a group
  * libhdf5 cannot list (logged).  Lock held. */
 int h5_list_group(h5 *h, uint32_t dir, h5_list **out)
 {
     h5_list *l = g_hash_table_lookup(h->lists, GUINT_TO_POINTER(dir));
     *out = NULL;
+    if (!l && NODE(h, dir)->kind == K_VLEN) {
+        *out = list_seq(h, dir);
+        return HPC_OK;
+    }
     if (!l) {
         GArray *ents = g_array_new(FALSE, FALSE, sizeof(link_ent));
         hsize_t at = 0;
@@ -489,6 +530,28 @@ static uint32_t dset_bits(h5 *h, uint32_t id)
     return v ? GPOINTER_TO_UINT(v) & HPC_PERM_ALL : HPC_PERM_ALL;
 }
 
+/* An entry of a dataset of sequences: its size once the dataset is read. */
+static int part_stat(h5 *h, uint32_t id, hpc_stat *st)
+{
+    uint32_t ds = NODE(h, id)->parent;
+    h5_handle *hd;
+    int rc = h5_handle_get(h, ds, &hd);
+    if (rc != HPC_OK)
+        return rc;
+    NODE(h, id)->size = h5_seq_part_size(hd->d, (int)NODE(h, id)->idx);
+    NODE(h, id)->state = S_OK;
+    h5_handle_put(h, hd);
+    st->mode = hpc_perm_mode(HPC_MODE_FILE, dset_bits(h, ds));
+    st->size = NODE(h, id)->size;
+    st->nlink = 1;
+    return HPC_OK;
+}
+
+static int is_dir(uint8_t kind)
+{
+    return kind == K_GROUP || kind == K_VLEN;
+}
+
 static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
 {
     memset(st, 0, sizeof *st);
@@ -514,6 +577,11 @@ static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
         st->size = NODE(h, id)->size;
         st->nlink = NODE(h, id)->nlink;
         return HPC_OK;
+    case K_VLEN:
+        st->mode = HPC_MODE_DIR;
+        return HPC_OK;
+    case K_PART:
+        return part_stat(h, id, st);
     default:
         return h5_damaged_read(h, id);
     }
@@ -529,7 +597,7 @@ int h5_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
     uint32_t dir = h5_ino_to_id(parent, h);
     if (dir == NO_PARENT) {
         rc = HPC_E_NOENT;
-    } else if (NODE(h, dir)->kind != K_GROUP) {
+    } else if (!is_dir(NODE(h, dir)->kind)) {
         rc = HPC_E_NOTDIR;
     } else if ((rc = h5_list_group(h, dir, &l)) == HPC_OK) {
         int64_t i = list_find(l, name);
@@ -557,8 +625,8 @@ int h5_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn,
     h5_quiet();
     g_mutex_lock(&h->lock);
     uint32_t id = h5_ino_to_id(dir, h);
-    int rc = id == NO_PARENT ? HPC_E_NOENT : NODE(h, id)->kind != K_GROUP ? HPC_E_NOTDIR
-                                                                       : h5_list_group(h, id, &l);
+    int rc = id == NO_PARENT ? HPC_E_NOENT : !is_dir(NODE(h, id)->kind) ? HPC_E_NOTDIR
+                                                                         : h5_list_group(h, id, &l);
     g_mutex_unlock(&h->lock);
     for (uint64_t i = cookie; rc == HPC_OK && i < l->n; i++) {
         hpc_stat st;
@@ -566,7 +634,7 @@ int h5_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn,
             continue;
         g_mutex_lock(&h->lock);
         const h5_node *n = NODE(h, l->child[i]);
-        if (n->kind == K_DATASET && n->state != S_OK) {
+        if ((n->kind == K_DATASET || n->kind == K_PART) && n->state != S_OK) {
             /* not opened for a listing (find, ls): the size is asked for
              * by getattr; damaged ones are listed (as h5py lists them),
              * their getattr and reads fail */

@@ -1,0 +1,308 @@
+"""hdf5_vlen.py - variable-length sequences and references against h5py.
+
+  gen DIR              write vlen.h5 (h5py) and damaged.h5 into DIR
+  list FILE...         print the files holding a dataset of sequences or
+                       references that h5py reads (the corpus check)
+  tree ROOT FILE       compare every such dataset of FILE with its form in
+                       ROOT (a mount, or hpcdump extract's copy): docs/hdf5.md
+  pkg FILE...          compare hpcmount.open(FILE).array(p) with h5py's ds[()]
+                       for every such dataset, variable-length strings too
+
+tree and pkg print one line per dataset compared and exit 1 on the first
+difference; 0 datasets compared in a file that has some is a failure.
+"""
+import ast
+import errno
+import os
+import sys
+
+import h5py
+import numpy as np
+
+
+def gen(out):
+    with h5py.File(os.path.join(out, "vlen.h5"), "w") as f:
+        rng = np.random.default_rng(35)
+        i4 = f.create_dataset("int_1d", (6,), dtype=h5py.vlen_dtype(np.int32))
+        for i, n in enumerate([3, 0, 1, 7, 0, 2]):
+            i4[i] = rng.integers(-1000, 1000, n, dtype=np.int32)
+        f8 = f.create_dataset("g/float_2d", (3, 4), dtype=h5py.vlen_dtype(np.float64))
+        for i in range(3):
+            for j in range(4):
+                f8[i, j] = rng.standard_normal((i * 4 + j) % 5)
+        f.create_dataset("empty_all", (4,), dtype=h5py.vlen_dtype(np.uint16))
+        u8 = f.create_dataset("chunked_u8", (1000,), dtype=h5py.vlen_dtype(np.uint8),
+                              chunks=(64,), compression="gzip")
+        for i in range(0, 1000, 3):
+            u8[i] = np.arange(i % 11, dtype=np.uint8)
+        s = f.create_dataset("scalar_i8", (), dtype=h5py.vlen_dtype(np.int64))
+        s[()] = np.array([2**40, -5], dtype=np.int64)
+        be = f.create_dataset("big_endian", (2,), dtype=h5py.vlen_dtype(np.dtype(">i2")))
+        be[0] = np.array([1, -2], dtype=">i2")
+        be[1] = np.array([258], dtype=">i2")
+        t = f.create_dataset("target", data=np.arange(20, dtype=np.int32).reshape(4, 5))
+        f.create_group("grp/inner")
+        refs = f.create_dataset("objrefs", (4,), dtype=h5py.ref_dtype)
+        refs[0] = t.ref
+        refs[1] = f["grp/inner"].ref
+        refs[3] = f["g/float_2d"].ref
+        regs = f.create_dataset("regrefs", (5,), dtype=h5py.regionref_dtype)
+        regs[0] = t.regionref[1:3, 0:5:2]
+        regs[1] = t.regionref[()]
+        regs[3] = t.regionref[2, 4]
+        sid = t.id.get_space()
+        sid.select_elements(np.array([[0, 1], [3, 4], [2, 2]]))
+        regs[4] = h5py.h5r.create(t.id, b".", h5py.h5r.DATASET_REGION, sid)
+        r2 = f.create_dataset("objrefs_2d", (2, 2), dtype=h5py.ref_dtype)
+        r2[0, 0] = f["grp"].ref
+        r2[1, 1] = t.ref
+    damaged(out)
+
+
+def damaged(out):
+    """damaged.h5: sequences and region references whose global heap
+    collection lost its signature: libhdf5 cannot read their values."""
+    p = os.path.join(out, "damaged.h5")
+    with h5py.File(p, "w") as f:
+        v = f.create_dataset("seq", (2,), dtype=h5py.vlen_dtype(np.int32))
+        v[0] = [1, 2, 3]
+        f.create_dataset("fine", data=np.arange(4))
+    data = bytearray(open(p, "rb").read())
+    at = data.find(b"GCOL")
+    assert at > 0, "no global heap collection"
+    data[at:at + 4] = b"XXXX"
+    open(p, "wb").write(bytes(data))
+
+
+def sequence(w, base):
+    """h5py's sequence w with the values libhdf5 reads: h5py 3.7 gives a
+    big-endian base's bytes as stored under the native dtype (h5dump
+    reads 1 where h5py has 256)."""
+    w = np.asarray(w)
+    if base.byteorder == ">" and w.dtype == base.newbyteorder("="):
+        return w.view(base)
+    return w
+
+
+def scalar_as_array(ds, value):
+    """h5py gives a scalar dataset's one value itself: as a 0-d object array."""
+    if ds.shape != ():
+        return value
+    a = np.empty((), object)
+    a[()] = value
+    return a
+
+
+def plain_base(ds):
+    """Whether a sequence's values have a byte image (docs/hdf5.md:
+    sequences of sequences or of references are not served)."""
+    base = h5py.check_vlen_dtype(ds.dtype)
+    return base is not None and not base.hasobject and \
+        ds.id.get_type().get_super().detect_class(h5py.h5t.REFERENCE) is False
+
+
+def kind(ds):
+    """'seq', 'obj', 'reg', 'str' or None for a dataset's type."""
+    t = ds.id.get_type()
+    c = t.get_class()
+    if c == h5py.h5t.VLEN:
+        return "seq"
+    if c == h5py.h5t.REFERENCE:
+        return "obj" if t.equal(h5py.h5t.STD_REF_OBJ) else "reg"
+    if c == h5py.h5t.STRING and t.is_variable_str():
+        return "str"
+    return None
+
+
+def datasets(f, with_strings=False):
+    """(path, kind, value) of every dataset of sequences or references
+    (and variable-length strings) that h5py reads."""
+    found = []
+
+    def visit(name, obj):
+        if not isinstance(obj, h5py.Dataset):
+            return
+        k = kind(obj)
+        if k == "seq" and not plain_base(obj):
+            print("skip %s: sequences of variable-length data or references (not served)"
+                  % obj.name, file=sys.stderr)
+        elif k and (k != "str" or with_strings):
+            try:
+                found.append((obj.name, k, scalar_as_array(obj, obj[()])))
+            except Exception:       # h5py cannot read it: nothing to compare
+                pass
+    f.visititems(visit)
+    return found
+
+
+def selection(sid):
+    t = sid.get_select_type()
+    if t == h5py.h5s.SEL_ALL:
+        return "all"
+    if t == h5py.h5s.SEL_NONE:
+        return "none"
+    if t == h5py.h5s.SEL_POINTS:
+        return "points" + "".join(" (%s)" % ",".join(map(str, p))
+                                  for p in sid.get_select_elem_pointlist())
+    return "blocks" + "".join(" (%s)-(%s)" % (",".join(map(str, b[0])), ",".join(map(str, b[1])))
+                              for b in sid.get_select_hyper_blocklist())
+
+
+def ref_text(f, ds, ref, k):
+    """The line docs/hdf5.md gives a reference."""
+    if not ref:
+        return ""
+    name = f[ref].name or ""
+    if k == "obj":
+        return name
+    return name + "\t" + selection(h5py.h5r.get_region(ref, ds.id))
+
+
+def xattr(path, name):
+    return os.getxattr(path, name).decode()
+
+
+def shape_of(path):
+    s = xattr(path, "user.shape")
+    return tuple(int(x) for x in s.split(",") if x)
+
+
+def dtype_of(text):
+    return np.dtype(ast.literal_eval(text) if text[:1] in "[{(" else text)
+
+
+def array_of(path):
+    a = np.fromfile(path, dtype=dtype_of(xattr(path, "user.dtype")))
+    if a.shape != shape_of(path):
+        raise AssertionError("%s: %s elements, user.shape %s" % (path, a.shape, shape_of(path)))
+    return a
+
+
+def tree_seq(root, ds, p, value):
+    d = root + p
+    if not os.path.isdir(d):
+        return "not a directory"
+    if shape_of(d) != value.shape or xattr(d, "user.dtype") != "O":
+        return "user.shape %s / user.dtype, h5py %s" % (shape_of(d), value.shape)
+    values, offsets = array_of(d + "/values"), array_of(d + "/offsets")
+    flat = value.reshape(-1)
+    base = h5py.check_vlen_dtype(ds.dtype)
+    if offsets.dtype != np.dtype("<i8") or len(offsets) != flat.size + 1:
+        return "offsets: %s of %s" % (len(offsets), offsets.dtype)
+    for i, (got, want) in enumerate(zip(np.split(values, offsets[1:-1]), flat)):
+        want = sequence(want, base)
+        if not same_seq(got, want, base):
+            return "element %d: %r, h5py %r" % (i, got, want)
+    if dtype_of(xattr(d, "user.vlen")) != values.dtype:
+        return "user.vlen %s, values %s" % (xattr(d, "user.vlen"), values.dtype.str)
+    return None
+
+
+def unfollowed(path, e):
+    """A reference h5py cannot follow (e): the mount's file reads EIO."""
+    try:
+        with open(path, "rb") as fh:
+            fh.read()
+    except OSError as err:
+        return None if err.errno == errno.EIO else "h5py: %s; the mount: %s" % (e, err)
+    return "h5py cannot follow a reference (%s), the mount served it" % e
+
+
+def tree_refs(root, f, p, k, value):
+    path = root + p
+    try:
+        want = [ref_text(f, f[p], r, k) for r in value.reshape(-1)]
+    except (KeyError, ValueError, RuntimeError) as e:
+        return unfollowed(path, e)
+    if shape_of(path) != value.shape or xattr(path, "user.h5ref") != \
+            ("object" if k == "obj" else "region"):
+        return "user.shape %s / user.h5ref" % (shape_of(path),)
+    with open(path, "rb") as fh:
+        lines = fh.read().decode().split("\n")
+    if lines[:-1] != want or lines[-1] != "":
+        return "lines %r, h5py %r" % (lines[:8], want[:8])
+    return None
+
+
+def tree(root, h5):
+    bad = 0
+    with h5py.File(h5, "r") as f:
+        found = datasets(f)
+        for p, k, value in found:
+            why = tree_seq(root, f[p], p, value) if k == "seq" else tree_refs(root, f, p, k, value)
+            print("%s %s:%s %s" % ("FAIL" if why else "ok", os.path.basename(h5), p, why or k))
+            bad += why is not None
+    return 1 if bad else 0
+
+
+def same_seq(got, want, base):
+    return got.dtype == base.newbyteorder("<") and np.array_equal(got, want)
+
+
+def same_ref(g, line, k):
+    if k == "obj":
+        return g == line
+    return line == "" if g is None else "\t".join(g) == line
+
+
+def same_object(got, want, f, ds, k):
+    if k == "seq":
+        base = h5py.check_vlen_dtype(ds.dtype)
+        return all(same_seq(g, sequence(w, base), base)
+                   for g, w in zip(got.reshape(-1), want.reshape(-1)))
+    if k == "str":
+        return all(g == (w.encode() if isinstance(w, str) else w)
+                   for g, w in zip(got.reshape(-1), want.reshape(-1)))
+    return all(same_ref(g, ref_text(f, ds, w, k), k)
+               for g, w in zip(got.reshape(-1), want.reshape(-1)))
+
+
+def pkg(files):
+    import hpcmount
+    bad = compared = 0
+    for h5 in files:
+        with h5py.File(h5, "r") as f, hpcmount.open(h5) as c:
+            for p, k, want in datasets(f, with_strings=True):
+                if k == "str" and any(b"\n" in (w.encode() if isinstance(w, str) else w)
+                                      for w in want.reshape(-1)):
+                    continue        # a line per string: such strings span lines
+                try:
+                    got = scalar_as_array(f[p], c.array(p))
+                    ok = got.shape == want.shape and same_object(got, want, f, f[p], k)
+                    why = None if ok else "values differ"
+                except OSError as e:
+                    why = str(e)
+                compared += 1
+                print("%s pkg %s:%s %s" % ("FAIL" if why else "ok", os.path.basename(h5), p,
+                                           why or k))
+                bad += why is not None
+    print("pkg: %d datasets compared, %d differ" % (compared, bad))
+    return 1 if bad or not compared else 0
+
+
+def listing(files):
+    for h5 in files:
+        try:
+            with h5py.File(h5, "r") as f:
+                if datasets(f):
+                    print(h5)
+        except Exception:
+            pass
+    return 0
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "gen":
+        return gen(argv[2]) or 0
+    if cmd == "list":
+        return listing(argv[2:])
+    if cmd == "tree":
+        return tree(argv[2], argv[3])
+    if cmd == "pkg":
+        return pkg(argv[2:])
+    raise SystemExit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,76 @@
+#!/bin/sh
+# hdf5_vlen.sh - datasets of variable-length sequences and of references
+# (docs/hdf5.md) against h5py, through a real mount, hpcdump extract and
+# the Python package (tests/mount/hdf5_vlen.py): sequences of ints and
+# floats in 1-D, 2-D, scalar, chunked and big-endian datasets, empty
+# sequences, object references (null ones too) and region references of
+# hyperslabs, points, all; a damaged global heap gives EIO and a log
+# line.  With HPC_CORPUS: every such dataset of the corpus's HDF5 files
+# that h5py reads, mounted and through the package.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/lib.sh"
+. "$top_srcdir/tests/lib/python_env.sh"
+need_fuse
+
+V="$top_srcdir/tests/mount/hdf5_vlen.py"
+"$PY" "$V" gen "$TMP" || fail "h5py writes vlen.h5"
+
+M="$TMP/mnt"
+mount_container "$TMP/vlen.h5" "$M" -o log="$TMP/vlen.log" || fail "mount vlen.h5"
+check "mount: every sequence and reference equals h5py's" "$PY" "$V" tree "$M" "$TMP/vlen.h5"
+check "a dataset of sequences is a directory of offsets and values" \
+    test "$(ls "$M/int_1d" | tr '\n' ' ')" = "offsets values "
+check "find descends into it" test "$(find "$M/g" -type f | sort | tr '\n' ' ')" = \
+    "$M/g/float_2d/offsets $M/g/float_2d/values "
+check ".info: read as sequences" grep -q "^/int_1d	6	O	.*	sequences	" "$M/.info"
+check "null object reference: an empty line" test "$(sed -n 3p "$M/objrefs")" = ""
+unmount_container "$M"
+
+mount_container "$TMP/vlen.h5" "$M" -o npy || fail "mount vlen.h5 -o npy"
+check "-o npy: values.npy and offsets.npy load as the plain files" "$PY" -c "
+import sys, numpy as np
+m = sys.argv[1]
+v, o = np.load(m + '/g/float_2d/values.npy'), np.load(m + '/g/float_2d/offsets.npy')
+sys.exit(v.dtype != np.float64 or o.dtype != np.int64 or o[-1] != len(v) or len(o) != 13)" "$M"
+unmount_container "$M"
+
+X="$TMP/extract"
+"$HPCDUMP" extract "$TMP/vlen.h5" "$X" >/dev/null 2>&1 || fail "hpcdump extract"
+check "hpcdump extract: every value equals h5py's" "$PY" "$V" tree "$X" "$TMP/vlen.h5"
+check "hpcdump cat of a region reference: path, tab, selection" test \
+    "$("$HPCDUMP" cat "$TMP/vlen.h5" regrefs | sed -n 5p)" = "/target	points (0,1) (3,4) (2,2)"
+check "hpcdump ls of a dataset of sequences" test \
+    "$("$HPCDUMP" ls "$TMP/vlen.h5" /g/float_2d | tr '\n' ' ')" = "offsets values "
+check "package: array() equals h5py's ds[()]" pypkg "$V" pkg "$TMP/vlen.h5"
+
+# a damaged global heap: the values cannot be read
+mount_container "$TMP/damaged.h5" "$M" -o log="$TMP/damaged.log" || fail "mount damaged.h5"
+cat "$M/seq/values" > /dev/null 2> "$TMP/err"
+check "damaged sequences: EIO" grep -q "Input/output error" "$TMP/err"
+check "damaged sequences: a log line" grep -q "hdf5: /seq: " "$TMP/damaged.log"
+check "damaged sequences: the rest served" "$PY" -c "
+import sys, h5py, numpy as np
+want = np.ascontiguousarray(h5py.File(sys.argv[1])['fine'][()]).astype('<i8').tobytes()
+sys.exit(open(sys.argv[2], 'rb').read() != want)" "$TMP/damaged.h5" "$M/fine"
+check "damaged sequences: still mounted" is_mounted "$M"
+unmount_container "$M"
+
+# the corpus: every file holding such datasets, mounted
+if [ -n "${HPC_CORPUS:-}" ] && [ -d "$HPC_CORPUS/hdf5" ]; then
+    find "$HPC_CORPUS/hdf5" -type f ! -name SOURCES.txt | sort > "$TMP/all"
+    xargs "$PY" "$V" list < "$TMP/all" > "$TMP/files" 2>/dev/null
+    check "corpus: files with sequences or references found" test -s "$TMP/files"
+    n=0
+    while read -r f; do
+        n=$((n + 1))
+        if mount_container "$f" "$M.$n"; then
+            check "corpus mount: $f" "$PY" "$V" tree "$M.$n" "$f"
+            unmount_container "$M.$n"
+        else
+            fail "corpus: mount $f"
+        fi
+    done < "$TMP/files"
+    check "corpus: the package's array() equals h5py's" pypkg "$V" pkg $(cat "$TMP/files")
+else
+    echo "HPC_CORPUS not set: corpus part skipped"
+fi
+finish
