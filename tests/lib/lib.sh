@@ -61,13 +61,18 @@ need_fuse() {
     if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
         echo "SKIP: /dev/fuse or fusermount3 missing"; exit 77
     fi
-    # a throw-away mount tells whether FUSE really works here
-    local probe="$TMP/probe"
+    # a throw-away mount tells whether FUSE really works here; once per
+    # boot and build tree, not per test (a daemon each): tests/fuse-ok
+    # holds the boot id of the last mount that worked
+    local ok="$top_builddir/tests/fuse-ok" boot probe="$TMP/probe"
+    boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null) || boot=""
+    [ -n "$boot" ] && [ "$(cat "$ok" 2>/dev/null)" = "$boot" ] && return 0
     mkdir -p "$probe"
     if ! "$HPCMOUNT" "$DATA/a_4tasks.sion" "$probe" 2>/dev/null; then
         echo "SKIP: FUSE mounts are not permitted here"; exit 77
     fi
     fusermount3 -u "$probe"
+    [ -z "$boot" ] || echo "$boot" >"$ok" 2>/dev/null || true
 }
 
 # mount_container SOURCE MOUNTPOINT [hpcmount args...]

@@ -29,12 +29,6 @@ $PY -c "import fsspec, zarr, xarray, h5py, gsd.fl" 2>/dev/null ||
 V="$top_srcdir/tests/mount/refs_verify.py"
 EXPECTED="$top_srcdir/tests/mount/refs_xarray_expected.txt"
 O="$top_builddir/tests/gen/hdf4_oracle"
-# the programs themselves, not libtool's wrapper scripts: a wrapper costs a
-# shell and a sed per call, more than hpcdump's own work on most files
-if [ -x "$top_builddir/libtool" ]; then
-    eval "$("$top_builddir/libtool" --mode=execute bash -c \
-        'printf "HPCDUMP=%q; export LD_LIBRARY_PATH=%q\n" "$0" "${LD_LIBRARY_PATH:-}"' "$HPCDUMP")"
-fi
 ulimit -v 4194304
 shard=${HPC_REFS_CORPUS_SHARD:-0/1}
 # xarray on the file, in a server process reused from file to file

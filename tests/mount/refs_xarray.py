@@ -42,6 +42,12 @@ hpcmount.open(FILE).dataset(group).
                                    _FillValue of the SDS's type and one
                                    value is .zarray's fill_value,
                                    SDgetfillvalue's
+  refs_xarray.py batch LIST        the h4dims and h4attrs calls listed
+                                   in LIST (one a line: OUTFILE, then the
+                                   command and its arguments, separated
+                                   by tabs) in this one interpreter, each
+                                   one's output into its OUTFILE, ended
+                                   by "status: N" (its exit status)
 
 The corpus' HDF5 files are compared in tests/mount/refs_corpus.sh
 (refs_verify.py --nc: oracle(), groups_of(), compare_group()).
@@ -531,6 +537,26 @@ def oracle(path):
         return None, "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:100])
 
 
+def batch(listfile):
+    """Each call listed in listfile (see the docstring), its output into
+    its own file: one interpreter for many files (its start and imports,
+    under ASan above all, cost more than most files' checks)."""
+    import contextlib
+    import traceback
+    calls = {"h4dims": h4dims, "h4attrs": h4attrs}
+    for line in open(listfile):
+        out, cmd, *args = line.rstrip("\n").split("\t")
+        with open(out, "w") as fh, contextlib.redirect_stdout(fh):
+            try:
+                rc = calls[cmd](*args)
+            except Exception:       # noqa: BLE001 - that call's failure only
+                traceback.print_exc(file=fh)
+                print("FAIL: exception")
+                rc = 1
+            print("status: %d" % rc, flush=True)
+    return 0
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "gen":
         gen(sys.argv[2])
@@ -545,6 +571,8 @@ def main():
         return h4dims(*sys.argv[2:])
     if len(sys.argv) in (5, 6) and sys.argv[1] == "h4attrs":
         return h4attrs(*sys.argv[2:])
+    if len(sys.argv) == 3 and sys.argv[1] == "batch":
+        return batch(sys.argv[2])
     print(__doc__, file=sys.stderr)
     return 2
 
