@@ -15,22 +15,13 @@ Prints microseconds per frame.  --figures: "refsfloor.SIDE us" lines."""
 import json
 import os
 import sys
-import time
 
 import numpy
 import zarr
 
-RUNS = int(os.environ.get("RUNS", "3"))
+from refs_bench import best     # best of RUNS, as refs_bench.py times
+
 NAME = "series/particles/position"
-
-
-def best(fn):
-    times, out = [], None
-    for _ in range(RUNS):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def mean_of(frames):
