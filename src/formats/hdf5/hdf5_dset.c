@@ -314,8 +314,7 @@ static void dset_chunking(h5_dset *d, hid_t dcpl, hid_t ftype, H5D_layout_t lay,
     g_string_free(g, TRUE);
 }
 
-/* Leave d out with a note (and a warning in .info when warn). */
-static void dset_leave_out(h5 *h, h5_dset *d, int warn, char *note)
+void h5_dset_leave_out(h5 *h, h5_dset *d, int warn, char *note)
 {
     d->kind = DS_NONE;
     d->note = note;
@@ -380,7 +379,7 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
         d->esize = 0;
         if (d->nelem <= MAX_TEXT_ELEMS)
             return dset_text(d, ftype, space);
-        dset_leave_out(h, d, 0, g_strdup_printf("more than %u strings: not rendered", MAX_TEXT_ELEMS));
+        h5_dset_leave_out(h, d, 0, g_strdup_printf("more than %u strings: not rendered", MAX_TEXT_ELEMS));
         return HPC_OK;
     }
     if (H5Tget_class(ftype) == H5T_VLEN)
@@ -394,7 +393,7 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
     d->mtype = hpc_h5t_mem_type_of(ftype);
     if (d->mtype < 0) {
         d->dtype = g_strdup("O");
-        dset_leave_out(h, d, 0, g_strdup("type without a byte image (variable-length or "
+        h5_dset_leave_out(h, d, 0, g_strdup("type without a byte image (variable-length or "
                                          "reference): not served"));
         return HPC_OK;
     }
@@ -404,14 +403,14 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
     d->esize = H5Tget_size(d->mtype);
     /* one element is held at a time when a read ends inside one */
     if (d->esize > MAX(h->max_handle_bytes, MAX_ELEM_SIZE)) {
-        dset_leave_out(h, d, 1, g_strdup_printf("elements of %zu bytes, more than h5cache: "
+        h5_dset_leave_out(h, d, 1, g_strdup_printf("elements of %zu bytes, more than h5cache: "
                                                 "not served", d->esize));
         return HPC_OK;
     }
     if (d->esize == 0 || !hpc_mul_u64(d->nelem, (uint64_t)d->esize, &d->size) ||
         d->size > (uint64_t)INT64_MAX) {
         d->size = 0;
-        dset_leave_out(h, d, 1, g_strdup_printf("%" PRIu64 " elements of %zu bytes: larger than "
+        h5_dset_leave_out(h, d, 1, g_strdup_printf("%" PRIu64 " elements of %zu bytes: larger than "
                                                 "the largest file size: left out (empty)",
                                                 d->nelem, d->esize));
         return HPC_OK;

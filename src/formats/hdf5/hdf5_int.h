@@ -224,6 +224,9 @@ const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr);
 void h5_ncdims_free(h5 *h);
 
 /* hdf5_vlen.c: variable-length sequences and references */
+/** Leave d out (DS_NONE) with note (taken), and a warning in .info when
+ *  warn. */
+void h5_dset_leave_out(h5 *h, h5_dset *d, int warn, char *note);
 int h5_seq_render(h5 *h, h5_dset *d, hid_t ftype);
 void h5_seq_clear(h5_seq *s);
 uint64_t h5_seq_part_size(const h5_dset *d, int part);

@@ -118,9 +118,8 @@ int h5_seq_render(h5 *h, h5_dset *d, hid_t ftype)
     d->dtype = g_strdup("O");
     hid_t m = seq_base(ftype, &d->seq, &why);
     if (m < 0 || (d->mtype = H5Tvlen_create(m)) < 0) {
-        d->kind = DS_NONE;
-        d->note = why ? why : g_strdup("sequences of a type without a byte image: not served");
-        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
+        h5_dset_leave_out(h, d, 1, why ? why : g_strdup("sequences of a type without a "
+                                                        "byte image: not served"));
         if (m >= 0)
             H5Tclose(m);
         return HPC_OK;
@@ -128,8 +127,8 @@ int h5_seq_render(h5 *h, h5_dset *d, hid_t ftype)
     H5Tclose(m);
     d->esize = sizeof(hvl_t);
     if (d->nelem >= MAX_TEXT_BYTES / sizeof(int64_t)) {
-        d->kind = DS_NONE;
-        d->note = g_strdup_printf("more than %u sequences: not served", MAX_TEXT_BYTES / 8);
+        h5_dset_leave_out(h, d, 0, g_strdup_printf("more than %u sequences: not served",
+                                                   MAX_TEXT_BYTES / 8));
         return HPC_OK;
     }
     budget b = { 0, 0 };
@@ -141,10 +140,8 @@ int h5_seq_render(h5 *h, h5_dset *d, hid_t ftype)
     d->dxpl = 0;
     if (rc == HPC_E_NOMEM) {
         h5_seq_clear(&d->seq);
-        d->kind = DS_NONE;
-        d->note = g_strdup_printf("sequences of more than %u bytes in all: not served",
-                                  MAX_TEXT_BYTES);
-        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
+        h5_dset_leave_out(h, d, 1, g_strdup_printf("sequences of more than %u bytes in all: "
+                                                   "not served", MAX_TEXT_BYTES));
         rc = HPC_OK;
     }
     return rc;
@@ -308,20 +305,17 @@ static int refs_scan(refs_ctx *r)
 int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype)
 {
     int obj = H5Tequal(ftype, H5T_STD_REF_OBJ) > 0;
+    d->dtype = g_strdup("O");
     if (!obj && H5Tequal(ftype, H5T_STD_REF_DSETREG) <= 0) {
-        d->dtype = g_strdup("O");
-        d->kind = DS_NONE;
-        d->note = g_strdup("references of an unknown kind: not served");
-        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, d->note);
+        h5_dset_leave_out(h, d, 1, g_strdup("references of an unknown kind: not served"));
         return HPC_OK;
     }
-    d->dtype = g_strdup("O");
     d->ref = g_strdup(obj ? "object" : "region");
     d->mtype = H5Tcopy(obj ? H5T_STD_REF_OBJ : H5T_STD_REF_DSETREG);
     d->esize = obj ? sizeof(hobj_ref_t) : sizeof(hdset_reg_ref_t);
     if (d->nelem > MAX_TEXT_ELEMS) {
-        d->kind = DS_NONE;
-        d->note = g_strdup_printf("more than %u references: not rendered", MAX_TEXT_ELEMS);
+        h5_dset_leave_out(h, d, 0, g_strdup_printf("more than %u references: not rendered",
+                                                   MAX_TEXT_ELEMS));
         return HPC_OK;
     }
     refs_ctx r = { d, obj ? H5R_OBJECT : H5R_DATASET_REGION,
