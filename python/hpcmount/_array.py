@@ -27,17 +27,21 @@ def _dtype(text):
     return np.dtype(ast.literal_eval(text) if text[:1] in ("[", "{", "(") else text)
 
 
-def _layout(c, path, size):
-    """(dtype, shape) from user.dtype and user.shape: uint8 and (size,)
-    without them; their product must be the file's size (an array type's
-    own axes trail the shape, as h5py gives them)."""
-    names = c.listxattr(path)
+def _shape(c, path):
+    text = c.getxattr(path, "user.shape").decode().strip()
+    return tuple(int(x) for x in text.split(",")) if text else ()
+
+
+def _layout(c, path, size, names):
+    """(dtype, shape) from user.dtype and user.shape (names: the file's
+    xattrs): uint8 and (size,) without them; their product must be the
+    file's size (an array type's own axes trail the shape, as h5py gives
+    them)."""
     dtype = np.dtype("u1")
     if "user.dtype" in names:
         dtype = _dtype(c.getxattr(path, "user.dtype").decode().strip())
     if "user.shape" in names:
-        text = c.getxattr(path, "user.shape").decode().strip()
-        shape = tuple(int(x) for x in text.split(",")) if text else ()
+        shape = _shape(c, path)
     else:
         shape = (size // dtype.itemsize,)
     need = math.prod(shape) * dtype.itemsize
@@ -124,11 +128,6 @@ def _read_all(c, path, ino, a, size, threads):
         list(pool.map(one, spans))
 
 
-def _shape(c, path):
-    text = c.getxattr(path, "user.shape").decode().strip()
-    return tuple(int(x) for x in text.split(",")) if text else ()
-
-
 def _objects(items, shape, path):
     """An object array of shape holding items (NumPy would make a
     2-D array of equal-length sequences); of a scalar, its one item."""
@@ -163,7 +162,7 @@ def _region(line):
     return (target, sel)
 
 
-def _text(c, path, st, ref):
+def _text(c, path, ref):
     """A dataset served as text (variable-length strings, references):
     h5py's ds[()], an object array of bytes, of target paths (str, '' for
     a null reference) or of (path, selection) tuples (None for null)."""
@@ -184,8 +183,8 @@ def array(c, path, threads=None, populate=None):
     st = c._file(path)
     if "user.dtype" in names and c.getxattr(p, "user.dtype") == b"O":
         ref = c.getxattr(p, "user.h5ref").decode() if "user.h5ref" in names else None
-        return _text(c, p, st, ref)
-    dtype, shape = _layout(c, path, st.size)
+        return _text(c, p, ref)
+    dtype, shape = _layout(c, path, st.size, names)
     ext = c.extents(path) if st.size else None
     a = _mapped(c, st, ext, dtype, shape, populate)
     if a is not None:
