@@ -63,7 +63,10 @@ typedef struct hm_args {
 } hm_args;
 
 /** Reply an hpc_err as its errno. */
-void hm_reply_err(fuse_req_t req, int rc);
+static inline void hm_reply_err(fuse_req_t req, int rc)
+{
+    fuse_reply_err(req, hpc_err_to_errno(rc));
+}
 
 /* ---- hm_zerocopy.c ------------------------------------------------------ */
 
@@ -82,8 +85,10 @@ gpointer hm_lease_thread(gpointer unused);
 
 /** Serve requests with up to max_threads workers until unmounted; the
  *  reading worker polls for the next request spin_us microseconds before
- *  it sleeps (-o spin_us). */
-int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us);
+ *  it sleeps (-o spin_us).  The calling thread keeps the signals of
+ *  keep_blocked blocked while it waits (the lease thread takes them). */
+int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us,
+                const sigset_t *keep_blocked);
 
 /* ---- hm_cmdline.c ------------------------------------------------------- */
 

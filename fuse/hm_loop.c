@@ -110,7 +110,8 @@ static gpointer hm_worker(gpointer p)
 /* Run the workers until the session ends: unmounted (the reader's read
  * fails), or a signal (SIGINT, SIGTERM, SIGHUP), which only this thread
  * takes: it unmounts, so that a reader blocked in read() returns. */
-int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us)
+int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us,
+                const sigset_t *keep_blocked)
 {
     hm_loop l = { .se = se, .max_threads = max_threads ? max_threads : 1, .spin_us = spin_us,
                   .threads = g_ptr_array_new() };
@@ -128,10 +129,8 @@ int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us)
     g_mutex_unlock(&l.lock);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     while (!fuse_session_exited(se)) {
-        sigset_t leases;        /* stay with the lease thread */
-        hm_lease_sigset(&leases);
         struct timespec tick = { 0, 200 * 1000 * 1000 };
-        pselect(0, NULL, NULL, NULL, &tick, &leases);  /* a signal ends the wait */
+        pselect(0, NULL, NULL, NULL, &tick, keep_blocked);  /* a signal ends the wait */
     }
     fuse_session_unmount(se);       /* wakes a reader blocked in read() */
     g_mutex_lock(&l.lock);

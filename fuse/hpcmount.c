@@ -95,11 +95,6 @@ static void apply_read_ahead(fuse_req_t req)
     }
 }
 
-void hm_reply_err(fuse_req_t req, int rc)
-{
-    fuse_reply_err(req, hpc_err_to_errno(rc));
-}
-
 /* hm_init must ask for the same max_read as the mount option, or libfuse
  * refuses the INIT. */
 static void hm_init(void *userdata, struct fuse_conn_info *conn)
@@ -490,7 +485,7 @@ static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *cmd, c
                    a->ra_threads, &d->ra) != HPC_OK)
         hpc_log("read-ahead disabled: no threads");
     int ret = cmd->singlethread ? fuse_session_loop(se)
-                                : hm_loop_run(se, cmd->max_threads, a->spin_us);
+                                : hm_loop_run(se, cmd->max_threads, a->spin_us, &lease_sigs);
     return ret != 0;
 }
 
