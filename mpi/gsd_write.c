@@ -43,22 +43,6 @@ static uint32_t fnv1a(const char *s)
     return h;
 }
 
-/* Abort the job at a step of the frame's end (tests of killed writers):
- * HPC_GSD_TEST_ABORT=STEP:FRAME, STEP data, names or index. */
-void gsdw_test_abort(const hpc_gsd_file *f, const char *step)
-{
-    const char *want = g_getenv("HPC_GSD_TEST_ABORT");
-    if (!want || f->rank != 0)
-        return;
-    char here[64];
-    g_snprintf(here, sizeof here, "%s:%" PRIu64, step, f->frame);
-    if (strcmp(want, here) == 0) {
-        fprintf(stderr, "hpc_gsd: test abort after the %s of frame %" PRIu64 "\n", step,
-                f->frame);
-        MPI_Abort(f->comm, 3);
-    }
-}
-
 static hpc_gsd_file *file_new(MPI_Comm comm)
 {
     hpc_gsd_file *f = g_new0(hpc_gsd_file, 1);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,22 @@
 #define GSD_LAYER_2_0 HPC_GSD_VERSION(2, 0)
 #define GSD_LAYER_2_1 HPC_GSD_VERSION(2, 1)
 #define COPY_PIECE (1u << 20)       /* index copies go through 1 MiB */
+
+/* Abort the job at a step of the frame's end (tests of killed writers):
+ * HPC_GSD_TEST_ABORT=STEP:FRAME, STEP data, names or index. */
+void gsdw_test_abort(const hpc_gsd_file *f, const char *step)
+{
+    const char *want = g_getenv("HPC_GSD_TEST_ABORT");
+    if (!want || f->rank != 0)
+        return;
+    char here[64];
+    g_snprintf(here, sizeof here, "%s:%" PRIu64, step, f->frame);
+    if (strcmp(want, here) == 0) {
+        fprintf(stderr, "hpc_gsd: test abort after the %s of frame %" PRIu64 "\n", step,
+                f->frame);
+        MPI_Abort(f->comm, 3);
+    }
+}
 
 /* ---- header and a new file ---------------------------------------------- */
 
