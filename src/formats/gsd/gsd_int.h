@@ -143,6 +143,10 @@ struct gsd_series_set {
 void gsd_state_unref(gsd_state *s);
 gsd_state *gsd_state_get(gsd *g);
 void gsd_maybe_refresh(hpc_container *c);
+/* Build a snapshot of the file as it is now (prev: the one it follows,
+ * or NULL at open). */
+int gsd_state_build(hpc_container *c, gsd *g, const gsd_state *prev, gsd_state **out,
+                    GError **err);
 
 /* ---- index entries: decoding, reads through a snapshot, frames (gsd_index.c) */
 void gsd_decode_entry(const unsigned char *p, gsd_entry *e);
@@ -191,8 +195,13 @@ int gsd_series_readdir(const gsd_state *s, const gsd_series_set *set, uint32_t d
                        uint64_t cookie, hpc_dirent_fn fn, void *ctx);
 void gsd_series_info(const gsd_state *s, GString *o);
 
+/* A name-tree node that is a chunk (a file of the tree), not a directory. */
+static inline int gsd_is_file_node(const gsd_state *s, uint32_t n)
+{
+    return s->nodes[n].nkids == 0 && s->nodes[n].chunk >= 0;
+}
+
 /* ---- the tree and the data: the reader's calls (gsd_tree.c) */
-int gsd_is_file_node(const gsd_state *s, uint32_t n);
 int gsd_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
 int gsd_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
 int gsd_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx);

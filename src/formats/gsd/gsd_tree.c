@@ -17,11 +17,6 @@ static uint32_t child_towards(const gsd_state *s, uint32_t dir, uint32_t x)
     return s->nodes[x].parent == dir ? x : NO_NODE;
 }
 
-int gsd_is_file_node(const gsd_state *s, uint32_t n)
-{
-    return s->nodes[n].nkids == 0 && s->nodes[n].chunk >= 0;
-}
-
 static hpc_ino node_ino(uint64_t f, uint32_t n)
 {
     return INO_NODE_BASE + ((f << NODE_BITS) | n);
