@@ -103,6 +103,8 @@ uint64_t nc3_var_bytes(const nc3_hdr *h, const nc3_var *v);
 nc3_state *nc3_state_get(nc3 *n);
 void nc3_state_unref(nc3_state *s);
 void nc3_maybe_refresh(hpc_container *c);
+/* Parse the header as it is now into a new snapshot. */
+int nc3_state_build(hpc_container *c, nc3 *n, nc3_state **out, GError **err);
 
 /* ---- the tree, data and xattrs (nc3_data.c) */
 int nc3_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
