@@ -330,6 +330,66 @@ static gpointer serve(gpointer p)
     return NULL;
 }
 
+/* ---- the walk after the open ---------------------------------------------- */
+
+typedef struct walk {
+    hpc_container *c;
+    GQueue dirs;                 /* hpc_ino of directories still to list */
+    GPtrArray *names;            /* entries of the directory being listed */
+    unsigned nodes, max;
+} walk;
+
+static int collect(void *ctx, const char *name, const hpc_stat *st, uint64_t next)
+{
+    walk *w = ctx;
+    (void)st;
+    (void)next;
+    if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && strcmp(name, ".info") != 0)
+        g_ptr_array_add(w->names, g_strdup(name));
+    return w->names->len >= w->max;
+}
+
+/* Look up, stat and list the xattrs of one entry of dir (what `ls -l`
+ * and getfattr do first); directories are queued. */
+static void visit(walk *w, hpc_ino dir, const char *name)
+{
+    hpc_stat st;
+    w->nodes++;
+    if (hpc_container_lookup(w->c, dir, name, &st) != HPC_OK)
+        return;
+    hpc_stat again;
+    hpc_container_getattr(w->c, st.ino, &again);
+    GString *x = g_string_new(NULL);
+    hpc_container_listxattr(w->c, st.ino, x);
+    g_string_free(x, TRUE);
+    if (S_ISDIR(st.mode)) {
+        g_queue_push_tail(&w->dirs, GSIZE_TO_POINTER((gsize)st.ino));
+    } else if (S_ISLNK(st.mode)) {
+        char *target = NULL;
+        if (hpc_container_readlink(w->c, st.ino, &target) == HPC_OK)
+            g_free(target);
+    }
+}
+
+/* Walk c's tree breadth-first (readdir, lookup, getattr, listxattr,
+ * readlink) until max_nodes nodes were seen: the work a first `ls -lR`
+ * does, bounded by nodes, not time. */
+static void walk_tree(hpc_container *c, unsigned max_nodes)
+{
+    walk w = { .c = c, .max = max_nodes };
+    g_queue_init(&w.dirs);
+    g_queue_push_tail(&w.dirs, GSIZE_TO_POINTER((gsize)HPC_INO_ROOT));
+    while (!g_queue_is_empty(&w.dirs) && w.nodes < w.max) {
+        hpc_ino dir = (hpc_ino)GPOINTER_TO_SIZE(g_queue_pop_head(&w.dirs));
+        w.names = g_ptr_array_new_with_free_func(g_free);
+        hpc_container_readdir(c, dir, 0, collect, &w);
+        for (guint i = 0; i < w.names->len && w.nodes < w.max; i++)
+            visit(&w, dir, g_ptr_array_index(w.names, i));
+        g_ptr_array_free(w.names, TRUE);
+    }
+    g_queue_clear(&w.dirs);
+}
+
 /* ---- start-up ---------------------------------------------------------------- */
 
 /* The open's answer: fsblksize, the sources (identity and path). */
@@ -366,7 +426,7 @@ static int open_container(server *s, const char *format, const char *source, cha
     }
     hpc_options_clear(&o);
     if (rc == HPC_OK)
-        hpc_sandbox_walk(s->c, HPC_REMOTE_WALK_NODES);
+        walk_tree(s->c, HPC_REMOTE_WALK_NODES);
 #ifdef HAVE_HDF5
     if (rc == HPC_OK && s->c->format == &hpc_format_hdf5)
         hpc_hdf5_drop_handles(s->c);   /* the daemon's calls start as in -o inproc */

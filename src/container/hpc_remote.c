@@ -69,7 +69,7 @@ static int take_sources(hpc_container *c, const char *p, size_t len, int first, 
             return hpc_fail(err, HPC_E_IO, c->path, NULL, 0, "the helper's answer is short");
         char *path = g_strndup(p + at, ws.pathlen);
         at += ws.pathlen;
-        const hpc_source *s = first ? hpc_container_add_source(c, path, err)
+        const hpc_source *s = first ? c->host->add_source(c, path, err)
                                     : g_ptr_array_index(c->sources, i);
         int same = s && s->dev == ws.dev && s->ino == ws.ino && s->size == ws.size &&
                    s->mtime_ns == ws.mtime_ns;

@@ -175,7 +175,7 @@ static char *object_name(hpc_remote *r, const hpc_rq *rq, const char *name)
 }
 
 /* Set while this thread builds .info (under the core's lock, which
- * hpc_container_info_changed takes too). */
+ * the host's info_changed takes too). */
 static __thread int building_info;
 
 void hpc_remote_building_info(int on)
@@ -186,7 +186,7 @@ void hpc_remote_building_info(int on)
 void hpc_remote_info_stale(hpc_container *c)
 {
     if (!building_info)
-        hpc_container_info_changed(c);
+        c->host->info_changed(c);
 }
 
 int hpc_remote_is_damaged(hpc_remote *r, const char *key)

@@ -1,7 +1,6 @@
 /* hpc_sandbox.h - what runs inside hpcmount-helper, the process that holds
  * the third-party libraries (hpc_remote.h): the reader's note of the file
- * it hands to its library, the crash report to the daemon, and the
- * bounded walk that follows the open.
+ * it hands to its library and the crash report to the daemon.
  */
 #ifndef HPC_SANDBOX_H
 #define HPC_SANDBOX_H
@@ -29,12 +28,5 @@ void hpc_sandbox_enter(hpc_ctl *ctl);
 /** In the helper: give the calling thread the alternate signal stack the
  *  crash report needs (a stack overflow leaves no room on its own). */
 void hpc_sandbox_thread(void);
-
-/**
- * Walk c's tree breadth-first (readdir, lookup, getattr, listxattr,
- * readlink) until max_nodes nodes were seen: the work a first `ls -lR`
- * does, bounded by nodes, not time.
- */
-void hpc_sandbox_walk(hpc_container *c, unsigned max_nodes);
 
 #endif
