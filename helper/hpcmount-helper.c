@@ -17,9 +17,6 @@
 #include "hpc_remote.h"
 #include "hpc_sandbox.h"
 #include "hpc_tree.h"
-#ifdef HAVE_HDF5
-#include "fmt_hdf5.h"
-#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -282,6 +279,16 @@ static int do_chunks(chan *ch, const hpc_rq *rq)
     return rc;
 }
 
+/* A request of the reader's own (HPC_RQ_READER and up). */
+static int do_reader(chan *ch, const hpc_rq *rq)
+{
+    hpc_container *c = ch->s->c;
+    if (rq->op < HPC_RQ_READER || !c->format->request)
+        return HPC_E_INVAL;
+    fault_on(c, rq->ino, NULL);
+    return c->format->request(c, rq->op, rq->ino, rq->off, rq->size, ch->out);
+}
+
 static int dispatch(chan *ch, const hpc_rq *rq, const char *name, uint64_t *val)
 {
     switch (rq->op) {
@@ -294,17 +301,7 @@ static int dispatch(chan *ch, const hpc_rq *rq, const char *name, uint64_t *val)
     case HPC_RQ_XATTRS: return do_xattrs(ch, rq);
     case HPC_RQ_INFO: return do_info(ch);
     case HPC_RQ_CHUNKS: return do_chunks(ch, rq);
-#ifdef HAVE_HDF5
-    case HPC_RQ_CHUNK_PLAN:
-    case HPC_RQ_CHUNK_WHERE:
-        if (ch->s->c->format != &hpc_format_hdf5)
-            return HPC_E_NOTSUP;
-        fault_on(ch->s->c, rq->ino, NULL);
-        return rq->op == HPC_RQ_CHUNK_PLAN
-               ? hpc_hdf5_chunk_plan(ch->s->c, rq->ino, ch->out)
-               : hpc_hdf5_chunk_where(ch->s->c, rq->ino, rq->off, rq->size, ch->out);
-#endif
-    default: return HPC_E_INVAL;
+    default: return do_reader(ch, rq);
     }
 }
 
@@ -427,10 +424,8 @@ static int open_container(server *s, const char *format, const char *source, cha
     hpc_options_clear(&o);
     if (rc == HPC_OK)
         walk_tree(s->c, HPC_REMOTE_WALK_NODES);
-#ifdef HAVE_HDF5
-    if (rc == HPC_OK && s->c->format == &hpc_format_hdf5)
-        hpc_hdf5_drop_handles(s->c);   /* the daemon's calls start as in -o inproc */
-#endif
+    if (rc == HPC_OK && s->c->format->after_walk)
+        s->c->format->after_walk(s->c);   /* the daemon's calls start as in -o inproc */
     hpc_sandbox_note(NULL);
     return rc;
 }

@@ -635,9 +635,10 @@ static hpc_remote *remote_new(const hpc_container *c)
     r->notes = g_string_new(NULL);
     r->cpu = c->opts.helper_cpu > 0 ? c->opts.helper_cpu : HPC_REMOTE_CPU;
     r->wait = c->opts.helper_wait > 0 ? c->opts.helper_wait : HPC_REMOTE_WAIT;
-    uint64_t h5 = c->opts.h5_cache ? c->opts.h5_cache : ((uint64_t)HPC_DEFAULT_H5_CACHE_MB << 20);
+    const hpc_remote_side *side = r->real->remote_side;
+    uint64_t lib = side && side->library_bytes ? side->library_bytes(&c->opts) : 0;
     r->mem = c->opts.helper_mem ? c->opts.helper_mem
-                                : HPC_REMOTE_MEM_BASE + 2 * (c->opts.cache_size + h5);
+                                : HPC_REMOTE_MEM_BASE + 2 * (c->opts.cache_size + lib);
     if (r->real->remote_side)
         r->side = r->real->remote_side->state_new(c->opts.cache_size ? c->opts.cache_size
                                                                       : HPC_DEFAULT_CACHE_SIZE);

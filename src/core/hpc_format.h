@@ -36,15 +36,14 @@ typedef struct hpc_container hpc_container;
 typedef struct hpc_core hpc_core;
 
 /* Requests to the helper process that runs a reader's library: the
- * proxy's (hpc_remote.c) and, from HPC_RQ_CHUNK_PLAN on, those a reader's
- * daemon side sends through hpc_remote_call. */
+ * proxy's (hpc_remote.c), and from HPC_RQ_READER on the reader's own,
+ * which its remote_side sends through hpc_remote_call and its
+ * hpc_format.request answers in the helper. */
 enum {
     HPC_RQ_LOOKUP = 1, HPC_RQ_GETATTR, HPC_RQ_READDIR, HPC_RQ_READLINK,
     HPC_RQ_MAP, HPC_RQ_READ, HPC_RQ_XATTRS, HPC_RQ_INFO,
-    /* HDF5 chunks the daemon decodes (src/formats/hdf5/hdf5_remote.h): a dataset's plan;
-     * where chunks off.. (at most size of them) are stored */
-    HPC_RQ_CHUNK_PLAN, HPC_RQ_CHUNK_WHERE,
     HPC_RQ_CHUNKS,             /* hpc_format.chunks: text payload */
+    HPC_RQ_READER = 64,        /* and up: the reader's */
 };
 
 /** What the container hands its reader (c->host, set before open): the
@@ -96,6 +95,10 @@ typedef struct hpc_remote_side {
                 size_t len, uint64_t off, size_t *nread);
     /** .info lines of what it read so far. */
     void (*info)(void *st, GString *out);
+    /** Optional: the bytes the library may hold in the helper beyond
+     *  the block cache (its own caches, as the options size them); the
+     *  helper's memory bound counts them twice, as the block cache. */
+    uint64_t (*library_bytes)(const hpc_options *opts);
 } hpc_remote_side;
 
 typedef struct hpc_format {
@@ -151,6 +154,14 @@ typedef struct hpc_format {
     /** Optional, for a reader with sandbox_lib: its part in the daemon
      *  when its library runs in the helper process. */
     const hpc_remote_side *remote_side;
+    /** Optional, in the helper process: answer the reader's own request
+     *  op (HPC_RQ_READER and up, sent by its remote_side) about ino with
+     *  arguments a and b, the payload appended to out. */
+    int (*request)(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a, uint64_t b,
+                   GByteArray *out);
+    /** Optional, in the helper process, after the walk that follows the
+     *  open: let go of what the walk left open. */
+    void (*after_walk)(hpc_container *c);
 } hpc_format;
 
 /* What a reader sees of its container: the first block is the core's and

@@ -420,6 +420,18 @@ static int h5_info(hpc_container *c, GString *o)
     return HPC_OK;
 }
 
+/* In the helper process: what hdf5_remote.c asks of the datasets whose
+ * chunks the daemon decodes. */
+static int h5_request(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a, uint64_t b,
+                      GByteArray *out)
+{
+    if (op == H5_RQ_CHUNK_PLAN)
+        return hpc_hdf5_chunk_plan(c, ino, out);
+    if (op == H5_RQ_CHUNK_WHERE)
+        return hpc_hdf5_chunk_where(c, ino, a, b, out);
+    return HPC_E_INVAL;
+}
+
 const hpc_format hpc_format_hdf5 = {
     .name = "hdf5",
     .sandbox_lib = "libhdf5",
@@ -436,4 +448,6 @@ const hpc_format hpc_format_hdf5 = {
     .info = h5_info,
     .chunks = h5_chunks,
     .remote_side = &hpc_h5remote_side,
+    .request = h5_request,
+    .after_walk = hpc_hdf5_drop_handles,   /* open datasets slow down later opens */
 };

@@ -28,24 +28,4 @@ static inline unsigned hpc_hdf5_boxes(int rank, const uint64_t *dims, uint64_t e
     return rank < 1 ? 0 : hpc_boxes_split((unsigned)rank, dims, e0, e1, box);
 }
 
-/* For the helper process (src/container/hpc_remote.h): the daemon decodes
- * the chunks of datasets whose chunks hdf5_chunk.c decodes, from the
- * file's bytes. */
-
-/** The chunk plan of dataset ino (an hpc_h5chunk_wire_plan) and its size
- *  in bytes (u64) appended to out; HPC_E_NOTSUP when its chunks go
- *  through H5Dread. */
-int hpc_hdf5_chunk_plan(hpc_container *c, hpc_ino ino, GByteArray *out);
-
-/** Where chunks first.. of dataset ino are stored: at most n
- *  hpc_h5chunk_where entries appended to out (size 0: a chunk to leave to
- *  libhdf5: never written, or its place not proven). */
-int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t n,
-                         GByteArray *out);
-
-/** Close the datasets the reader holds open but nobody uses: the helper
- *  calls it after its walk at open (open datasets slow down every later
- *  open in libhdf5). */
-void hpc_hdf5_drop_handles(hpc_container *c);
-
 #endif

@@ -243,4 +243,24 @@ int h5_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
            hpc_extent *ext, unsigned max, unsigned *n);
 int h5_chunks(hpc_container *c, hpc_ino ino, GString *out);
 
+/* In the helper process (hpc_format_hdf5.request and .after_walk): the
+ * daemon decodes the chunks of datasets whose chunks hdf5_chunk.c
+ * decodes, from the file's bytes. */
+
+/** The chunk plan of dataset ino (an hpc_h5chunk_wire_plan) and its size
+ *  in bytes (u64) appended to out; HPC_E_NOTSUP when its chunks go
+ *  through H5Dread. */
+int hpc_hdf5_chunk_plan(hpc_container *c, hpc_ino ino, GByteArray *out);
+
+/** Where chunks first.. of dataset ino are stored: at most n
+ *  hpc_h5chunk_where entries appended to out (size 0: a chunk to leave to
+ *  libhdf5: never written, or its place not proven). */
+int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t n,
+                         GByteArray *out);
+
+/** Close the datasets the reader holds open but nobody uses: after the
+ *  helper's walk at open (open datasets slow down every later
+ *  open in libhdf5). */
+void hpc_hdf5_drop_handles(hpc_container *c);
+
 #endif

@@ -83,7 +83,7 @@ static const dplan *plan_of(hpc_h5remote *hr, hpc_container *c, hpc_remote_call 
     size_t len = 0;
     dplan *d = g_new0(dplan, 1);
     hpc_h5chunk_wire_plan w;
-    int rc = call(c, HPC_RQ_CHUNK_PLAN, ino, 0, 0, &payload, &len);
+    int rc = call(c, H5_RQ_CHUNK_PLAN, ino, 0, 0, &payload, &len);
     if (rc == HPC_OK && len == sizeof w + sizeof d->size) {
         memcpy(&w, payload, sizeof w);
         memcpy(&d->size, payload + sizeof w, sizeof d->size);
@@ -114,7 +114,7 @@ static int where_fetch(hpc_h5remote *hr, hpc_container *c, hpc_remote_call call,
 {
     char *payload = NULL;
     size_t len = 0;
-    int rc = call(c, HPC_RQ_CHUNK_WHERE, ino, chunk, WHERE_BATCH, &payload, &len);
+    int rc = call(c, H5_RQ_CHUNK_WHERE, ino, chunk, WHERE_BATCH, &payload, &len);
     size_t n = len / sizeof(hpc_h5chunk_where);
     if (rc == HPC_OK && (n == 0 || n > WHERE_BATCH || len % sizeof(hpc_h5chunk_where)))
         rc = HPC_E_IO;
@@ -220,9 +220,16 @@ static void h5r_info(void *st, GString *out)
                            (guint64)decoded, (guint64)hits, (guint64)helper);
 }
 
+/* libhdf5's chunk caches of the open datasets (-o h5cache). */
+static uint64_t h5r_library_bytes(const hpc_options *opts)
+{
+    return opts->h5_cache ? opts->h5_cache : ((uint64_t)HPC_DEFAULT_H5_CACHE_MB << 20);
+}
+
 const hpc_remote_side hpc_h5remote_side = {
     .state_new = h5r_new,
     .state_free = h5r_free,
     .read = h5r_read,
     .info = h5r_info,
+    .library_bytes = h5r_library_bytes,
 };

@@ -21,6 +21,11 @@
 
 #include "hpc_format.h"
 
+/* The requests the daemon's side sends to the helper (hpc_format.h's
+ * reader requests, answered by hpc_format_hdf5.request): a dataset's
+ * chunk plan; where chunks a.. (at most b of them) are stored. */
+enum { H5_RQ_CHUNK_PLAN = HPC_RQ_READER, H5_RQ_CHUNK_WHERE };
+
 /** The reader's part in the daemon (hpc_format.h), the chunk state of one
  *  container: reads decode chunks here, asking the helper for plans and
  *  places; .info says how many were decoded here, came from the cache,
