@@ -343,7 +343,7 @@ out:
 }
 
 /* The answer is late: kill the helper over a limit.  0 to go on waiting. */
-static int late(waiter *w)
+static int late(hpc_helper_waiter *w)
 {
     const hpc_remote *r = w->r;
     int tid = w->open ? 0 : hpc_helper_ctl(w->h)->tid[w->chan];
@@ -369,7 +369,7 @@ static int late(waiter *w)
 }
 
 /* Receive exactly len bytes, supervising the helper while it is late. */
-int hpc_helper_recv_all(waiter *w, int fd, void *buf, size_t len)
+int hpc_helper_recv_all(hpc_helper_waiter *w, int fd, void *buf, size_t len)
 {
     char *p = buf;
     while (len > 0) {
@@ -411,7 +411,8 @@ static int send_all(int fd, const void *buf, size_t len)
 
 /* Send rq (and name) on channel w->chan and receive the answer: *rp and
  * its payload (g_free it).  -1 when the helper went away. */
-int hpc_helper_exchange(waiter *w, const hpc_rq *rq, const char *name, hpc_rp *rp, char **payload)
+int hpc_helper_exchange(hpc_helper_waiter *w, const hpc_rq *rq, const char *name, hpc_rp *rp,
+                        char **payload)
 {
     int fd = w->h->fd[w->chan];
     *payload = NULL;

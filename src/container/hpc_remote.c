@@ -90,7 +90,8 @@ static int helper_open(hpc_container *c, hpc_remote *r, int first, hpc_helper **
     int rc = hpc_helper_start(c, r, &h, err);
     if (rc != HPC_OK)
         return rc;
-    waiter w = { .r = r, .h = h, .chan = 0, .open = 1, .t0 = g_get_monotonic_time(), .cpu0 = -1 };
+    hpc_helper_waiter w = { .r = r, .h = h, .chan = 0, .open = 1, .t0 = g_get_monotonic_time(),
+                            .cpu0 = -1 };
     hpc_rp rp;
     char *payload = NULL;
     if (hpc_helper_recv_all(&w, h->fd[0], &rp, sizeof rp) != 0 || rp.len > HPC_REMOTE_MAX_PAYLOAD) {
@@ -162,7 +163,7 @@ static hpc_helper_gone try_once(hpc_container *c, const hpc_rq *rq, const char *
         return GONE_NO;
     int ch = GPOINTER_TO_INT(g_async_queue_pop(h->free)) - 1;
     g_atomic_int_inc(&h->busy);
-    waiter w = { .r = r, .h = h, .chan = ch, .t0 = g_get_monotonic_time(), .cpu0 = -1 };
+    hpc_helper_waiter w = { .r = r, .h = h, .chan = ch, .t0 = g_get_monotonic_time(), .cpu0 = -1 };
     hpc_helper_gone g = GONE_NO;
     if (hpc_helper_exchange(&w, rq, name, rp, payload) != 0)
         g = hpc_helper_blame(h, ch, g_atomic_int_get(&h->busy) == 1, why);
@@ -260,7 +261,7 @@ static int px_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_sta
 static char *listed_as(hpc_remote *r, hpc_ino ino, hpc_ino *parent)
 {
     g_mutex_lock(&r->tables);
-    const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
+    const hpc_remote_node *rec = g_hash_table_lookup(r->nodes, &ino);
     char *name = rec && !rec->has_st ? g_strdup(rec->name) : NULL;
     if (name)
         *parent = rec->key.parent;

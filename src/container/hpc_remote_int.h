@@ -37,8 +37,8 @@ typedef struct hpc_remote {
     GMutex tables;               /* the tables below */
     GHashTable *damaged;         /* key -> why */
     gint ndamaged;
-    GHashTable *nodes;           /* ino -> node_rec: names for messages, attributes */
-    GHashTable *children;        /* name_key -> node_rec, of the nodes above */
+    GHashTable *nodes;           /* ino -> hpc_remote_node: names for messages, attributes */
+    GHashTable *children;        /* hpc_remote_key -> hpc_remote_node, of the nodes above */
     GHashTable *plussed;         /* "dir/cookie" of batches asked for in full */
     struct dir_batch {           /* readdir answers, for the calls that follow */
         hpc_ino dir;
@@ -66,34 +66,34 @@ static inline const char *lib_of(const hpc_remote *r)
 /* What the daemon learnt of a node: its name under its parent (for
  * messages and lookups), its attributes and its extended attributes (they
  * never change: no live formats here). */
-typedef struct name_key {
+typedef struct hpc_remote_key {
     hpc_ino parent;
     const char *name;
-} name_key;
+} hpc_remote_key;
 
-typedef struct node_rec {
-    name_key key;                /* parent, and name[] below: the key of r->children */
+typedef struct hpc_remote_node {
+    hpc_remote_key key;          /* parent, and name[] below: the key of r->children */
     hpc_stat st;                 /* st.ino: the key of r->nodes */
     int has_st;
     GBytes *xattrs;              /* the helper's answer, or NULL */
     int listed;                  /* seen in a readdir batch ... */
     uint64_t listed_from;        /* ... that started at this cookie */
     char name[];
-} node_rec;
+} hpc_remote_node;
 
 static inline hpc_ctl *hpc_helper_ctl(const hpc_helper *h)
 {
     return (hpc_ctl *)h->map;
 }
 
-typedef struct waiter {
+typedef struct hpc_helper_waiter {
     const hpc_remote *r;
     hpc_helper *h;
     int chan;
     int open;                    /* the open: the main thread, CPU from the start */
     gint64 t0;                   /* monotonic us of the request */
     double cpu0;                 /* thread's CPU at the first late tick, or < 0 */
-} waiter;
+} hpc_helper_waiter;
 
 /* ---- the helper process (hpc_helper.c) ---------------------------------- */
 
@@ -114,14 +114,15 @@ void hpc_helper_log_follow(hpc_helper *h);
 
 /* Send rq (and name) on channel w->chan and receive the answer: *rp and
  * its payload (g_free it).  -1 when the helper went away. */
-int hpc_helper_exchange(waiter *w, const hpc_rq *rq, const char *name, hpc_rp *rp, char **payload);
+int hpc_helper_exchange(hpc_helper_waiter *w, const hpc_rq *rq, const char *name, hpc_rp *rp,
+                        char **payload);
 
 /* The helper went away during a request on channel chan: was the request
  * the cause?  The supervisor's verdict, else the crash report's thread. */
 hpc_helper_gone hpc_helper_blame(hpc_helper *h, int chan, int alone, char **why);
 
 /* Receive exactly len bytes, supervising the helper while it is late. */
-int hpc_helper_recv_all(waiter *w, int fd, void *buf, size_t len);
+int hpc_helper_recv_all(hpc_helper_waiter *w, int fd, void *buf, size_t len);
 
 /* ---- names, attributes, batches, damaged objects (hpc_remote_names.c) ---- */
 
@@ -168,7 +169,7 @@ int hpc_remote_plus_start(hpc_remote *r, hpc_ino dir, const char *name, uint64_t
 /* Take a "plus" batch: entries with full attributes and xattrs. */
 int hpc_remote_plus_take(hpc_remote *r, hpc_ino dir, const char *p, size_t len);
 
-/* Free a node_rec (the nodes table's value). */
+/* Free a hpc_remote_node (the nodes table's value). */
 void hpc_remote_rec_free(gpointer p);
 
 /* The tables of node_recs, keys inside the records (one allocation per

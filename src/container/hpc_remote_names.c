@@ -12,7 +12,7 @@
 
 void hpc_remote_rec_free(gpointer p)
 {
-    node_rec *rec = p;
+    hpc_remote_node *rec = p;
     if (rec->xattrs)
         g_bytes_unref(rec->xattrs);
     g_free(rec);
@@ -20,13 +20,13 @@ void hpc_remote_rec_free(gpointer p)
 
 static guint key_hash(gconstpointer p)
 {
-    const name_key *k = p;
+    const hpc_remote_key *k = p;
     return g_str_hash(k->name) ^ (guint)(k->parent * 0x9e3779b97f4a7c15ull >> 32);
 }
 
 static gboolean key_equal(gconstpointer a, gconstpointer b)
 {
-    const name_key *x = a, *y = b;
+    const hpc_remote_key *x = a, *y = b;
     return x->parent == y->parent && strcmp(x->name, y->name) == 0;
 }
 
@@ -46,7 +46,7 @@ void hpc_remote_remember_from(hpc_remote *r, hpc_ino parent, const char *name, c
 {
     size_t n = strlen(name);
     g_mutex_lock(&r->tables);
-    node_rec *old = g_hash_table_lookup(r->nodes, &st->ino);
+    hpc_remote_node *old = g_hash_table_lookup(r->nodes, &st->ino);
     if (old && (old->has_st || st->partial) && old->key.parent == parent &&
         strcmp(old->name, name) == 0) {
         g_mutex_unlock(&r->tables);
@@ -58,9 +58,9 @@ void hpc_remote_remember_from(hpc_remote *r, hpc_ino parent, const char *name, c
         g_hash_table_remove_all(r->plussed);
         old = NULL;
     }
-    node_rec *rec = g_malloc(sizeof *rec + n + 1);
+    hpc_remote_node *rec = g_malloc(sizeof *rec + n + 1);
     memcpy(rec->name, name, n + 1);
-    rec->key = (name_key){ .parent = parent, .name = rec->name };
+    rec->key = (hpc_remote_key){ .parent = parent, .name = rec->name };
     rec->st = *st;
     rec->has_st = !st->partial;
     rec->xattrs = NULL;
@@ -83,7 +83,7 @@ void hpc_remote_remember(hpc_remote *r, hpc_ino parent, const char *name, const 
 int hpc_remote_cached_stat(hpc_remote *r, hpc_ino ino, hpc_stat *st)
 {
     g_mutex_lock(&r->tables);
-    const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
+    const hpc_remote_node *rec = g_hash_table_lookup(r->nodes, &ino);
     int hit = rec && rec->has_st;
     if (hit)
         *st = rec->st;
@@ -92,9 +92,9 @@ int hpc_remote_cached_stat(hpc_remote *r, hpc_ino ino, hpc_stat *st)
 }
 
 /* The record of name under parent, or NULL (r->tables held). */
-static node_rec *child_rec(hpc_remote *r, hpc_ino parent, const char *name)
+static hpc_remote_node *child_rec(hpc_remote *r, hpc_ino parent, const char *name)
 {
-    name_key k = { .parent = parent, .name = name };
+    hpc_remote_key k = { .parent = parent, .name = name };
     return g_hash_table_lookup(r->children, &k);
 }
 
@@ -102,7 +102,7 @@ static node_rec *child_rec(hpc_remote *r, hpc_ino parent, const char *name)
 int hpc_remote_cached_lookup(hpc_remote *r, hpc_ino parent, const char *name, hpc_stat *st)
 {
     g_mutex_lock(&r->tables);
-    const node_rec *rec = child_rec(r, parent, name);
+    const hpc_remote_node *rec = child_rec(r, parent, name);
     int hit = rec && rec->has_st;
     if (hit)
         *st = rec->st;
@@ -113,7 +113,7 @@ int hpc_remote_cached_lookup(hpc_remote *r, hpc_ino parent, const char *name, hp
 GBytes *hpc_remote_cached_xattrs(hpc_remote *r, hpc_ino ino)
 {
     g_mutex_lock(&r->tables);
-    const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
+    const hpc_remote_node *rec = g_hash_table_lookup(r->nodes, &ino);
     GBytes *b = rec && rec->xattrs ? g_bytes_ref(rec->xattrs) : NULL;
     g_mutex_unlock(&r->tables);
     return b;
@@ -122,7 +122,7 @@ GBytes *hpc_remote_cached_xattrs(hpc_remote *r, hpc_ino ino)
 void hpc_remote_keep_xattrs(hpc_remote *r, hpc_ino ino, GBytes *b)
 {
     g_mutex_lock(&r->tables);
-    node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
+    hpc_remote_node *rec = g_hash_table_lookup(r->nodes, &ino);
     if (rec && !rec->xattrs)
         rec->xattrs = g_bytes_ref(b);
     g_mutex_unlock(&r->tables);
@@ -134,7 +134,7 @@ static char *path_of(hpc_remote *r, hpc_ino ino)
     GString *p = g_string_new(NULL);
     g_mutex_lock(&r->tables);
     for (int depth = 0; ino != HPC_INO_ROOT && depth < 256; depth++) {
-        const node_rec *rec = g_hash_table_lookup(r->nodes, &ino);
+        const hpc_remote_node *rec = g_hash_table_lookup(r->nodes, &ino);
         if (!rec) {
             char num[40];
             g_snprintf(num, sizeof num, "node %" G_GUINT64_FORMAT, (guint64)ino);
@@ -241,7 +241,7 @@ int hpc_remote_dirent_at(const char *p, size_t len, size_t *at, hpc_wire_dirent 
 int hpc_remote_plus_start(hpc_remote *r, hpc_ino dir, const char *name, uint64_t *start)
 {
     g_mutex_lock(&r->tables);
-    const node_rec *rec = child_rec(r, dir, name);
+    const hpc_remote_node *rec = child_rec(r, dir, name);
     char *batch = rec && rec->listed && !rec->has_st
                   ? g_strdup_printf("%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, (guint64)dir,
                                     (guint64)rec->listed_from) : NULL;
