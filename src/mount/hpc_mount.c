@@ -90,7 +90,7 @@ int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
     m->node_of = g_hash_table_new(g_str_hash, g_str_equal);
     m->slots = g_ptr_array_new();
     g_queue_init(&m->open);
-    m->big = g_array_new(FALSE, FALSE, sizeof(big_id));
+    m->big = g_array_new(FALSE, FALSE, sizeof(hpc_rundir_big_id));
     m->big_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     *out = m;
     return HPC_OK;
@@ -119,7 +119,7 @@ void hpc_mount_close(hpc_mount *m)
             g_free(s);
         }
         for (guint i = 0; i < m->nodes->len; i++) {
-            dnode *d = g_ptr_array_index(m->nodes, i);
+            hpc_rundir_node *d = g_ptr_array_index(m->nodes, i);
             g_free(d->rel);
             g_free(d);
         }
@@ -161,7 +161,7 @@ static GString *dir_info(hpc_mount *m)
     g_string_append(o, "path\tstate\tformat_or_reason\n");
     for (guint i = 0; i < m->slots->len; i++) {
         hpc_rundir_slot *s = g_ptr_array_index(m->slots, i);
-        dnode *d = hpc_rundir_node_get(m, s->node);
+        hpc_rundir_node *d = hpc_rundir_node_get(m, s->node);
         g_string_append_printf(o, "%s\t%s\t%s\n", d ? d->rel : "?",
                                s->c ? "open" : s->error ? "failed" : "closed",
                                s->c ? hpc_container_format_name(s->c) : s->error ? s->error : "-");
@@ -203,7 +203,7 @@ static hpc_ino text_ino(const char *name)
 static uint32_t node_bits(hpc_mount *m, uint64_t id)
 {
     g_mutex_lock(&m->lock);
-    dnode *d = hpc_rundir_node_get(m, id);
+    hpc_rundir_node *d = hpc_rundir_node_get(m, id);
     uint32_t mode = d ? hpc_rundir_mode(m, d->uid, d->gid, d->mode) : 0;
     g_mutex_unlock(&m->lock);
     return mode & HPC_PERM_ALL;
@@ -698,7 +698,7 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
     g_mutex_lock(&m->lock);
     hpc_rundir_slot *s = sn ? hpc_rundir_slot_get(m, sn) : NULL;
     /* owners as on disk: the container's, else the node's own (lstat) */
-    dnode *d = hpc_rundir_node_get(m, s ? s->node : inner);
+    hpc_rundir_node *d = hpc_rundir_node_get(m, s ? s->node : inner);
     if (s && s->c) {
         hpc_container_owner(s->c, &meta->uid, &meta->gid);
     } else if (d) {

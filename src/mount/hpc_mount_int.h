@@ -25,19 +25,19 @@
 #define PROBE_HEAD 4096
 #define MIN_CONTAINER_CACHE (1u << 20)
 
-typedef enum { NODE_DIR, NODE_FILE, NODE_LINK, NODE_CONTAINER } node_kind;
+typedef enum { NODE_DIR, NODE_FILE, NODE_LINK, NODE_CONTAINER } hpc_rundir_kind;
 
-typedef struct dnode {
+typedef struct hpc_rundir_node {
     char *rel;                   /* "" for the root */
-    node_kind kind;
+    hpc_rundir_kind kind;
     int64_t mtime;               /* of the probe */
     uint64_t size;
     uint32_t slot;               /* NODE_CONTAINER */
     uint32_t uid, gid, mode;     /* of the probe (lstat), shown as they are */
-} dnode;
+} hpc_rundir_node;
 
 typedef struct hpc_rundir_slot {
-    uint32_t node;               /* its dnode */
+    uint32_t node;               /* its hpc_rundir_node */
     char *path;                  /* absolute */
     hpc_container *c;            /* NULL while closed */
     char *error;                 /* why it cannot be opened */
@@ -48,10 +48,10 @@ typedef struct hpc_rundir_slot {
     GMutex open_lock;
 } hpc_rundir_slot;
 
-typedef struct big_id {
+typedef struct hpc_rundir_big_id {
     uint32_t slot;
     hpc_ino inner;
-} big_id;
+} hpc_rundir_big_id;
 
 struct hpc_mount {
     hpc_container *single;       /* SOURCE is one container */
@@ -59,11 +59,11 @@ struct hpc_mount {
     hpc_options opts;            /* for every container opened */
     unsigned max_open;
     GMutex lock;
-    GPtrArray *nodes;            /* dnode *, index = id - DIR_INO_FIRST */
+    GPtrArray *nodes;            /* hpc_rundir_node *, index = id - DIR_INO_FIRST */
     GHashTable *node_of;         /* rel -> id */
     GPtrArray *slots;            /* slot *, index = slot number - 1 */
     GQueue open;                 /* open slots, most recently used first */
-    GArray *big;                 /* big_id, index = ino & ~BIG_BIT */
+    GArray *big;                 /* hpc_rundir_big_id, index = ino & ~BIG_BIT */
     GHashTable *big_of;          /* "slot:inner" -> index + 1 */
     int64_t mtime;
     uint32_t uid, gid, mode;     /* of root */
@@ -94,7 +94,7 @@ int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st);
 uint32_t hpc_rundir_mode(const hpc_mount *m, uint32_t uid, uint32_t gid, uint32_t mode);
 
 /* The layer's node of id, or NULL; m->lock held. */
-dnode *hpc_rundir_node_get(hpc_mount *m, uint64_t id);
+hpc_rundir_node *hpc_rundir_node_get(hpc_mount *m, uint64_t id);
 
 /* The relative path of the layer's node ino (a new string), or NULL. */
 char *hpc_rundir_node_rel(hpc_mount *m, hpc_ino ino);

@@ -22,7 +22,7 @@ hpc_ino hpc_rundir_encode(hpc_mount *m, uint32_t s, hpc_ino inner)
     g_mutex_lock(&m->lock);
     guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(m->big_of, key));
     if (!idx) {
-        big_id b = { s, inner };
+        hpc_rundir_big_id b = { s, inner };
         g_array_append_val(m->big, b);
         idx = m->big->len;
         g_hash_table_insert(m->big_of, g_strdup(key), GUINT_TO_POINTER(idx));
@@ -39,8 +39,8 @@ int hpc_rundir_decode(hpc_mount *m, hpc_ino ino, uint32_t *s, hpc_ino *inner)
         g_mutex_lock(&m->lock);
         uint64_t i = ino & ~BIG_BIT;
         if (i < m->big->len) {
-            *s = g_array_index(m->big, big_id, i).slot;
-            *inner = g_array_index(m->big, big_id, i).inner;
+            *s = g_array_index(m->big, hpc_rundir_big_id, i).slot;
+            *inner = g_array_index(m->big, hpc_rundir_big_id, i).inner;
         } else {
             rc = HPC_E_NOENT;
         }
@@ -144,7 +144,7 @@ static const hpc_format *probe(const char *path, gboolean dir)
     return f && !hpc_rundir_holds_other_format(path, f) ? f : NULL;
 }
 
-dnode *hpc_rundir_node_get(hpc_mount *m, uint64_t id)
+hpc_rundir_node *hpc_rundir_node_get(hpc_mount *m, uint64_t id)
 {
     if (id < DIR_INO_FIRST || id - DIR_INO_FIRST >= m->nodes->len)
         return NULL;
@@ -173,7 +173,7 @@ int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st)
     int rc = lstat(path, &sb) == 0 ? HPC_OK : HPC_E_NOENT;
     if (rc != HPC_OK)
         goto out;
-    node_kind kind = S_ISDIR(sb.st_mode) ? NODE_DIR : S_ISREG(sb.st_mode) ? NODE_FILE
+    hpc_rundir_kind kind = S_ISDIR(sb.st_mode) ? NODE_DIR : S_ISREG(sb.st_mode) ? NODE_FILE
                    : S_ISLNK(sb.st_mode) ? NODE_LINK : NODE_FILE;
     if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
         rc = HPC_E_NOENT;          /* FIFOs, devices, sockets are not shown */
@@ -182,7 +182,7 @@ int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st)
     g_mutex_lock(&m->lock);
     gpointer idp = g_hash_table_lookup(m->node_of, rel);
     uint64_t id = GPOINTER_TO_SIZE(idp);
-    dnode *d = id ? hpc_rundir_node_get(m, id) : NULL;
+    hpc_rundir_node *d = id ? hpc_rundir_node_get(m, id) : NULL;
     gboolean fresh = d && d->mtime == (int64_t)sb.st_mtime && d->size == (uint64_t)sb.st_size &&
                      (d->kind == kind || (d->kind == NODE_CONTAINER && kind != NODE_LINK));
     g_mutex_unlock(&m->lock);
@@ -191,7 +191,7 @@ int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st)
                               : probe(path, kind == NODE_DIR);
         g_mutex_lock(&m->lock);
         if (!d) {
-            d = g_new0(dnode, 1);
+            d = g_new0(hpc_rundir_node, 1);
             d->rel = g_strdup(rel);
             g_ptr_array_add(m->nodes, d);
             id = DIR_INO_FIRST + m->nodes->len - 1;
@@ -243,7 +243,7 @@ char *hpc_rundir_node_rel(hpc_mount *m, hpc_ino ino)
     if (ino == HPC_INO_ROOT)
         return g_strdup("");
     g_mutex_lock(&m->lock);
-    dnode *d = hpc_rundir_node_get(m, ino);
+    hpc_rundir_node *d = hpc_rundir_node_get(m, ino);
     char *rel = d ? g_strdup(d->rel) : NULL;
     g_mutex_unlock(&m->lock);
     return rel;
