@@ -165,7 +165,7 @@ int dhdf_read_set_attrs(int32 sd, const char *path, uint64_t fsize, char **setid
 }
 
 /* Where record i, field f lies in the file (for messages). */
-uint64_t dhdf_vt_off(const vtable *t, int32 i, unsigned f)
+uint64_t dhdf_vt_off(const dhdf_vtable *t, int32 i, unsigned f)
 {
     return t->data_off ? t->data_off + (uint64_t)i * t->disk_recsize + t->disk_off[f] : 0;
 }
@@ -173,7 +173,7 @@ uint64_t dhdf_vt_off(const vtable *t, int32 i, unsigned f)
 /* Load fields (int32 when want_int[f], char8 otherwise) of vdata vs. */
 static int vt_load(int32 vs, const char *path, uint64_t fsize, const char *what,
                    const char *const *fields, const int *want_int, unsigned nf,
-                   vtable *t, GError **err)
+                   dhdf_vtable *t, GError **err)
 {
     memset(t, 0, sizeof *t);
     VSgetname(vs, t->name);
@@ -236,8 +236,8 @@ void dhdf_finfo_free(GArray *a)
     if (!a)
         return;
     for (guint i = 0; i < a->len; i++) {
-        g_free(g_array_index(a, finfo_rec, i).name);
-        g_free(g_array_index(a, finfo_rec, i).host);
+        g_free(g_array_index(a, dhdf_finfo, i).name);
+        g_free(g_array_index(a, dhdf_finfo, i).host);
     }
     g_array_free(a, TRUE);
 }
@@ -250,15 +250,15 @@ const char *const dhdf_chunk_fields[] = { DHDF_FIELD_FILEID, DHDF_FIELD_CHUNKNAM
                                              DHDF_FIELD_DIMSIZES, DHDF_FIELD_ORIGINS };
 static const int chunk_int[] = { 1, 0, 1, 1 };
 
-/* Decode a File_Info table into finfo_rec; ids unique. */
-static int finfo_decode(const vtable *t, const char *path, GArray **out, GError **err)
+/* Decode a File_Info table into dhdf_finfo; ids unique. */
+static int finfo_decode(const dhdf_vtable *t, const char *path, GArray **out, GError **err)
 {
-    GArray *a = g_array_new(FALSE, TRUE, sizeof(finfo_rec));
+    GArray *a = g_array_new(FALSE, TRUE, sizeof(dhdf_finfo));
     uint32_t w1 = t->order[1], w2 = t->order[2];
     int rc = HPC_OK;
     for (int32 i = 0; i < t->nrec; i++) {
         const unsigned char *r = t->buf + (size_t)i * t->recsize;
-        finfo_rec f = { hpc_dhdf_get_i32(r), g_strndup((const char *)r + 4, w1),
+        dhdf_finfo f = { hpc_dhdf_get_i32(r), g_strndup((const char *)r + 4, w1),
                         g_strndup((const char *)r + 4 + w1, w2), dhdf_vt_off(t, i, 1) };
         g_array_append_val(a, f);
         if (f.id < 0 || f.name[0] == '\0') {
@@ -268,7 +268,7 @@ static int finfo_decode(const vtable *t, const char *path, GArray **out, GError 
             break;
         }
         for (guint j = 0; j + 1 < a->len; j++)
-            if (g_array_index(a, finfo_rec, j).id == f.id) {
+            if (g_array_index(a, dhdf_finfo, j).id == f.id) {
                 rc = hpc_fail(err, HPC_E_CORRUPT, path, "File_Info", dhdf_vt_off(t, i, 0),
                               "record %d: DHDF_FileId %" PRId32 " is listed twice", (int)i, f.id);
                 break;
@@ -304,7 +304,7 @@ int dhdf_read_vdatas(const char *path, uint64_t fsize, GArray **finfo, GPtrArray
         VSgetclass(vs, cls);
         VSgetname(vs, name);
         if (strcmp(cls, CLASS_FILEINFO) == 0 && strcmp(name, VD_FILEINFO) == 0) {
-            vtable t;
+            dhdf_vtable t;
             if (nfinfo++)
                 rc = hpc_fail(err, HPC_E_CORRUPT, path, VD_FILEINFO, 0,
                               "more than one File_Info vdata");
@@ -313,7 +313,7 @@ int dhdf_read_vdatas(const char *path, uint64_t fsize, GArray **finfo, GPtrArray
                 rc = finfo_decode(&t, path, finfo, err);
             g_free(t.buf);
         } else if (tables && strcmp(cls, CLASS_CHUNKS) == 0) {
-            ctable *ct = g_new0(ctable, 1);
+            dhdf_ctable *ct = g_new0(dhdf_ctable, 1);
             rc = vt_load(vs, path, fsize, "chunk table", dhdf_chunk_fields, chunk_int, 4, &ct->t, err);
             g_ptr_array_add(tables, ct);
         }
@@ -329,7 +329,7 @@ int dhdf_read_vdatas(const char *path, uint64_t fsize, GArray **finfo, GPtrArray
 
 void dhdf_ctable_free(gpointer p)
 {
-    ctable *ct = p;
+    dhdf_ctable *ct = p;
     g_free(ct->t.buf);
     g_free(ct);
 }
@@ -515,9 +515,9 @@ int dhdf_list_sds(int32 sd, const char *path, GArray **out, GError **err)
     *out = NULL;
     if (SDfileinfo(sd, &nds, &ngattr) == FAIL)
         return hpc_fail(err, HPC_E_CORRUPT, path, NULL, 0, "cannot read the SD directory");
-    GArray *a = g_array_new(FALSE, TRUE, sizeof(sds_info));
+    GArray *a = g_array_new(FALSE, TRUE, sizeof(dhdf_sds_info));
     for (int32 i = 0; i < nds; i++) {
-        sds_info s = { .index = i };
+        dhdf_sds_info s = { .index = i };
         int32 id = SDselect(sd, i);
         if (id == FAIL)
             continue;

@@ -93,7 +93,7 @@ typedef struct dhdf {
 } dhdf;
 
 /* One vdata loaded: the requested fields of every record, packed. */
-typedef struct vtable {
+typedef struct dhdf_vtable {
     char name[VSNAMELENMAX + 1];
     int32 nrec;
     unsigned char *buf;
@@ -102,26 +102,26 @@ typedef struct vtable {
     uint32_t disk_off[4];        /* of each requested field in a stored record */
     uint64_t data_off;           /* of the first record, 0 if unknown */
     uint32_t disk_recsize;
-} vtable;
+} dhdf_vtable;
 
-typedef struct finfo_rec {
+typedef struct dhdf_finfo {
     int32_t id;
     char *name, *host;
     uint64_t off;                /* of the record's FileName, for messages */
-} finfo_rec;
+} dhdf_finfo;
 
 /* A raw chunk table of the MHF, decoded once the SDS is known. */
-typedef struct ctable {
-    vtable t;
+typedef struct dhdf_ctable {
+    dhdf_vtable t;
     int used;
-} ctable;
+} dhdf_ctable;
 
-typedef struct sds_info {
+typedef struct dhdf_sds_info {
     int32 index;
     char name[H4_MAX_NC_NAME + 1];
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
     int coord;
-} sds_info;
+} dhdf_sds_info;
 
 /* Element size and NumPy dtype of an HDF4 base number type; 0 if unknown. */
 uint32_t dhdf_nt_info(int32 nt, const char **dtype);
@@ -134,7 +134,7 @@ int dhdf_read_set_attrs(int32 sd, const char *path, uint64_t fsize, char **setid
                           int32_t *fileid, uint64_t *offs, GError **err);
 
 /* Where record i, field f lies in the file (for messages). */
-uint64_t dhdf_vt_off(const vtable *t, int32 i, unsigned f);
+uint64_t dhdf_vt_off(const dhdf_vtable *t, int32 i, unsigned f);
 
 void dhdf_finfo_free(GArray *a);
 

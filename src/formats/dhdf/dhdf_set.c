@@ -17,7 +17,7 @@
  * A source of the container is watched for changes by the core (reads
  * fail once it changed); that costs a descriptor per file, so only sets of
  * at most MAX_WATCHED_FILES are watched. */
-static int ahf_source(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *listed,
+static int ahf_source(hpc_container *c, dhdf *d, uint32_t k, const dhdf_finfo *listed,
                       GError **err)
 {
     dhdf_file *f = &d->files[k];
@@ -74,8 +74,8 @@ static int ahf_identity(int32 sd, const dhdf *d, const dhdf_file *f, const char 
         goto out;
     int has0 = 0, hasme = 0;
     for (guint i = 0; i < fi->len; i++) {
-        has0 |= g_array_index(fi, finfo_rec, i).id == 0;
-        hasme |= g_array_index(fi, finfo_rec, i).id == f->id;
+        has0 |= g_array_index(fi, dhdf_finfo, i).id == 0;
+        hasme |= g_array_index(fi, dhdf_finfo, i).id == f->id;
     }
     if (!has0 || !hasme)
         rc = hpc_fail(err, HPC_E_CORRUPT, f->path, VD_FILEINFO, 0,
@@ -88,11 +88,11 @@ out:
 }
 
 /* The SDS of sds named name, or NULL. */
-static const sds_info *sds_named(const GArray *sds, const char *name)
+static const dhdf_sds_info *sds_named(const GArray *sds, const char *name)
 {
-    const sds_info *coord = NULL;    /* a coordinate variable only if no SDS is named so */
+    const dhdf_sds_info *coord = NULL;    /* a coordinate variable only if no SDS is named so */
     for (guint j = 0; j < sds->len; j++) {
-        const sds_info *s = &g_array_index(sds, sds_info, j);
+        const dhdf_sds_info *s = &g_array_index(sds, dhdf_sds_info, j);
         if (strcmp(s->name, name) == 0 && !s->coord)
             return s;
         if (strcmp(s->name, name) == 0 && !coord)
@@ -103,7 +103,7 @@ static const sds_info *sds_named(const GArray *sds, const char *name)
 
 /* The one-line error for a piece whose SDS has another type or shape than
  * the chunk table says; the offset is that of the SDS's data. */
-static int piece_mismatch(int32 sd, const dhdf_array *a, size_t pi, const sds_info *s,
+static int piece_mismatch(int32 sd, const dhdf_array *a, size_t pi, const dhdf_sds_info *s,
                           const char *path, const char *mhf, GError **err)
 {
     char *want = dhdf_shape_text(a->rank, a->boxes[pi].size);
@@ -131,7 +131,7 @@ static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_arr
                          size_t pi, const dhdf_file *f, GPtrArray *warnings, GError **err)
 {
     dhdf_piece *p = &a->pieces[pi];
-    const sds_info *s = sds_named(sds, p->name);
+    const dhdf_sds_info *s = sds_named(sds, p->name);
     if (!s) {
         char *fn = g_strdup_printf("%s[%zu].ChunkName", a->name, pi);
         int rc = hpc_fail(err, HPC_E_CORRUPT, c->path, fn, p->rec_off,
@@ -162,7 +162,7 @@ static int piece_resolve(hpc_container *c, int32 sd, const GArray *sds, dhdf_arr
 
 /* Check associated file k (listed in the MHF's File_Info) and resolve its
  * pieces.  hdf_lock held. */
-static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const finfo_rec *listed,
+static int check_ahf(hpc_container *c, dhdf *d, uint32_t k, const dhdf_finfo *listed,
                      GError **err)
 {
     dhdf_file *f = &d->files[k];
@@ -202,7 +202,7 @@ static char *resolve(const char *mhf, const char *name)
 
 /* The pieces of a lie inside it, do not overlap, and (unless -o
  * allowholes) cover it. */
-static int check_cover(hpc_container *c, dhdf_array *a, const vtable *t, GError **err)
+static int check_cover(hpc_container *c, dhdf_array *a, const dhdf_vtable *t, GError **err)
 {
     const char *mhf = c->path;
     int rc;
@@ -238,10 +238,10 @@ static int check_cover(hpc_container *c, dhdf_array *a, const vtable *t, GError 
 }
 
 /* Decode the chunk table of distributed array a and check its pieces. */
-static int load_pieces(hpc_container *c, dhdf *d, dhdf_array *a, ctable *ct, GError **err)
+static int load_pieces(hpc_container *c, dhdf *d, dhdf_array *a, dhdf_ctable *ct, GError **err)
 {
     const char *mhf = c->path;
-    vtable *t = &ct->t;
+    dhdf_vtable *t = &ct->t;
     a->layout = (hpc_dhdf_layout){ t->order[1], t->order[2], t->order[3] };
     a->npieces = (size_t)t->nrec;
     a->boxes = g_new0(hpc_dhdf_box, a->npieces ? a->npieces : 1);
@@ -380,10 +380,10 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
 }
 
 /* The chunk table of name, or NULL. */
-static ctable *table_named(GPtrArray *tables, const char *name)
+static dhdf_ctable *table_named(GPtrArray *tables, const char *name)
 {
     for (guint j = 0; tables && j < tables->len; j++) {
-        ctable *x = g_ptr_array_index(tables, j);
+        dhdf_ctable *x = g_ptr_array_index(tables, j);
         if (strcmp(x->t.name, name) == 0)
             return x;
     }
@@ -392,7 +392,7 @@ static ctable *table_named(GPtrArray *tables, const char *name)
 
 /* Add SDS s (chunk table ct, or NULL) as the next array; a plain SDS we
  * cannot serve (its type, a negative size) is left out with a warning. */
-static int add_array(hpc_container *c, dhdf *d, int32 sd, const sds_info *s, ctable *ct,
+static int add_array(hpc_container *c, dhdf *d, int32 sd, const dhdf_sds_info *s, dhdf_ctable *ct,
                      GError **err)
 {
     dhdf_array *a = &d->arrays[d->narrays];
@@ -436,7 +436,7 @@ static int add_array(hpc_container *c, dhdf *d, int32 sd, const sds_info *s, cta
 /* Why SDS s is not shown (a repeated or invalid name), or NULL.  A
  * coordinate variable (a dimension's scale, named like the dimension)
  * comes after every SDS, so an SDS keeps its name. */
-static char *left_out(const sds_info *s, GHashTable *seen)
+static char *left_out(const dhdf_sds_info *s, GHashTable *seen)
 {
     if (hpc_dhdf_name_ok(s->name) && strcmp(s->name, ".info") != 0 &&
         !g_hash_table_contains(seen, s->name))
@@ -461,10 +461,10 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
     d->arrays = g_new0(dhdf_array, sds->len + 1);
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint i = 0; i < 2 * sds->len && rc == HPC_OK; i++) {
-        const sds_info *s = &g_array_index(sds, sds_info, i % sds->len);
+        const dhdf_sds_info *s = &g_array_index(sds, dhdf_sds_info, i % sds->len);
         if (s->coord != (i >= sds->len))
             continue;
-        ctable *ct = s->coord ? NULL : table_named(tables, s->name);
+        dhdf_ctable *ct = s->coord ? NULL : table_named(tables, s->name);
         char *why = left_out(s, seen);
         if (why) {
             rc = ct ? hpc_fail(err, HPC_E_CORRUPT, c->path, s->name, 0, "distributed array "
@@ -478,7 +478,7 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
             g_hash_table_add(seen, d->arrays[before].name);
     }
     for (guint j = 0; rc == HPC_OK && tables && j < tables->len; j++) {
-        ctable *x = g_ptr_array_index(tables, j);
+        dhdf_ctable *x = g_ptr_array_index(tables, j);
         if (!x->used)
             rc = hpc_fail(err, HPC_E_CORRUPT, c->path, x->t.name, x->t.data_off,
                           "chunk table '%s' has no SDS of that name in the main file", x->t.name);
@@ -497,7 +497,7 @@ static int set_files(hpc_container *c, dhdf *d, const GArray *finfo, uint64_t si
     if (finfo) {
         int has0 = 0;
         for (guint i = 0; i < finfo->len; i++)
-            has0 |= g_array_index(finfo, finfo_rec, i).id == 0;
+            has0 |= g_array_index(finfo, dhdf_finfo, i).id == 0;
         if (!has0)
             return hpc_fail(err, HPC_E_CORRUPT, c->path, VD_FILEINFO, 0,
                             "no record of the main file itself (DHDF_FileId 0)");
@@ -507,7 +507,7 @@ static int set_files(hpc_container *c, dhdf *d, const GArray *finfo, uint64_t si
     d->files[0] = (dhdf_file){ .id = d->fileid < 0 ? 0 : d->fileid, .path = g_strdup(c->path),
                                .size = size, .sd = FAIL };
     for (uint32_t i = 0, k = 1; finfo && i < finfo->len; i++) {
-        const finfo_rec *r = &g_array_index(finfo, finfo_rec, i);
+        const dhdf_finfo *r = &g_array_index(finfo, dhdf_finfo, i);
         dhdf_file *f = r->id == 0 ? &d->files[0] : &d->files[k++];
         f->id = r->id;
         f->name = g_strdup(r->name);
@@ -527,10 +527,10 @@ static int check_ahfs(hpc_container *c, dhdf *d, const GArray *finfo, GError **e
 {
     int rc = HPC_OK;
     for (uint32_t k = 1; rc == HPC_OK && k < d->nfiles; k++) {
-        const finfo_rec *listed = NULL;
+        const dhdf_finfo *listed = NULL;
         for (guint i = 0; i < finfo->len; i++)
-            if (g_array_index(finfo, finfo_rec, i).id == d->files[k].id)
-                listed = &g_array_index(finfo, finfo_rec, i);
+            if (g_array_index(finfo, dhdf_finfo, i).id == d->files[k].id)
+                listed = &g_array_index(finfo, dhdf_finfo, i);
         rc = check_ahf(c, d, k, listed, err);
     }
     return rc;

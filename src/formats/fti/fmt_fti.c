@@ -35,7 +35,7 @@ static const char *const origin_names[] = { "file", "partner-copy", "rs-rebuild"
 /* L3 when RSed files exist, else L2 with Pcof files, else L4 (an l4
  * directory, or l4_archive, where FTI keeps older L4 checkpoints with
  * keep_l4_ckpt), dCP or L1 from the first rank's file. */
-static fti_level ckpt_level(const ck_files *cf)
+static fti_level ckpt_level(const fti_ck_files *cf)
 {
     fti_level l = FTI_L1;
     for (uint32_t r = 0; r < cf->nranks; r++) {
@@ -181,7 +181,7 @@ static int cfg_head(const fti *f, uint32_t r)
 /* Index the files of one checkpoint (found[lo..hi)) by kind and rank;
  * returns whether any L2/L3 file can recover lost ranks. */
 static int ck_index(fti *f, const fti_found *found, guint lo, guint hi, int32_t id,
-                    ck_files *cf)
+                    fti_ck_files *cf)
 {
     int recoverable = 0;
     /* rank numbers far beyond the files found are not a checkpoint's ranks
@@ -216,7 +216,7 @@ static int ck_index(fti *f, const fti_found *found, guint lo, guint hi, int32_t 
 }
 
 /* The ranks' own files; a bad one is left to recovery when there is any. */
-static int ck_own_files(hpc_container *c, fti *f, ck_files *cf, int32_t id, int recoverable,
+static int ck_own_files(hpc_container *c, fti *f, fti_ck_files *cf, int32_t id, int recoverable,
                         GError **err)
 {
     for (uint32_t r = 0; r < cf->nranks; r++) {
@@ -244,7 +244,7 @@ static int ck_own_files(hpc_container *c, fti *f, ck_files *cf, int32_t id, int 
 
 /* Ranks without a file and nothing to recover them from: a warning that
  * lists the first 16. */
-static void ck_warn_lost(fti *f, const ck_files *cf, int32_t id)
+static void ck_warn_lost(fti *f, const fti_ck_files *cf, int32_t id)
 {
     uint32_t nlost = 0;
     for (uint32_t r = 0; r < cf->nranks; r++)
@@ -264,7 +264,7 @@ static void ck_warn_lost(fti *f, const ck_files *cf, int32_t id)
 static int open_ckpt(hpc_container *c, fti *f, fti_found *found, guint lo, guint hi, GError **err)
 {
     fti_ckpt ck = { .id = found[lo].ckpt };
-    ck_files cf = { 0 };
+    fti_ck_files cf = { 0 };
     int recoverable = ck_index(f, found, lo, hi, ck.id, &cf);
     ck.level = ckpt_level(&cf);
     int rc = ck_own_files(c, f, &cf, ck.id, recoverable, err);

@@ -166,11 +166,11 @@ typedef struct fti_found {
 } fti_found;
 
 /* Per-checkpoint view of the files found. */
-typedef struct ck_files {
+typedef struct fti_ck_files {
     uint32_t nranks;
     const fti_found **rank, **pcof, **rsed;   /* by rank number */
     int32_t *have;                            /* index into f->ranks, -1 if none */
-} ck_files;
+} fti_ck_files;
 
 /* What a failed step undoes: everything appended after the snapshot. */
 typedef struct fti_snap {
@@ -212,7 +212,7 @@ int fti_add_file(hpc_container *c, fti *f, const char *path, int32_t ckpt, int32
 /** Remember / restore the lengths of the reader's arrays (ranks appended
  *  after the snapshot are freed; cf, when given, forgets them). */
 void fti_snap_take(const fti *f, fti_snap *s);
-void fti_snap_restore(fti *f, const fti_snap *s, ck_files *cf);
+void fti_snap_restore(fti *f, const fti_snap *s, fti_ck_files *cf);
 
 /** Free what a rank owns. */
 void fti_rank_clear(fti_rank *rk);
@@ -265,7 +265,7 @@ typedef struct fti_topo {
  *  lie in.  0 when established, or with t->why set when unknown (no or
  *  unusable config.fti); a negative hpc_err with err set (one line naming
  *  file, field and offset) when they contradict each other. */
-int fti_topo_build(const fti *f, const ck_files *cf, fti_topo *t, GError **err);
+int fti_topo_build(const fti *f, const fti_ck_files *cf, fti_topo *t, GError **err);
 void fti_topo_free(fti_topo *t);
 
 /** 1 when rank r is a head (writes no checkpoint file). */
@@ -303,6 +303,6 @@ int fti_rank_read(hpc_container *c, const fti_rank *rk, void *buf, size_t len, u
 /** Serve the lost ranks of checkpoint ck (cf->have[r] < 0) from their
  *  L2/L3 groups; warnings say what was done.  Fails (err set) only when
  *  the topology contradicts itself or the files. */
-int fti_recover_ckpt(hpc_container *c, fti *f, ck_files *cf, fti_ckpt *ck, GError **err);
+int fti_recover_ckpt(hpc_container *c, fti *f, fti_ck_files *cf, fti_ckpt *ck, GError **err);
 
 #endif

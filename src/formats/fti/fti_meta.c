@@ -434,7 +434,7 @@ void fti_snap_take(const fti *f, fti_snap *s)
                      f->total_bytes };
 }
 
-void fti_snap_restore(fti *f, const fti_snap *s, ck_files *cf)
+void fti_snap_restore(fti *f, const fti_snap *s, fti_ck_files *cf)
 {
     for (guint i = s->ranks; i < f->ranks->len; i++) {
         fti_rank *rk = &g_array_index(f->ranks, fti_rank, i);

@@ -11,7 +11,7 @@
 
 /* ---- groups: who holds whose partner copy, who is in an RS group ------- */
 
-static const fti_rank *ck_rank(const fti *f, const ck_files *cf, int32_t r)
+static const fti_rank *ck_rank(const fti *f, const fti_ck_files *cf, int32_t r)
 {
     if (r < 0 || (uint32_t)r >= cf->nranks || cf->have[r] < 0)
         return NULL;
@@ -19,7 +19,7 @@ static const fti_rank *ck_rank(const fti *f, const ck_files *cf, int32_t r)
 }
 
 /* Serve lost rank r from the partner copy its right partner holds. */
-static int recover_l2(hpc_container *c, fti *f, const ck_files *cf, const fti_topo *t,
+static int recover_l2(hpc_container *c, fti *f, const fti_ck_files *cf, const fti_topo *t,
                       int32_t ckpt, int32_t r, GString *why)
 {
     int32_t mem[FTI_RS_MAX_GROUP];
@@ -64,7 +64,7 @@ typedef struct rs_group {
 } rs_group;
 
 /* Find the data files and the encoded (RSed) files of rank r's group. */
-static void rs_find(hpc_container *c, fti *f, const ck_files *cf, rs_group *rg)
+static void rs_find(hpc_container *c, fti *f, const fti_ck_files *cf, rs_group *rg)
 {
     rg->max_fs = -1;
     for (uint32_t j = 0; j < rg->g; j++) {
@@ -92,7 +92,7 @@ static void rs_find(hpc_container *c, fti *f, const ck_files *cf, rs_group *rg)
 }
 
 /* The decoding job of the pieces with a coefficient; *used names them. */
-static fti_rsjob *rs_job(fti *f, const ck_files *cf, const rs_group *rg, const uint16_t *cd,
+static fti_rsjob *rs_job(fti *f, const fti_ck_files *cf, const rs_group *rg, const uint16_t *cd,
                          const uint16_t *cp, GString *used)
 {
     fti_rsjob *job = g_new0(fti_rsjob, 1);
@@ -156,7 +156,7 @@ static int rs_adopt(hpc_container *c, fti *f, fti_rsjob *job, int32_t ckpt, int3
 }
 
 /* Rebuild lost rank r from its Reed-Solomon group. */
-static int recover_l3(hpc_container *c, fti *f, const ck_files *cf, const fti_topo *t,
+static int recover_l3(hpc_container *c, fti *f, const fti_ck_files *cf, const fti_topo *t,
                       int32_t ckpt, int32_t r, GString *why)
 {
     rs_group rg = { .g = t->group };
@@ -196,7 +196,7 @@ static void add_lost(fti *f, int32_t ckpt, uint32_t r, const char *fmt, ...)
 }
 
 /* Serve every lost rank of ck from its group. */
-static void recover_all(hpc_container *c, fti *f, ck_files *cf, const fti_topo *t,
+static void recover_all(hpc_container *c, fti *f, fti_ck_files *cf, const fti_topo *t,
                         const fti_ckpt *ck)
 {
     for (uint32_t r = 0; r < cf->nranks; r++) {
@@ -219,7 +219,7 @@ static void recover_all(hpc_container *c, fti *f, ck_files *cf, const fti_topo *
 }
 
 /* Make room for ranks [cf->nranks, n): none of them has a file. */
-static void cf_grow(ck_files *cf, uint32_t n)
+static void cf_grow(fti_ck_files *cf, uint32_t n)
 {
     if (n <= cf->nranks)
         return;
@@ -234,7 +234,7 @@ static void cf_grow(ck_files *cf, uint32_t n)
     cf->nranks = n;
 }
 
-int fti_recover_ckpt(hpc_container *c, fti *f, ck_files *cf, fti_ckpt *ck, GError **err)
+int fti_recover_ckpt(hpc_container *c, fti *f, fti_ck_files *cf, fti_ckpt *ck, GError **err)
 {
     fti_topo t;
     int rc = fti_topo_build(f, cf, &t, err);

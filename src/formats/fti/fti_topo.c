@@ -216,7 +216,7 @@ static int topo_check_file(const fti_topo *t, const topo_file *tf, const fti_fou
 }
 
 /* Nodes, ranks and the checks of every file of cf against them. */
-static int topo_layout(const fti *f, const ck_files *cf, const topo_file *tf, fti_topo *t,
+static int topo_layout(const fti *f, const fti_ck_files *cf, const topo_file *tf, fti_topo *t,
                        GError **err)
 {
     uint32_t S = (uint32_t)f->cfg_node, G = (uint32_t)f->cfg_group;
@@ -246,7 +246,7 @@ static int topo_layout(const fti *f, const ck_files *cf, const topo_file *tf, ft
     return HPC_OK;
 }
 
-int fti_topo_build(const fti *f, const ck_files *cf, fti_topo *t, GError **err)
+int fti_topo_build(const fti *f, const fti_ck_files *cf, fti_topo *t, GError **err)
 {
     GString *why = g_string_new(NULL);
     topo_file tf = { 0 };
