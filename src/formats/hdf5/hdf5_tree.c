@@ -347,29 +347,60 @@ static uint32_t classify_hard(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t
     return id;
 }
 
-/* External and user-defined links are left out: a line for .info. */
-static void note_left_out(h5 *h, hid_t g, h5_list *l, uint32_t dir, const link_ent *e)
+/* The symlink target of an external link to object obj of file `file`
+ * from group path dir: up out of the container's tree to where its file
+ * lies, the file's name as stored, then "/" and the object's absolute
+ * path, so that "//" parts the file from the object (docs/hdf5.md).  In a
+ * run directory the container's tree stands where its file lies, so the
+ * target leads into the tree of the target file, found as libhdf5 finds
+ * it: a relative name in the linking file's directory.  An absolute name
+ * stays absolute. */
+static char *elink_target(const char *dir, const char *file, const char *obj)
+{
+    GString *s = g_string_new(NULL);
+    if (file[0] != '/') {
+        gchar **parts = g_strsplit(dir, "/", -1);
+        for (gchar **p = parts; *p; p++)
+            if (**p)
+                g_string_append(s, "../");
+        g_strfreev(parts);
+        g_string_append(s, "../");
+    }
+    while (*obj == '/')
+        obj++;
+    g_string_append_printf(s, "%s//%s", file, obj);
+    return g_string_free(s, FALSE);
+}
+
+/* External links are symlinks (K_ELINK); user-defined ones are left out
+ * with a line for .info. */
+static uint32_t classify_other(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t idx,
+                               const link_ent *e)
 {
     char *dpath = h5_node_path(h, dir);
-    char *child = g_strconcat(dpath, strcmp(dpath, "/") == 0 ? "" : "/", e->name, NULL);
-    if (!l->notes)
-        l->notes = g_string_new(NULL);
+    uint32_t id = 0;
     if (e->type == H5L_TYPE_EXTERNAL) {
         char *val = e->vsize <= h->src->size ? g_malloc0(e->vsize + 1) : NULL;
         const char *file = NULL, *obj = NULL;
         unsigned flags;
-        if (val && H5Lget_val(g, e->name, val, e->vsize, H5P_DEFAULT) >= 0)
-            H5Lunpack_elink_val(val, e->vsize, &flags, &file, &obj);
-        g_string_append_printf(l->notes, "%s -> external %s:%s (not followed)\n", child,
-                               file ? file : "?", obj ? obj : "?");
-        l->nexternal++;
+        if (val && H5Lget_val(g, e->name, val, e->vsize, H5P_DEFAULT) >= 0 &&
+            H5Lunpack_elink_val(val, e->vsize, &flags, &file, &obj) >= 0 && file && *file && obj) {
+            id = symlink_new(h, K_ELINK, dir, idx, elink_target(dpath, file, obj));
+        } else {
+            char *why = val ? h5_errtext() : g_strdup("value longer than the file");
+            id = h5_node_new(h, K_DAMAGED, 0, dir, idx);
+            h5_note_damaged(h, id, "cannot read the external link", why);
+            g_free(why);
+        }
         g_free(val);
     } else {
-        g_string_append_printf(l->notes, "%s -> user-defined link type %d (not followed)\n",
-                               child, (int)e->type);
+        if (!l->notes)
+            l->notes = g_string_new(NULL);
+        g_string_append_printf(l->notes, "%s%s%s -> user-defined link type %d (not followed)\n",
+                               dpath, strcmp(dpath, "/") == 0 ? "" : "/", e->name, (int)e->type);
     }
-    g_free(child);
     g_free(dpath);
+    return id;
 }
 
 static void link_ents_free(GArray *a)
@@ -437,7 +468,7 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
         else if (e->type == H5L_TYPE_SOFT)
             l->child[i] = classify_soft(h, g, dir, i, e);
         else
-            note_left_out(h, g, l, dir, e);
+            l->child[i] = classify_other(h, g, l, dir, i, e);
     }
     return l;
 }
@@ -562,6 +593,7 @@ static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
         return HPC_OK;
     case K_SOFT:
     case K_GLINK:
+    case K_ELINK:
         st->mode = HPC_MODE_LINK;
         st->size = NODE(h, id)->size;
         return HPC_OK;
