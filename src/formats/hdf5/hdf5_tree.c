@@ -412,15 +412,15 @@ static void link_ents_free(GArray *a)
 
 /* Whether a link name can be no file name: "." and ".." (HDF5 links may
  * have them, h5py lists and opens them), the empty name, names longer
- * than 255 bytes (the kernel's limit); or names that are not UTF-8, which
- * h5py lists (as bytes) but cannot open.  Such links are left out with a
- * line in .info. */
+ * than 255 bytes (the kernel's limit) and names holding '/' (libhdf5
+ * writes none; a damaged or foreign file may).  Such links are left out
+ * with a line in .info.  A name that is not UTF-8 is served as its bytes,
+ * as a Linux file name is. */
 static int no_file_name(h5 *h, h5_list *l, uint32_t dir, const char *name)
 {
     size_t len = strlen(name);
-    int dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
-    int utf8 = g_utf8_validate(name, -1, NULL);
-    if (!dots && utf8 && len > 0 && len <= NAME_MAX_LEN)
+    int dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/');
+    if (!dots && len > 0 && len <= NAME_MAX_LEN)
         return 0;
     if (!l->notes)
         l->notes = g_string_new(NULL);
@@ -429,9 +429,6 @@ static int no_file_name(h5 *h, h5_list *l, uint32_t dir, const char *name)
     if (len > NAME_MAX_LEN)
         g_string_append_printf(l->notes, "%s%s%.40s... -> name of %zu bytes, longer than a "
                                "file name (255): not shown\n", dpath, sep, name, len);
-    else if (!utf8)
-        g_string_append_printf(l->notes, "%s%s%s -> name that is not UTF-8 (h5py cannot open "
-                               "it): not shown\n", dpath, sep, name);
     else
         g_string_append_printf(l->notes, "%s%s%s -> name that is no file name: not shown\n",
                                dpath, sep, name);
