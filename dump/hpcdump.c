@@ -413,6 +413,22 @@ static int cmd_ls(dump *d, const hpcmount_stat *st, const char *path)
 
 /* ---- cat ---------------------------------------------------------------- */
 
+/* Does the relative target of a symlink in directory dir climb above the
+ * root?  Then it leads out of the tree (on the mount too, e.g. an HDF5
+ * external link of a file alone): an error, never the root again. */
+static int leaves_root(const char *dir, const char *target)
+{
+    int depth = 0;
+    gchar **parts = g_strsplit(dir, "/", -1), **more = g_strsplit(target, "/", -1);
+    for (gchar **s = parts; *s; s++)
+        depth += **s && strcmp(*s, ".") != 0;
+    for (gchar **s = more; *s && depth >= 0 && target[0] != '/'; s++)
+        depth += strcmp(*s, "..") == 0 ? -1 : **s && strcmp(*s, ".") != 0;
+    g_strfreev(parts);
+    g_strfreev(more);
+    return depth < 0;
+}
+
 /* Follow symlinks from *path (the link's target taken relative to its
  * directory, as the kernel does on the mount) to a non-link node. */
 static int follow(hpcmount *c, char **path, hpcmount_stat *st)
@@ -428,6 +444,11 @@ static int follow(hpcmount *c, char **path, hpcmount_stat *st)
         if (rc != HPCMOUNT_OK)
             return rc;
         char *dir = g_path_get_dirname(*path);
+        if (leaves_root(dir, target)) {
+            g_free(dir);
+            hpcmount_free(target);
+            return HPCMOUNT_E_NOENT;
+        }
         char *next = target[0] == '/' ? g_strdup(target) : g_build_filename(dir, target, NULL);
         char *canon = g_canonicalize_filename(next, "/");
         g_free(dir);

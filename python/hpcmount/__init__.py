@@ -149,7 +149,12 @@ class Container:
             if not _stat.S_ISLNK(st.mode):
                 return path, st
             target = self._readlink_ino(st.ino)
-            path = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(path)[1:], target))
+            # a target that climbs above the root leaves the tree, as on the
+            # mount (an HDF5 external link of a file alone): not "/" again
+            if rel == ".." or rel.startswith("../"):
+                raise FileNotFoundError(errno.ENOENT, "%s: %s leads out of the tree" % (path, target))
+            path = posixpath.normpath("/" + rel.lstrip("/"))
         raise OSError(errno.ELOOP, "%s: too many levels of symbolic links" % path)
 
     def _file(self, path):

@@ -6,6 +6,9 @@
 
 #include "hpc_json.h"
 
+/* A byte that is no UTF-8 becomes U+DC80..U+DCFF, as Python's
+ * surrogateescape decodes it: json.loads then os.fsencode give the byte
+ * back, and no valid UTF-8 text escapes to the same string. */
 void hpc_json_str(GString *o, const char *s)
 {
     g_string_append_c(o, '"');
@@ -18,7 +21,7 @@ void hpc_json_str(GString *o, const char *s)
         else if (b >= 0x20 && b < 0x80)
             g_string_append_c(o, (char)b);
         else if (bad || u < 0x10000)
-            g_string_append_printf(o, "\\u%04x", bad ? b : u);
+            g_string_append_printf(o, "\\u%04x", bad ? 0xdc00u + b : u);
         else
             g_string_append_printf(o, "\\u%04x\\u%04x", 0xd800 + ((u - 0x10000) >> 10),
                                    0xdc00 + ((u - 0x10000) & 0x3ff));

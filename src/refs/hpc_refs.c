@@ -594,6 +594,22 @@ static void dent_clear(void *p)
     g_free(((dent *)p)->name);
 }
 
+/* Does the relative target of a symlink in directory dir climb above the
+ * root?  Then it leads out of the tree (on the mount too, e.g. an HDF5
+ * external link of a file alone): an error, never the root again. */
+static int leaves_root(const char *dir, const char *target)
+{
+    int depth = 0;
+    gchar **parts = g_strsplit(dir, "/", -1), **more = g_strsplit(target, "/", -1);
+    for (gchar **s = parts; *s; s++)
+        depth += **s && strcmp(*s, ".") != 0;
+    for (gchar **s = more; *s && depth >= 0 && target[0] != '/'; s++)
+        depth += strcmp(*s, "..") == 0 ? -1 : **s && strcmp(*s, ".") != 0;
+    g_strfreev(parts);
+    g_strfreev(more);
+    return depth < 0;
+}
+
 /* Follow symlink path (GSD frames lend frame 0's chunks this way) to the
  * node it names inside the tree. */
 static int follow(hpc_mount *m, const char *path, hpc_stat *st)
@@ -609,6 +625,7 @@ static int follow(hpc_mount *m, const char *path, hpc_stat *st)
         if (rc != HPC_OK)
             break;
         char *dir = g_path_get_dirname(p);
+        rc = leaves_root(dir, target) ? HPC_E_NOENT : HPC_OK;
         char *next = target[0] == '/' ? g_strdup(target) : g_build_filename(dir, target, NULL);
         g_free(p);
         p = g_canonicalize_filename(next, "/");

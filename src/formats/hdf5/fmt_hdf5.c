@@ -301,11 +301,14 @@ static void info_entry(h5 *h, info_walk *w, uint32_t dir, const h5_list *l, uint
         break;
     case K_GLINK:
     case K_SOFT:
+    case K_ELINK:
         path = h5_node_path(h, id);
         g_string_append_printf(w->links, "%s -> %s (%s)\n", path,
                                (const char *)g_hash_table_lookup(h->targets, GUINT_TO_POINTER(id)),
-                               n->kind == K_SOFT ? "soft link" : "hard link to a group: symlink");
+                               n->kind == K_SOFT ? "soft link" : n->kind == K_ELINK ?
+                               "external link: file//object" : "hard link to a group: symlink");
         w->nsoft += n->kind == K_SOFT;
+        w->nexternal += n->kind == K_ELINK;
         break;
     case K_VLEN:
     case K_DATASET:
@@ -350,7 +353,6 @@ static void info_group(h5 *h, info_walk *w, uint32_t dir)
         }
         if (l->notes)
             g_string_append(w->links, l->notes->str);
-        w->nexternal += l->nexternal;
         w->ntypes += l->ntypes;
     }
     g_mutex_unlock(&h->lock);
@@ -394,7 +396,7 @@ static int h5_info(hpc_container *c, GString *o)
     H5get_libversion(&maj, &min, &rel);
     g_string_append_printf(o, "libhdf5: %u.%u.%u\nsuperblock: %u\nuserblock: %" PRIu64 "\n"
                            "groups: %u\ndatasets: %u\nsoft_links: %u\nhard_links: %u\n"
-                           "external_links: %u (not followed)\nnamed_datatypes: %u\n",
+                           "external_links: %u (symlinks)\nnamed_datatypes: %u\n",
                            maj, min, rel, h->super_version, h->userblock, w.ngroups,
                            g_hash_table_size(w.datasets), w.nsoft, w.nhard, w.nexternal, w.ntypes);
     if (w.cut)

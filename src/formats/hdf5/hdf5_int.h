@@ -103,7 +103,7 @@ typedef struct h5_list {
     uint32_t *name_at;             /* offsets of the names in names */
     char *names;
     GString *notes;                /* .info lines of left-out links */
-    unsigned nexternal, ntypes;
+    unsigned ntypes;
     int unsorted;                  /* names not in strcmp order: search linearly */
 } h5_list;
 
@@ -153,7 +153,8 @@ typedef struct h5 {
 /* the lazy tree (hdf5_tree.c) */
 /* K_VLEN: a dataset of variable-length sequences, a directory whose
  * entries are K_PART nodes (idx SEQ_OFFSETS, SEQ_VALUES) */
-enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED, K_VLEN, K_PART };
+/* K_ELINK: an external link, a symlink (hdf5_tree.c elink_target) */
+enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED, K_VLEN, K_PART, K_ELINK };
 enum { S_NEW = 0, S_OK, S_BAD };
 
 #define NODE(h, i) (&g_array_index((h)->nodes, h5_node, (i)))

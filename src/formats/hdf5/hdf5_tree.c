@@ -347,29 +347,60 @@ static uint32_t classify_hard(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t
     return id;
 }
 
-/* External and user-defined links are left out: a line for .info. */
-static void note_left_out(h5 *h, hid_t g, h5_list *l, uint32_t dir, const link_ent *e)
+/* The symlink target of an external link to object obj of file `file`
+ * from group path dir: up out of the container's tree to where its file
+ * lies, the file's name as stored, then "/" and the object's absolute
+ * path, so that "//" parts the file from the object (docs/hdf5.md).  In a
+ * run directory the container's tree stands where its file lies, so the
+ * target leads into the tree of the target file, found as libhdf5 finds
+ * it: a relative name in the linking file's directory.  An absolute name
+ * stays absolute. */
+static char *elink_target(const char *dir, const char *file, const char *obj)
+{
+    GString *s = g_string_new(NULL);
+    if (file[0] != '/') {
+        gchar **parts = g_strsplit(dir, "/", -1);
+        for (gchar **p = parts; *p; p++)
+            if (**p)
+                g_string_append(s, "../");
+        g_strfreev(parts);
+        g_string_append(s, "../");
+    }
+    while (*obj == '/')
+        obj++;
+    g_string_append_printf(s, "%s//%s", file, obj);
+    return g_string_free(s, FALSE);
+}
+
+/* External links are symlinks (K_ELINK); user-defined ones are left out
+ * with a line for .info. */
+static uint32_t classify_other(h5 *h, hid_t g, h5_list *l, uint32_t dir, uint32_t idx,
+                               const link_ent *e)
 {
     char *dpath = h5_node_path(h, dir);
-    char *child = g_strconcat(dpath, strcmp(dpath, "/") == 0 ? "" : "/", e->name, NULL);
-    if (!l->notes)
-        l->notes = g_string_new(NULL);
+    uint32_t id = 0;
     if (e->type == H5L_TYPE_EXTERNAL) {
         char *val = e->vsize <= h->src->size ? g_malloc0(e->vsize + 1) : NULL;
         const char *file = NULL, *obj = NULL;
         unsigned flags;
-        if (val && H5Lget_val(g, e->name, val, e->vsize, H5P_DEFAULT) >= 0)
-            H5Lunpack_elink_val(val, e->vsize, &flags, &file, &obj);
-        g_string_append_printf(l->notes, "%s -> external %s:%s (not followed)\n", child,
-                               file ? file : "?", obj ? obj : "?");
-        l->nexternal++;
+        if (val && H5Lget_val(g, e->name, val, e->vsize, H5P_DEFAULT) >= 0 &&
+            H5Lunpack_elink_val(val, e->vsize, &flags, &file, &obj) >= 0 && file && *file && obj) {
+            id = symlink_new(h, K_ELINK, dir, idx, elink_target(dpath, file, obj));
+        } else {
+            char *why = val ? h5_errtext() : g_strdup("value longer than the file");
+            id = h5_node_new(h, K_DAMAGED, 0, dir, idx);
+            h5_note_damaged(h, id, "cannot read the external link", why);
+            g_free(why);
+        }
         g_free(val);
     } else {
-        g_string_append_printf(l->notes, "%s -> user-defined link type %d (not followed)\n",
-                               child, (int)e->type);
+        if (!l->notes)
+            l->notes = g_string_new(NULL);
+        g_string_append_printf(l->notes, "%s%s%s -> user-defined link type %d (not followed)\n",
+                               dpath, strcmp(dpath, "/") == 0 ? "" : "/", e->name, (int)e->type);
     }
-    g_free(child);
     g_free(dpath);
+    return id;
 }
 
 static void link_ents_free(GArray *a)
@@ -381,15 +412,15 @@ static void link_ents_free(GArray *a)
 
 /* Whether a link name can be no file name: "." and ".." (HDF5 links may
  * have them, h5py lists and opens them), the empty name, names longer
- * than 255 bytes (the kernel's limit); or names that are not UTF-8, which
- * h5py lists (as bytes) but cannot open.  Such links are left out with a
- * line in .info. */
+ * than 255 bytes (the kernel's limit) and names holding '/' (libhdf5
+ * writes none; a damaged or foreign file may).  Such links are left out
+ * with a line in .info.  A name that is not UTF-8 is served as its bytes,
+ * as a Linux file name is. */
 static int no_file_name(h5 *h, h5_list *l, uint32_t dir, const char *name)
 {
     size_t len = strlen(name);
-    int dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
-    int utf8 = g_utf8_validate(name, -1, NULL);
-    if (!dots && utf8 && len > 0 && len <= NAME_MAX_LEN)
+    int dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/');
+    if (!dots && len > 0 && len <= NAME_MAX_LEN)
         return 0;
     if (!l->notes)
         l->notes = g_string_new(NULL);
@@ -398,9 +429,6 @@ static int no_file_name(h5 *h, h5_list *l, uint32_t dir, const char *name)
     if (len > NAME_MAX_LEN)
         g_string_append_printf(l->notes, "%s%s%.40s... -> name of %zu bytes, longer than a "
                                "file name (255): not shown\n", dpath, sep, name, len);
-    else if (!utf8)
-        g_string_append_printf(l->notes, "%s%s%s -> name that is not UTF-8 (h5py cannot open "
-                               "it): not shown\n", dpath, sep, name);
     else
         g_string_append_printf(l->notes, "%s%s%s -> name that is no file name: not shown\n",
                                dpath, sep, name);
@@ -437,7 +465,7 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
         else if (e->type == H5L_TYPE_SOFT)
             l->child[i] = classify_soft(h, g, dir, i, e);
         else
-            note_left_out(h, g, l, dir, e);
+            l->child[i] = classify_other(h, g, l, dir, i, e);
     }
     return l;
 }
@@ -562,6 +590,7 @@ static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
         return HPC_OK;
     case K_SOFT:
     case K_GLINK:
+    case K_ELINK:
         st->mode = HPC_MODE_LINK;
         st->size = NODE(h, id)->size;
         return HPC_OK;
