@@ -95,15 +95,15 @@ static void meta_clear(meta *m)
         g_bytes_unref(m->ncfill);
 }
 
-/* Bytes written as hex digits. */
+/* Bytes written as hex digits (in one allocation: a fill value of an
+ * array type can be hundreds of MiB). */
 static GBytes *hex_bytes(const char *p)
 {
-    GByteArray *b = g_byte_array_new();
-    for (; p[0] && p[1]; p += 2) {
-        guint8 v = (guint8)(g_ascii_xdigit_value(p[0]) << 4 | g_ascii_xdigit_value(p[1]));
-        g_byte_array_append(b, &v, 1);
-    }
-    return g_byte_array_free_to_bytes(b);
+    size_t n = strlen(p) / 2;
+    guint8 *b = g_malloc(MAX(n, 1));
+    for (size_t i = 0; i < n; i++)
+        b[i] = (guint8)(g_ascii_xdigit_value(p[2 * i]) << 4 | g_ascii_xdigit_value(p[2 * i + 1]));
+    return g_bytes_new_take(b, n);
 }
 
 static void dim_add(GArray **dims, uint64_t len, const char *name)

@@ -71,7 +71,13 @@ while IFS= read -r f; do
         continue
     fi
     described=$((described + 1))
-    "$HPCDUMP" extract "$f" "$w/x" >/dev/null 2>&1
+    # the tree is read for the arrays of the references only (and, of a
+    # GSD file, walked for chunks that are none): references without an
+    # array (tbigdims.h5: 4 GiB of fill value, not covered) need none
+    mkdir -p "$w/x"
+    if [[ $f == */gsd/* ]] || grep -q '\.zarray": ' "$w/r.json"; then
+        "$HPCDUMP" extract "$f" "$w/x" >/dev/null 2>&1
+    fi
     lib=()
     case "$f" in
         */gsd/*) lib=(--gsd "$f") ;;

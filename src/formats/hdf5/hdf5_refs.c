@@ -271,10 +271,17 @@ static const char *structured_out(hid_t t, GString *o)
     return why;
 }
 
+/* Two digits a byte, written in place: a fill value of an array type can
+ * be hundreds of MiB, too many for a printf per byte. */
 static void put_hex(GString *o, const unsigned char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        g_string_append_printf(o, "%02x", p[i]);
+    static const char digit[] = "0123456789abcdef";
+    gsize at = o->len;
+    g_string_set_size(o, at + 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        o->str[at + 2 * i] = digit[p[i] >> 4];
+        o->str[at + 2 * i + 1] = digit[p[i] & 15];
+    }
 }
 
 /* The stored chunk at coordinates off ends with the Fletcher-32 checksum
