@@ -33,7 +33,6 @@
 #include "hpcmount.h"
 
 #define COPY_CHUNK (1u << 20)
-#define MAX_LINKS 40              /* symlinks followed by cat, as the kernel's limit */
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -413,65 +412,16 @@ static int cmd_ls(dump *d, const hpcmount_stat *st, const char *path)
 
 /* ---- cat ---------------------------------------------------------------- */
 
-/* Does the relative target of a symlink in directory dir climb above the
- * root?  Then it leads out of the tree (on the mount too, e.g. an HDF5
- * external link of a file alone): an error, never the root again. */
-static int leaves_root(const char *dir, const char *target)
-{
-    int depth = 0;
-    gchar **parts = g_strsplit(dir, "/", -1), **more = g_strsplit(target, "/", -1);
-    for (gchar **s = parts; *s; s++)
-        depth += **s && strcmp(*s, ".") != 0;
-    for (gchar **s = more; *s && depth >= 0 && target[0] != '/'; s++)
-        depth += strcmp(*s, "..") == 0 ? -1 : **s && strcmp(*s, ".") != 0;
-    g_strfreev(parts);
-    g_strfreev(more);
-    return depth < 0;
-}
-
-/* Follow symlinks from *path (the link's target taken relative to its
- * directory, as the kernel does on the mount) to a non-link node. */
-static int follow(hpcmount *c, char **path, hpcmount_stat *st)
-{
-    for (int hops = 0;; hops++) {
-        int rc = hpcmount_resolve(c, *path, st);
-        if (rc != HPCMOUNT_OK || !S_ISLNK(st->mode))
-            return rc;
-        if (hops == MAX_LINKS)
-            return HPCMOUNT_E_INVAL;
-        char *target = NULL;
-        rc = hpcmount_readlink(c, st->ino, &target);
-        if (rc != HPCMOUNT_OK)
-            return rc;
-        char *dir = g_path_get_dirname(*path);
-        if (leaves_root(dir, target)) {
-            g_free(dir);
-            hpcmount_free(target);
-            return HPCMOUNT_E_NOENT;
-        }
-        char *next = target[0] == '/' ? g_strdup(target) : g_build_filename(dir, target, NULL);
-        char *canon = g_canonicalize_filename(next, "/");
-        g_free(dir);
-        g_free(next);
-        hpcmount_free(target);
-        g_free(*path);
-        *path = canon;
-    }
-}
-
 static int cmd_cat(dump *d, const char *path)
 {
-    char *p = g_strdup(path);
     hpcmount_stat st;
-    int rc = follow(d->c, &p, &st);
+    int rc = hpcmount_resolve_follow(d->c, path, 1, &st);
     if (rc != HPCMOUNT_OK)
-        fprintf(stderr, "hpcdump: %s: %s\n", path,
-                rc == HPCMOUNT_E_INVAL ? "too many levels of symbolic links" : hpcmount_strerror(rc));
+        fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc));
     else if (S_ISDIR(st.mode))
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc = HPCMOUNT_E_ISDIR));
     else
         rc = copy_out(d->c, &st, STDOUT_FILENO, path, NULL);
-    g_free(p);
     return rc;
 }
 
@@ -547,12 +497,8 @@ static int show_xattrs(hpcmount *c, const hpcmount_stat *st, const char *path)
 static int xattr_tree(dump *d, const hpcmount_stat *st, const char *path)
 {
     hpcmount_stat shown = *st;
-    if (S_ISLNK(st->mode)) {
-        char *p = g_strdup(path);
-        if (follow(d->c, &p, &shown) != HPCMOUNT_OK)
-            shown = *st;        /* dangling: nothing to show */
-        g_free(p);
-    }
+    if (S_ISLNK(st->mode) && hpcmount_resolve_follow(d->c, path, 1, &shown) != HPCMOUNT_OK)
+        shown = *st;        /* dangling: nothing to show */
     int rc = show_xattrs(d->c, &shown, path);
     if (rc != HPCMOUNT_OK || !d->rec || !S_ISDIR(st->mode))
         return rc;

@@ -57,6 +57,7 @@ enum {
     HPCMOUNT_E_CHECKSUM = -11,   /* a stored checksum does not match the data */
     HPCMOUNT_E_NOTSUP = -12,     /* not for this node (e.g. extents of computed bytes) */
     HPCMOUNT_E_CHANGED = -13,    /* a source file changed since it was opened */
+    HPCMOUNT_E_LOOP = -14,       /* more than 40 symlinks in one path (ELOOP) */
 };
 
 #define HPCMOUNT_INO_ROOT 1
@@ -111,6 +112,14 @@ HPCMOUNT_API int hpcmount_errno(int code);
 
 /** The node at '/'-separated path from the root (symlinks not followed). */
 HPCMOUNT_API int hpcmount_resolve(hpcmount *m, const char *path, hpcmount_stat *st);
+
+/** The node at path as the kernel finds it on the mount: symlinks in every
+ *  component are followed, the last one too when follow_last is non-zero.
+ *  A relative target counts from the link's directory, an absolute one from
+ *  the root; ".." above the root is HPCMOUNT_E_NOENT, more than 40 links
+ *  HPCMOUNT_E_LOOP. */
+HPCMOUNT_API int hpcmount_resolve_follow(hpcmount *m, const char *path, int follow_last,
+                                         hpcmount_stat *st);
 
 /** The entry name of directory parent. */
 HPCMOUNT_API int hpcmount_lookup(hpcmount *m, uint64_t parent, const char *name,

@@ -43,6 +43,7 @@ SAME_CODE(E_RANGE);
 SAME_CODE(E_CHECKSUM);
 SAME_CODE(E_NOTSUP);
 SAME_CODE(E_CHANGED);
+SAME_CODE(E_LOOP);
 
 static int fail_msg(int code, char *msg)
 {
@@ -169,6 +170,16 @@ int hpcmount_resolve(hpcmount *h, const char *path, hpcmount_stat *out)
 {
     hpc_stat st;
     int rc = hpc_mount_resolve(h->m, path, &st);
+    if (rc == HPC_OK)
+        export_stat(h, &st, out);
+    return fail(rc, path);
+}
+
+int hpcmount_resolve_follow(hpcmount *h, const char *path, int follow_last,
+                            hpcmount_stat *out)
+{
+    hpc_stat st;
+    int rc = hpc_mount_resolve_follow(h->m, path, follow_last != 0, &st);
     if (rc == HPC_OK)
         export_stat(h, &st, out);
     return fail(rc, path);

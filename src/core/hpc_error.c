@@ -18,6 +18,7 @@ int hpc_err_to_errno(int err)
     case HPC_E_RANGE: return ERANGE;
     case HPC_E_NOTSUP: return ENOTSUP;
     case HPC_E_UNSUPPORTED: return EOPNOTSUPP;
+    case HPC_E_LOOP: return ELOOP;
     default: return EIO;    /* IO, CORRUPT, CHECKSUM and anything unknown */
     }
 }
@@ -39,6 +40,7 @@ const char *hpc_strerror(int err)
     case HPC_E_CHECKSUM: return "checksum mismatch";
     case HPC_E_NOTSUP: return "operation not supported";
     case HPC_E_CHANGED: return "source changed since mount";
+    case HPC_E_LOOP: return "too many levels of symbolic links";
     default: return "unknown error";
     }
 }

@@ -30,7 +30,11 @@ typedef enum {
     HPC_E_CHECKSUM = -11,   /* stored checksum does not match the data */
     HPC_E_NOTSUP = -12,     /* operation not implemented for this node */
     HPC_E_CHANGED = -13,    /* a source file changed since it was opened */
+    HPC_E_LOOP = -14,       /* more than HPC_MAX_LINKS symlinks in one path */
 } hpc_err;
+
+/* Symlinks followed in one path at most, as the kernel's limit. */
+#define HPC_MAX_LINKS 40
 
 #define HPC_ERROR (hpc_error_quark())
 GQuark hpc_error_quark(void);

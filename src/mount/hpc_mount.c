@@ -673,6 +673,69 @@ int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st)
     return rc == HPC_OK ? hpc_path_walk(path, lookup_in, m, st) : rc;
 }
 
+/* Put the components of path in front of the ones still to walk. */
+static void push_parts(GQueue *todo, const char *path)
+{
+    gchar **parts = g_strsplit(path, "/", -1);
+    guint n = g_strv_length(parts);
+    for (guint i = n; i-- > 0;)
+        g_queue_push_head(todo, parts[i]);
+    g_free(parts);              /* the strings now belong to todo */
+}
+
+/* One step of hpc_mount_resolve_follow: component name from the directory
+ * on top of stack (the directories walked, the root first). */
+static int follow_step(hpc_mount *m, GArray *stack, GQueue *todo, const char *name,
+                       gboolean follow_last, int *hops)
+{
+    hpc_stat *top = &g_array_index(stack, hpc_stat, stack->len - 1), st;
+    if (*name == '\0' || strcmp(name, ".") == 0)
+        return HPC_OK;
+    if (strcmp(name, "..") == 0) {
+        if (stack->len == 1)
+            return HPC_E_NOENT;
+        g_array_set_size(stack, stack->len - 1);
+        return HPC_OK;
+    }
+    if (!S_ISDIR(top->mode))
+        return HPC_E_NOTDIR;
+    int rc = hpc_mount_lookup(m, top->ino, name, &st);
+    if (rc != HPC_OK || !S_ISLNK(st.mode) || (g_queue_is_empty(todo) && !follow_last)) {
+        if (rc == HPC_OK)
+            g_array_append_val(stack, st);
+        return rc;
+    }
+    char *target = NULL;
+    rc = ++*hops > HPC_MAX_LINKS ? HPC_E_LOOP : hpc_mount_readlink(m, st.ino, &target);
+    if (rc != HPC_OK)
+        return rc;
+    rc = target[0] ? HPC_OK : HPC_E_NOENT;     /* as the kernel: "" names nothing */
+    if (target[0] == '/')
+        g_array_set_size(stack, 1);
+    push_parts(todo, target);
+    g_free(target);
+    return rc;
+}
+
+int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_last, hpc_stat *st)
+{
+    GArray *stack = g_array_new(FALSE, FALSE, sizeof(hpc_stat));
+    GQueue todo = G_QUEUE_INIT;
+    int hops = 0, rc = hpc_mount_getattr(m, HPC_INO_ROOT, st);
+    g_array_append_val(stack, *st);
+    push_parts(&todo, path ? path : "");
+    char *name;
+    while (rc == HPC_OK && (name = g_queue_pop_head(&todo))) {
+        rc = follow_step(m, stack, &todo, name, follow_last, &hops);
+        g_free(name);
+    }
+    if (rc == HPC_OK)
+        *st = g_array_index(stack, hpc_stat, stack->len - 1);
+    g_queue_clear_full(&todo, g_free);
+    g_array_free(stack, TRUE);
+    return rc;
+}
+
 void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
 {
     hpc_container *c = m->single;

@@ -62,6 +62,12 @@ void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize);
 int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value, size_t *len);
 int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out);
 int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st);
+/** path resolved as the kernel does on the mount: symlinks in every
+ *  component followed (the last one too when follow_last), relative targets
+ *  from the link's directory, absolute ones from the root.  ".." above the
+ *  root is HPC_E_NOENT (it leaves the tree, e.g. an external link of a file
+ *  alone), more than HPC_MAX_LINKS links HPC_E_LOOP. */
+int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_last, hpc_stat *st);
 /** hpc_container_chunks of the container holding ino. */
 int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out);
 

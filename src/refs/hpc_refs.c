@@ -18,7 +18,6 @@
 #define MAX_DIMS HPC_REFS_MAX_DIMS
 #define MAP_BATCH 64
 #define BIG_CHUNK (32u << 20)      /* one contiguous extent is cut into chunks of ~this */
-#define MAX_LINKS 40
 #define NOT_NETCDF "netCDF-4 has no type for it (libnetcdf, and xarray on the file, " \
     "show no variable for it)"
 #define BLOCK_NOTE "the extents of NAME in its files form no regular chunk grid (e.g. " \
@@ -594,49 +593,6 @@ static void dent_clear(void *p)
     g_free(((dent *)p)->name);
 }
 
-/* Does the relative target of a symlink in directory dir climb above the
- * root?  Then it leads out of the tree (on the mount too, e.g. an HDF5
- * external link of a file alone): an error, never the root again. */
-static int leaves_root(const char *dir, const char *target)
-{
-    int depth = 0;
-    gchar **parts = g_strsplit(dir, "/", -1), **more = g_strsplit(target, "/", -1);
-    for (gchar **s = parts; *s; s++)
-        depth += **s && strcmp(*s, ".") != 0;
-    for (gchar **s = more; *s && depth >= 0 && target[0] != '/'; s++)
-        depth += strcmp(*s, "..") == 0 ? -1 : **s && strcmp(*s, ".") != 0;
-    g_strfreev(parts);
-    g_strfreev(more);
-    return depth < 0;
-}
-
-/* Follow symlink path (GSD frames lend frame 0's chunks this way) to the
- * node it names inside the tree. */
-static int follow(hpc_mount *m, const char *path, hpc_stat *st)
-{
-    char *p = g_strdup(path);
-    int rc = HPC_OK;
-    for (int hops = 0; rc == HPC_OK; hops++) {
-        rc = hpc_mount_resolve(m, p, st);
-        if (rc != HPC_OK || !S_ISLNK(st->mode))
-            break;
-        char *target = NULL;
-        rc = hops == MAX_LINKS ? HPC_E_INVAL : hpc_mount_readlink(m, st->ino, &target);
-        if (rc != HPC_OK)
-            break;
-        char *dir = g_path_get_dirname(p);
-        rc = leaves_root(dir, target) ? HPC_E_NOENT : HPC_OK;
-        char *next = target[0] == '/' ? g_strdup(target) : g_build_filename(dir, target, NULL);
-        g_free(p);
-        p = g_canonicalize_filename(next, "/");
-        g_free(next);
-        g_free(dir);
-        g_free(target);
-    }
-    g_free(p);
-    return rc;
-}
-
 static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const char *path);
 
 /* The root's .info (once), where readers name damaged nodes and why. */
@@ -693,7 +649,7 @@ static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *pat
             hpc_refs_note(r, notes, e->name, "zarr keys may not start with a dot");
         goto out;
     }
-    if (S_ISLNK(st.mode) && follow(r->m, sub, &st) != HPC_OK) {
+    if (S_ISLNK(st.mode) && hpc_mount_resolve_follow(r->m, sub, TRUE, &st) != HPC_OK) {
         hpc_refs_note(r, notes, e->name, "a symbolic link to nothing inside the tree");
         goto out;
     }
@@ -831,7 +787,7 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
         r.failed_at = g_strdup(r.root_path);
     else if (S_ISDIR(st.mode))
         rc = walk_dir(&r, &st, "", r.root_path);
-    else if (S_ISLNK(st.mode) && (rc = follow(m, r.root_path, &st)) != HPC_OK)
+    else if (S_ISLNK(st.mode) && (rc = hpc_mount_resolve_follow(m, r.root_path, TRUE, &st)) != HPC_OK)
         r.failed_at = g_strdup(r.root_path);
     else
         rc = root_array(&r, &st, r.root_path);

@@ -4,9 +4,11 @@
  * container, with large node ids translated; a damaged container is an
  * empty directory whose .info says why. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hpc_mount.h"
@@ -198,6 +200,47 @@ START_TEST(single_container_unchanged)
 }
 END_TEST
 
+static void make_link(const char *target, const char *name)
+{
+    char *path = g_build_filename(run_dir, name, NULL);
+    ck_assert_int_eq(symlink(target, path), 0);
+    g_free(path);
+}
+
+/* Symlinks in every component are followed as the kernel follows them on
+ * the mount: a link in the middle of a path, the last one on request, a
+ * climb above the root is not found (never the root again), a loop ELOOP. */
+START_TEST(resolve_follows_links)
+{
+    make_run_dir();
+    make_link("sub", "to_sub");
+    make_link("../../outside", "sub/up");
+    make_link("loop", "loop");
+    hpc_mount *m = open_mount(1);
+    hpc_stat want, st;
+    ck_assert_int_eq(hpc_mount_resolve(m, "sub/deeper/hoomd_traj.gsd", &want), HPC_OK);
+    ck_assert_int_ne(hpc_mount_resolve(m, "to_sub/deeper/hoomd_traj.gsd", &st), HPC_OK);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/deeper/hoomd_traj.gsd", FALSE, &st),
+                     HPC_OK);
+    ck_assert_uint_eq(st.ino, want.ino);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub", FALSE, &st), HPC_OK);
+    ck_assert(S_ISLNK(st.mode));
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/", FALSE, &st), HPC_OK);
+    ck_assert(S_ISDIR(st.mode));
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/deeper/../../notes.txt", TRUE, &st),
+                     HPC_OK);
+    ck_assert(S_ISREG(st.mode));
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "sub/up", FALSE, &st), HPC_OK);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "sub/up", TRUE, &st), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "..", TRUE, &st), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "loop", TRUE, &st), HPC_E_LOOP);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "loop/x", FALSE, &st), HPC_E_LOOP);
+    ck_assert_int_eq(hpc_err_to_errno(HPC_E_LOOP), ELOOP);
+    hpc_mount_close(m);
+    remove_run_dir();
+}
+END_TEST
+
 #define MiB (1u << 20)
 
 /* one read of the stream: 1 and [*from, *to) when it reads ahead */
@@ -299,6 +342,7 @@ int main(void)
     tcase_add_test(tc, run_dir_reads_like_alone);
     tcase_add_test(tc, damaged_container_is_empty_dir);
     tcase_add_test(tc, single_container_unchanged);
+    tcase_add_test(tc, resolve_follows_links);
     tcase_add_test(tc, readahead_window_grows);
     tcase_add_test(tc, readahead_reordered_and_random);
     tcase_add_test(tc, readahead_advises_sources);
