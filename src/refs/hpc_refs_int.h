@@ -21,6 +21,8 @@ typedef struct hpc_refs {
     GStringChunk *texts;       /* reasons a reader gave, alive until the end */
     char *info;                /* the root's .info, read at the first damaged node */
     GHashTable *gdims;         /* the current group's dimension names (JSON) -> length */
+    GHashTable *walking;       /* inodes of the directories being walked */
+    uint64_t linked;           /* nodes walked through symbolic links to directories */
     unsigned narrays, nranges, ninline, nnotes;
     uint64_t nodes;            /* nodes walked, for o.progress */
 } hpc_refs;

@@ -187,10 +187,45 @@ def gen_h5py(path):
         f["empty2"] = np.zeros((0, 3), "i2")  # unlimited dimension each
 
 
+def gen_links(path):
+    """Links to groups as h5py writes them, which libnetcdf shows as
+    groups of their own (each with its own phony dimensions): soft links
+    before and after their target in name order, to a group with scales
+    and subgroups, a soft link to a soft link, a group's second hard
+    link; beside it cycle.hdf5, a soft link to a group it is in (libnetcdf
+    loops on it) and one to nothing (libnetcdf fails on it): no oracle,
+    the references note them."""
+    import h5py
+    with h5py.File(path, "w") as f:
+        g = f.create_group("g")
+        g["d"] = np.arange(6.0).reshape(2, 3)
+        g["e"] = np.arange(5, dtype="i2")
+        g.create_group("sub")["s"] = np.arange(7)
+        f["a_link"] = h5py.SoftLink("/g")
+        f["z_link"] = h5py.SoftLink("g")
+        f["zz_link"] = h5py.SoftLink("/z_link")
+        f["x"] = np.arange(4)
+        h = f.create_group("h")
+        h["x"] = np.arange(3.0)
+        h["x"].make_scale()
+        h["v"] = np.arange(3.0)
+        h["v"].dims[0].attach_scale(h["x"])
+        h["v"].attrs["units"] = "m"
+        f["h_link"] = h5py.SoftLink("/h")
+        f["k"] = f["g/sub"]                     # a second hard link to a group
+    with h5py.File(os.path.join(os.path.dirname(path), "cycle.hdf5"), "w") as f:
+        g = f.create_group("g")
+        g["d"] = np.arange(6.0).reshape(2, 3)
+        g["up"] = h5py.SoftLink("/g")
+        f["lg"] = h5py.SoftLink("/g")
+        f["dangling"] = h5py.SoftLink("/nowhere")   # libnetcdf fails on it
+
+
 def gen(d):
     os.makedirs(d, exist_ok=True)
     gen_netcdf(os.path.join(d, "cf.nc"))
     gen_h5py(os.path.join(d, "scales.h5"))
+    gen_links(os.path.join(d, "links.h5"))
 
 
 # ---- comparing -------------------------------------------------------------
@@ -304,6 +339,7 @@ def compare(files):
 def dims(mnt, path):
     """user.dims of every variable of every group equals netCDF4-python's
     dimensions; a scalar has none."""
+    import h5py
     import netCDF4
     bad = []
 
@@ -312,6 +348,10 @@ def dims(mnt, path):
             node = os.path.join(mnt, prefix.lstrip("/"), v.name)
             if os.stat(node).st_nlink > 1:      # one file, the first link's names
                 continue
+            if os.path.realpath(node) != os.path.join(os.path.realpath(mnt), prefix.lstrip("/"), v.name):
+                continue                        # through a link: the target's names
+            if prefix in shared:                # a group of several links: one directory,
+                continue                        # the first link's names (as above)
             try:
                 got = tuple(os.getxattr(node, "user.dims").decode().split(","))
             except OSError:
@@ -320,6 +360,17 @@ def dims(mnt, path):
                 bad.append("%s/%s: user.dims %s, want %s" % (prefix, v.name, got, v.dimensions))
         for name, sub in g.groups.items():
             walk(sub, prefix + "/" + name)
+    shared = set()
+    with h5py.File(path, "r") as f:                     # in groups of several hard links
+        def links(g, prefix, under):
+            for n, o in g.items():
+                if isinstance(o, h5py.Group) and g.get(n, getlink=True).__class__ is h5py.HardLink:
+                    sub = under or h5py.h5o.get_info(o.id).rc > 1
+                    if sub:
+                        shared.add(prefix + "/" + n)
+                    if prefix.count("/") < 8:
+                        links(o, prefix + "/" + n, sub)
+        links(f, "", False)
     with netCDF4.Dataset(path) as nc:
         walk(nc, "")
     for b in bad:
