@@ -137,7 +137,8 @@ def gen_h5py(path):
     dimensions (shared by length in a group, two of one length in one
     dataset, reusing a scale's dimension of that length), groups (phony
     dimensions numbered children first), attributes of every type netCDF
-    reads and some it hides (bools, complex numbers), datasets of types
+    reads and some it hides (bools, complex numbers, enums of no committed
+    type; those of a committed one are integers), datasets of types
     netCDF has none for (a compound, bools), a dataset linked from two
     groups (netCDF-4 names each link in its group)."""
     import h5py
@@ -165,6 +166,10 @@ def gen_h5py(path):
         a["nan"], a["empty"] = np.nan, h5py.Empty("f4")
         a["bool"], a["complex"] = True, 1 + 2j
         a["NAME"], a["CLASS"] = "hidden", "hidden too"
+        f["state_t"] = h5py.enum_dtype({"OFF": 0, "ON": 1, "LOST": -7}, basetype="i1")
+        a.create("state", -7, dtype=f["state_t"])           # of a committed enum type:
+        a.create("states", [0, -7, 1], dtype=f["state_t"])  # netCDF's enum, its integers
+        a.create("loose", 300, dtype=h5py.enum_dtype({"A": 300}, basetype="<u2"))   # hidden
         f["masked"] = np.array([1.0, -1.0, 3.0])
         f["masked"].attrs["_FillValue"] = -1.0
         f["rec"] = np.array([(1, 2.5)], [("a", "<i4"), ("b", "<f8")])    # netCDF: no variable
@@ -413,6 +418,9 @@ def refs_json(path):
     plain = json.loads(strict(open(path.replace(".json", "_plain.json")).read())["refs"]["a/.zarray"])
     want(plain["fill_value"] is None, "a dataset without _FillValue: fill_value %r" % plain["fill_value"])
     r = strict(open(path.replace(".json", "_scales.json")).read())["refs"]
+    w = json.loads(r["w/.zattrs"])
+    want(w.get("state") == -7 and w.get("states") == [0, -7, 1] and "loose" not in w,
+         "enum attributes: of a committed type its integers, else hidden: %r" % w)
     rec = json.loads(r["rec/.zattrs"])
     want("rec/0" in r and "hpcmount_not_netcdf" in rec and rec["_ARRAY_DIMENSIONS"] == ["rec_dim0"],
          "a compound: an array for zarr, marked as no netCDF variable, its own dimension names")

@@ -552,9 +552,6 @@ static void walk_free(ncwalk *w)
         g_free(d->name);
         g_free(d);
     }
-    for (guint i = 0; i < w->types->len; i++)
-        H5Tclose(g_array_index(w->types, hid_t, i));
-    g_array_free(w->types, TRUE);
     g_ptr_array_free(w->groups, TRUE);
     g_ptr_array_free(w->vars, TRUE);
     g_ptr_array_free(w->dims, TRUE);
@@ -573,6 +570,7 @@ static void ncdims_build(h5 *h)
                  .groups = g_ptr_array_new(), .vars = g_ptr_array_new(),
                  .dims = g_ptr_array_new(), .efile = h5_dset_access_external() };
     h->ncdims = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, ncdims_free);
+    h->nctypes = w.types;
     hid_t root = H5Gopen2(h->file, "/", H5P_DEFAULT);
     H5O_info_t oi;
     w.over = root < 0 || H5Oget_info2(root, &oi, H5O_INFO_BASIC) < 0;
@@ -600,9 +598,21 @@ const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr)
     return g_hash_table_lookup(h->ncdims, GSIZE_TO_POINTER(addr));
 }
 
+const GArray *h5_nctypes(h5 *h)
+{
+    if (!h->ncdims)
+        ncdims_build(h);
+    return h->nctypes;
+}
+
 void h5_ncdims_free(h5 *h)
 {
     if (h->ncdims)
         g_hash_table_destroy(h->ncdims);
     h->ncdims = NULL;
+    for (guint i = 0; h->nctypes && i < h->nctypes->len; i++)
+        H5Tclose(g_array_index(h->nctypes, hid_t, i));
+    if (h->nctypes)
+        g_array_free(h->nctypes, TRUE);
+    h->nctypes = NULL;
 }
