@@ -205,7 +205,10 @@ static const char *array_of(hpc_mount *m, const hpc_stat *st, hpc_refs_array *a)
     /* a structured literal ("[(...)]", "{...}", "(base, shape)"): its zarr
      * dtype comes from the reader's chunk table (hpc_refs_retype) */
     a->structured = strchr("[{(", a->dtype[0]) != NULL;
+    a->object = !strcmp(a->dtype, "O");
     a->itemsize = a->structured ? 0 : dtype_size(a->dtype);
+    if (a->object)
+        return array_bytes(a) ? NULL : "user.shape has too many elements";
     if (!a->itemsize && !a->structured)
         return "its type (user.dtype) is not one zarr v2 holds as fixed-size elements";
     if (!array_bytes(a) || (!a->structured && a->nbytes != st->size))
@@ -546,6 +549,8 @@ static int do_array(hpc_refs *r, const hpc_stat *st, const char *key, const char
         rc = hpc_refs_chunked(r, st->ino, key, name, &a, &why, &chunked);
     if (!why && rc == HPC_OK && !chunked && a.structured)
         why = "a structured type (compound or array) with no zarr dtype from its reader";
+    if (!why && rc == HPC_OK && !chunked && a.object)
+        why = "objects (user.dtype O) whose elements its reader does not list";
     if (!why && rc == HPC_OK && !chunked)
         rc = mapped_array(r, st->ino, key, name, &a, &why);
     if (rc == 1) {                      /* became block arrays */

@@ -49,6 +49,8 @@ typedef struct hpc_refs_array {
     char *fillattr;            /* the value of its _FillValue attribute (JSON) */
     char *fill;                /* zarr's fill_value (JSON) for the .zarray */
     int novar;                 /* netCDF shows no variable for it (HDF5) */
+    int object;                /* user.dtype "O": the reader's "vs" lines give its
+                                  elements (variable-length strings, references) */
 } hpc_refs_array;
 
 /** One extent, by path (hpc_extent's source may close with its container). */

@@ -106,6 +106,9 @@ def gen_netcdf(path):
     nc.createVariable("height", "f4", ())[...] = 2.0
     nc.createVariable("count", "u8", ("time",))[:] = [1, 2, 2**63]
     nc.createVariable("flag", "i1", ("lon",), fill_value=False)[:] = [0, 1, -1, 2, 3]
+    names = nc.createVariable("station", str, ("lat",))      # netCDF-4 strings: VLenUTF8
+    names[:] = np.array(["Bergen", "Z\u00fcrich", "two\nlines", ""], dtype=object)
+    nc.createVariable("label", str, ())[...] = np.array("scalar \u00b0", dtype=object)
     nc.title = "refs_xarray test file"
     nc.version = np.int32(3)
     nc.ratio = np.float64(0.1)
@@ -173,6 +176,8 @@ def gen_h5py(path):
         f["masked"] = np.array([1.0, -1.0, 3.0])
         f["masked"].attrs["_FillValue"] = -1.0
         f["rec"] = np.array([(1, 2.5)], [("a", "<i4"), ("b", "<f8")])    # netCDF: no variable
+        f.create_dataset("objref", (3,), dtype=h5py.ref_dtype)              # nor this
+        f["objref"][0], f["objref"][1] = f["t"].ref, f["x"].ref
         f["flags"] = np.array([True, False])
         g = f.create_group("g")
         g["y"] = np.zeros(4)
@@ -421,6 +426,12 @@ def refs_json(path):
     w = json.loads(r["w/.zattrs"])
     want(w.get("state") == -7 and w.get("states") == [0, -7, 1] and "loose" not in w,
          "enum attributes: of a committed type its integers, else hidden: %r" % w)
+    import fsspec
+    import zarr
+    z = zarr.open(fsspec.filesystem("reference", fo=path.replace(".json", "_scales.json"),
+                                    remote_protocol="file").get_mapper(""), mode="r")
+    want(list(z["objref"][:]) == ["/t", "/x", ""], "object references as target paths (VLenUTF8): %r"
+         % list(z["objref"][:]))
     rec = json.loads(r["rec/.zattrs"])
     want("rec/0" in r and "hpcmount_not_netcdf" in rec and rec["_ARRAY_DIMENSIONS"] == ["rec_dim0"],
          "a compound: an array for zarr, marked as no netCDF variable, its own dimension names")

@@ -414,6 +414,10 @@ int h5_chunks(hpc_container *c, hpc_ino ino, GString *out)
     }
     if (rc == HPC_OK)
         rc = hpc_h5refs_describe(did, out);
+    if (rc == HPC_OK && hd->d->kind == DS_TEXT && !hd->d->ref)
+        rc = hpc_h5refs_vstrings(did, hd->d->nelem, out);
+    else if (rc == HPC_OK && hd->d->kind == DS_TEXT && !strcmp(hd->d->ref, "object"))
+        hpc_h5refs_vpaths(hd->d->text, hd->d->nelem, out);
     if (t >= 0)
         H5Tclose(t);
     read_release(c, hd);
