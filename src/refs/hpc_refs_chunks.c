@@ -627,7 +627,7 @@ static const char *object_array(hpc_refs *r, desc *d, const char *key, hpc_refs_
     for (guint i = 0; i < d->vs->len; i++) {
         gsize len;
         const char *p = g_bytes_get_data(g_ptr_array_index(d->vs, i), &len);
-        utf8 &= g_utf8_validate_len(p, len, NULL) && !memchr(p, 0, len);
+        utf8 &= !len || (g_utf8_validate_len(p, len, NULL) && !memchr(p, 0, len));
         total += 4 + len;
     }
     if (total > VLEN_INLINE_MAX || n > UINT32_MAX)
@@ -638,7 +638,8 @@ static const char *object_array(hpc_refs *r, desc *d, const char *key, hpc_refs_
         gsize len;
         const guint8 *p = g_bytes_get_data(g_ptr_array_index(d->vs, i), &len);
         put_le32(b, (uint32_t)len);
-        g_byte_array_append(b, p, (guint)len);
+        if (len)                        /* an empty GBytes has no data pointer */
+            g_byte_array_append(b, p, (guint)len);
     }
     g_free(f->dtype);
     f->dtype = g_strdup("|O");
