@@ -18,6 +18,7 @@
 #define MAX_DIMS HPC_REFS_MAX_DIMS
 #define MAP_BATCH 64
 #define BIG_CHUNK (32u << 20)      /* one contiguous extent is cut into chunks of ~this */
+#define MAX_LINKED (1u << 20)  /* nodes walked again through links to directories */
 #define NOT_NETCDF "netCDF-4 has no type for it (libnetcdf, and xarray on the file, " \
     "show no variable for it)"
 #define BLOCK_NOTE "the extents of NAME in its files form no regular chunk grid (e.g. " \
@@ -203,7 +204,10 @@ static const char *array_of(hpc_mount *m, const hpc_stat *st, hpc_refs_array *a)
     /* a structured literal ("[(...)]", "{...}", "(base, shape)"): its zarr
      * dtype comes from the reader's chunk table (hpc_refs_retype) */
     a->structured = strchr("[{(", a->dtype[0]) != NULL;
+    a->object = !strcmp(a->dtype, "O");
     a->itemsize = a->structured ? 0 : dtype_size(a->dtype);
+    if (a->object)
+        return array_bytes(a) ? NULL : "user.shape has too many elements";
     if (!a->itemsize && !a->structured)
         return "its type (user.dtype) is not one zarr v2 holds as fixed-size elements";
     if (!array_bytes(a) || (!a->structured && a->nbytes != st->size))
@@ -544,6 +548,8 @@ static int do_array(hpc_refs *r, const hpc_stat *st, const char *key, const char
         rc = hpc_refs_chunked(r, st->ino, key, name, &a, &why, &chunked);
     if (!why && rc == HPC_OK && !chunked && a.structured)
         why = "a structured type (compound or array) with no zarr dtype from its reader";
+    if (!why && rc == HPC_OK && !chunked && a.object)
+        why = "objects (user.dtype O) whose elements its reader does not list";
     if (!why && rc == HPC_OK && !chunked)
         rc = mapped_array(r, st->ino, key, name, &a, &why);
     if (rc == 1) {                      /* became block arrays */
@@ -593,6 +599,72 @@ static void dent_clear(void *p)
     g_free(((dent *)p)->name);
 }
 
+/* The components of path onto the head of q, in order. */
+static void push_parts(GQueue *q, const char *path)
+{
+    gchar **p = g_strsplit(path, "/", -1);
+    for (guint i = g_strv_length(p); i > 0; i--)
+        g_queue_push_head(q, g_strdup(p[i - 1]));
+    g_strfreev(p);
+}
+
+/* One step of follow(): component part of the path resolved so far (cur,
+ * node st), a symbolic link's target put in front of the rest (todo). */
+static int follow_step(hpc_mount *m, GString *cur, hpc_stat *st, const char *part,
+                       GQueue *todo, int *hops)
+{
+    if (!strcmp(part, "..")) {
+        char *slash = strrchr(cur->str, '/');
+        if (!cur->len)
+            return HPC_E_NOENT;   /* above the root: not the root again (a wrong object) */
+        g_string_truncate(cur, slash ? (gsize)(slash - cur->str) : 0);
+        return hpc_mount_resolve(m, cur->len ? cur->str : "/", st);
+    }
+    if (!part[0] || !strcmp(part, "."))
+        return HPC_OK;
+    hpc_stat dir = *st;
+    int rc = hpc_mount_lookup(m, st->ino, part, st);
+    if (rc != HPC_OK || !S_ISLNK(st->mode)) {
+        if (rc == HPC_OK)
+            g_string_append_printf(cur, "/%s", part);
+        return rc;
+    }
+    char *target = NULL;
+    rc = ++*hops > HPC_MAX_LINKS ? HPC_E_LOOP : hpc_mount_readlink(m, st->ino, &target);
+    if (rc == HPC_OK && target[0] == '/') {
+        g_string_truncate(cur, 0);
+        rc = hpc_mount_resolve(m, "/", st);
+    } else {
+        *st = dir;
+    }
+    if (rc == HPC_OK)
+        push_parts(todo, target);
+    g_free(target);
+    return rc;
+}
+
+/* Path resolved inside the tree with every symbolic link on it followed
+ * (GSD frames lend frame 0's chunks this way, HDF5 soft links name
+ * groups), at most HPC_MAX_LINKS of them; *real (if not NULL): the node's
+ * own path. */
+static int follow(hpc_mount *m, const char *path, hpc_stat *st, char **real)
+{
+    GString *cur = g_string_new(NULL);
+    GQueue todo = G_QUEUE_INIT;
+    int hops = 0, rc = hpc_mount_resolve(m, "/", st);
+    push_parts(&todo, path);
+    while (rc == HPC_OK && !g_queue_is_empty(&todo)) {
+        char *part = g_queue_pop_head(&todo);
+        rc = follow_step(m, cur, st, part, &todo, &hops);
+        g_free(part);
+    }
+    g_queue_clear_full(&todo, g_free);
+    if (real && rc == HPC_OK)
+        *real = g_strdup(cur->len ? cur->str : "/");
+    g_string_free(cur, TRUE);
+    return rc;
+}
+
 static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const char *path);
 
 /* The root's .info (once), where readers name damaged nodes and why. */
@@ -632,6 +704,28 @@ static int node_damaged(int rc)
     return rc == HPC_E_IO || rc == HPC_E_CORRUPT || rc == HPC_E_CHECKSUM;
 }
 
+/* A symbolic link to a directory (an HDF5 soft link to a group, or a
+ * group's further hard link): the directory at path again under the
+ * link's name (key), as libnetcdf shows it; not one being walked (a
+ * cycle), and at most MAX_LINKED nodes so (links to links multiply). */
+static int linked_dir(hpc_refs *r, const hpc_stat *st, const char *key, const char *path,
+                      const char *name, GString *notes)
+{
+    if (g_hash_table_contains(r->walking, &st->ino)) {
+        hpc_refs_note(r, notes, name, "a symbolic link to a directory it is in (a cycle)");
+        return HPC_OK;
+    }
+    if (r->linked > MAX_LINKED) {
+        hpc_refs_note(r, notes, name, "a symbolic link to a directory, past the bound of "
+                      "nodes walked again through such links");
+        return HPC_OK;
+    }
+    uint64_t before = r->nodes;
+    int rc = walk_dir(r, st, key, path);
+    r->linked += r->nodes - before + 1;
+    return rc;
+}
+
 /* One entry of a directory. */
 static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *path,
                     GString *notes)
@@ -639,6 +733,7 @@ static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *pat
     char *sub = g_strdup_printf("%s/%s", strcmp(path, "/") ? path : "", e->name);
     char *subkey = key[0] ? g_strdup_printf("%s/%s", key, e->name) : g_strdup(e->name);
     hpc_stat st = e->st;
+    char *real = NULL;
     int rc = st.partial ? hpc_mount_getattr(r->m, st.ino, &st) : HPC_OK;
     if (rc != HPC_OK) {
         r->failed_at = r->failed_at ? r->failed_at : g_strdup(sub);
@@ -649,12 +744,12 @@ static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *pat
             hpc_refs_note(r, notes, e->name, "zarr keys may not start with a dot");
         goto out;
     }
-    if (S_ISLNK(st.mode) && hpc_mount_resolve_follow(r->m, sub, TRUE, &st) != HPC_OK) {
+    if (S_ISLNK(st.mode) && follow(r->m, sub, &st, &real) != HPC_OK) {
         hpc_refs_note(r, notes, e->name, "a symbolic link to nothing inside the tree");
         goto out;
     }
     if (S_ISDIR(st.mode) && S_ISLNK(e->st.mode))
-        hpc_refs_note(r, notes, e->name, "a symbolic link to a directory (not followed)");
+        rc = linked_dir(r, &st, subkey, real, e->name, notes);
     else if (S_ISDIR(st.mode))
         rc = walk_dir(r, &st, subkey, sub);
     else
@@ -664,6 +759,7 @@ static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *pat
 out:
     if (r->o.progress)
         r->o.progress(r->o.progress_ctx, ++r->nodes);
+    g_free(real);
     g_free(sub);
     g_free(subkey);
     return rc;
@@ -702,6 +798,7 @@ static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const cha
     GString *notes = g_string_new(NULL), *za = g_string_new("{");
     GHashTable *outer = r->gdims;      /* dimension names are the group's own */
     r->gdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    g_hash_table_add(r->walking, (gpointer)&dir->ino);
     int rc = hpc_mount_readdir(r->m, dir->ino, 0, collect, a);
     if (rc != HPC_OK) {
         if (!r->failed_at)
@@ -728,6 +825,7 @@ static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const cha
     g_string_append_c(za, '}');
     hpc_refs_text(r, key, ".zattrs", za->str);
 out:
+    g_hash_table_remove(r->walking, &dir->ino);
     g_hash_table_destroy(r->gdims);
     r->gdims = outer;
     g_string_free(notes, TRUE);
@@ -775,20 +873,20 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
                    .tmpl = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
                    .tmpl_paths = g_ptr_array_new_with_free_func(g_free),
                    .texts = g_string_chunk_new(1024),
-                   .gdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free) };
+                   .gdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+                   .walking = g_hash_table_new(g_int64_hash, g_int64_equal) };
     if (o)
         r.o = *o;
     else
         r.o.inline_max = HPC_REFS_INLINE_DEFAULT;
     r.source = hpc_mount_source(m);
     hpc_stat st;
-    int rc = hpc_mount_resolve(m, r.root_path, &st);
+    char *real = NULL;
+    int rc = follow(m, r.root_path, &st, &real);
     if (rc != HPC_OK)
         r.failed_at = g_strdup(r.root_path);
     else if (S_ISDIR(st.mode))
-        rc = walk_dir(&r, &st, "", r.root_path);
-    else if (S_ISLNK(st.mode) && (rc = hpc_mount_resolve_follow(m, r.root_path, TRUE, &st)) != HPC_OK)
-        r.failed_at = g_strdup(r.root_path);
+        rc = walk_dir(&r, &st, "", real);
     else
         rc = root_array(&r, &st, r.root_path);
     if (rc == HPC_OK)
@@ -796,10 +894,12 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     else
         g_set_error(err, HPC_ERROR, rc, "%s: %s: %s", r.source, r.failed_at ? r.failed_at : "?",
                     rc == HPC_E_NOTSUP ? "cannot be described as an array" : hpc_strerror(rc));
+    g_free(real);
     g_free(r.failed_at);
     g_free(r.info);
     g_string_chunk_free(r.texts);
     g_hash_table_destroy(r.gdims);
+    g_hash_table_destroy(r.walking);
     g_hash_table_destroy(r.tmpl);
     g_ptr_array_free(r.tmpl_paths, TRUE);
     g_string_free(r.refs, TRUE);

@@ -27,6 +27,7 @@
 #define COMPACT_MAX (64u << 10)   /* HDF5's limit of compact data */
 #define FILL_CHUNK_MAX (16u << 20) /* a chunk never written, inline, at most */
 #define FILL_TOTAL_MAX (64u << 20)  /* and all of them (stored zlib: as large as raw) */
+#define VLEN_INLINE_MAX (16u << 20) /* an object array's one inline chunk, at most */
 #define SIZE_DIFFERS "its stored element size differs from the served one"
 #define NO_ZDTYPE "a structured type (compound or array) with no zarr dtype from its reader"
 #define NCDIM_NOTE "a netCDF-4 dimension that is no variable (its dataset holds no data; " \
@@ -66,6 +67,7 @@ typedef struct desc {
     GHashTable *seen;          /* chunk keys referenced */
     uint64_t file_size;        /* of file, once known (file_size_known) */
     int file_size_known;
+    GPtrArray *vs;             /* "vs HEX": GBytes per element of an object array */
     meta m;
 } desc;
 
@@ -182,6 +184,7 @@ static void desc_clear(desc *d)
     g_string_free(d->filters, TRUE);
     g_array_free(d->codecs, TRUE);
     g_hash_table_destroy(d->seen);
+    g_ptr_array_free(d->vs, TRUE);
     if (d->fill)
         g_bytes_unref(d->fill);
 }
@@ -540,6 +543,8 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
         for (d->nd = 0; c[d->nd] && d->nd < HPC_REFS_MAX_DIMS; d->nd++)
             d->chunk[d->nd] = MAX(g_ascii_strtoull(c[d->nd], NULL, 10), 1);
         g_strfreev(c);
+    } else if (g_str_has_prefix(line, "vs ")) {
+        g_ptr_array_add(d->vs, hex_bytes(line + 3));
     } else if (g_str_has_prefix(line, "fill ") && strcmp(line + 5, "none")) {
         d->fill = hex_bytes(line + 5);
     } else if (meta_line(&d->m, line, 1)) {
@@ -600,6 +605,61 @@ static const char *add_adims(desc *d, hpc_refs_array *f, int chunked)
     return NULL;
 }
 
+static void put_le32(GByteArray *b, uint32_t v)
+{
+    guint8 le[4] = { (guint8)v, (guint8)(v >> 8), (guint8)(v >> 16), (guint8)(v >> 24) };
+    g_byte_array_append(b, le, 4);
+}
+
+/* An object array whose elements the reader listed ("vs" lines): one
+ * chunk inline in numcodecs' variable-length encoding (a count, then
+ * each element's length and bytes, all little-endian uint32), VLenUTF8
+ * when every element is UTF-8 (h5py's str), else VLenBytes. */
+static const char *object_array(hpc_refs *r, desc *d, const char *key, hpc_refs_array *f)
+{
+    uint64_t n = f->nd ? f->shape[0] : 1, total = 4;
+    for (int i = 1; i < f->nd; i++)
+        n *= f->shape[i];
+    if (d->vs->len != n)
+        return "objects (user.dtype O) whose elements its reader does not list (too many or "
+               "too large to write inline, or region references)";
+    int utf8 = 1;
+    for (guint i = 0; i < d->vs->len; i++) {
+        gsize len;
+        const char *p = g_bytes_get_data(g_ptr_array_index(d->vs, i), &len);
+        utf8 &= !len || (g_utf8_validate_len(p, len, NULL) && !memchr(p, 0, len));
+        total += 4 + len;
+    }
+    if (total > VLEN_INLINE_MAX || n > UINT32_MAX)
+        return "objects (user.dtype O) larger than written inline";
+    GByteArray *b = g_byte_array_sized_new((guint)total);
+    put_le32(b, (uint32_t)n);
+    for (guint i = 0; i < d->vs->len; i++) {
+        gsize len;
+        const guint8 *p = g_bytes_get_data(g_ptr_array_index(d->vs, i), &len);
+        put_le32(b, (uint32_t)len);
+        if (len)                        /* an empty GBytes has no data pointer */
+            g_byte_array_append(b, p, (guint)len);
+    }
+    g_free(f->dtype);
+    f->dtype = g_strdup("|O");
+    uint64_t chunks[HPC_REFS_MAX_DIMS];
+    for (int i = 0; i < f->nd; i++)
+        chunks[i] = MAX(f->shape[i], 1);
+    GString *z = g_string_new(NULL);
+    hpc_refs_zarray(f, chunks, NULL, utf8 ? "[{\"id\": \"vlen-utf8\"}]" : "[{\"id\": \"vlen-bytes\"}]", z);
+    hpc_refs_text(r, key, ".zarray", z->str);
+    g_string_free(z, TRUE);
+    GString *k = g_string_new(NULL);
+    for (int i = 0; i < f->nd; i++)
+        g_string_append(k, i ? ".0" : "0");
+    if (n)
+        hpc_refs_inline(r, key, k->len ? k->str : "0", b->data, b->len);
+    g_string_free(k, TRUE);
+    g_byte_array_free(b, TRUE);
+    return NULL;
+}
+
 /* Walk the reader's lines: header, then chunk lines. */
 static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char *key,
                     const char *name, hpc_refs_array *f, const char **why, int *done)
@@ -612,6 +672,11 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
     if (d->m.ncdim) {
         *why = NCDIM_NOTE;
         *done = 1;
+        return HPC_OK;
+    }
+    if (f->object) {
+        *done = 1;
+        *why = object_array(r, d, key, f);
         return HPC_OK;
     }
     if (d->m.ncfill && !f->structured)      /* _FillValue: zarr's fill_value */
@@ -663,7 +728,8 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
     }
     desc d = { .filters = g_string_new(NULL), .order = '|',
                .codecs = g_array_new(FALSE, FALSE, sizeof(codec)),
-               .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+               .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+               .vs = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref) };
     char *self = g_strdup_printf("%s%s%s", r->root_path, strcmp(r->root_path, "/") ? "/" : "",
                                  key);
     d.m.self = self;

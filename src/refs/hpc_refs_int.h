@@ -21,6 +21,8 @@ typedef struct hpc_refs {
     GStringChunk *texts;       /* reasons a reader gave, alive until the end */
     char *info;                /* the root's .info, read at the first damaged node */
     GHashTable *gdims;         /* the current group's dimension names (JSON) -> length */
+    GHashTable *walking;       /* inodes of the directories being walked */
+    uint64_t linked;           /* nodes walked through symbolic links to directories */
     unsigned narrays, nranges, ninline, nnotes;
     uint64_t nodes;            /* nodes walked, for o.progress */
 } hpc_refs;
@@ -47,6 +49,8 @@ typedef struct hpc_refs_array {
     char *fillattr;            /* the value of its _FillValue attribute (JSON) */
     char *fill;                /* zarr's fill_value (JSON) for the .zarray */
     int novar;                 /* netCDF shows no variable for it (HDF5) */
+    int object;                /* user.dtype "O": the reader's "vs" lines give its
+                                  elements (variable-length strings, references) */
 } hpc_refs_array;
 
 /** One extent, by path (hpc_extent's source may close with its container). */

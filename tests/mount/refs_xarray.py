@@ -106,6 +106,9 @@ def gen_netcdf(path):
     nc.createVariable("height", "f4", ())[...] = 2.0
     nc.createVariable("count", "u8", ("time",))[:] = [1, 2, 2**63]
     nc.createVariable("flag", "i1", ("lon",), fill_value=False)[:] = [0, 1, -1, 2, 3]
+    names = nc.createVariable("station", str, ("lat",))      # netCDF-4 strings: VLenUTF8
+    names[:] = np.array(["Bergen", "Z\u00fcrich", "two\nlines", ""], dtype=object)
+    nc.createVariable("label", str, ())[...] = np.array("scalar \u00b0", dtype=object)
     nc.title = "refs_xarray test file"
     nc.version = np.int32(3)
     nc.ratio = np.float64(0.1)
@@ -137,7 +140,8 @@ def gen_h5py(path):
     dimensions (shared by length in a group, two of one length in one
     dataset, reusing a scale's dimension of that length), groups (phony
     dimensions numbered children first), attributes of every type netCDF
-    reads and some it hides (bools, complex numbers), datasets of types
+    reads and some it hides (bools, complex numbers, enums of no committed
+    type; those of a committed one are integers), datasets of types
     netCDF has none for (a compound, bools), a dataset linked from two
     groups (netCDF-4 names each link in its group)."""
     import h5py
@@ -165,9 +169,15 @@ def gen_h5py(path):
         a["nan"], a["empty"] = np.nan, h5py.Empty("f4")
         a["bool"], a["complex"] = True, 1 + 2j
         a["NAME"], a["CLASS"] = "hidden", "hidden too"
+        f["state_t"] = h5py.enum_dtype({"OFF": 0, "ON": 1, "LOST": -7}, basetype="i1")
+        a.create("state", -7, dtype=f["state_t"])           # of a committed enum type:
+        a.create("states", [0, -7, 1], dtype=f["state_t"])  # netCDF's enum, its integers
+        a.create("loose", 300, dtype=h5py.enum_dtype({"A": 300}, basetype="<u2"))   # hidden
         f["masked"] = np.array([1.0, -1.0, 3.0])
         f["masked"].attrs["_FillValue"] = -1.0
         f["rec"] = np.array([(1, 2.5)], [("a", "<i4"), ("b", "<f8")])    # netCDF: no variable
+        f.create_dataset("objref", (3,), dtype=h5py.ref_dtype)              # nor this
+        f["objref"][0], f["objref"][1] = f["t"].ref, f["x"].ref
         f["flags"] = np.array([True, False])
         g = f.create_group("g")
         g["y"] = np.zeros(4)
@@ -187,10 +197,45 @@ def gen_h5py(path):
         f["empty2"] = np.zeros((0, 3), "i2")  # unlimited dimension each
 
 
+def gen_links(path):
+    """Links to groups as h5py writes them, which libnetcdf shows as
+    groups of their own (each with its own phony dimensions): soft links
+    before and after their target in name order, to a group with scales
+    and subgroups, a soft link to a soft link, a group's second hard
+    link; beside it cycle.hdf5, a soft link to a group it is in (libnetcdf
+    loops on it) and one to nothing (libnetcdf fails on it): no oracle,
+    the references note them."""
+    import h5py
+    with h5py.File(path, "w") as f:
+        g = f.create_group("g")
+        g["d"] = np.arange(6.0).reshape(2, 3)
+        g["e"] = np.arange(5, dtype="i2")
+        g.create_group("sub")["s"] = np.arange(7)
+        f["a_link"] = h5py.SoftLink("/g")
+        f["z_link"] = h5py.SoftLink("g")
+        f["zz_link"] = h5py.SoftLink("/z_link")
+        f["x"] = np.arange(4)
+        h = f.create_group("h")
+        h["x"] = np.arange(3.0)
+        h["x"].make_scale()
+        h["v"] = np.arange(3.0)
+        h["v"].dims[0].attach_scale(h["x"])
+        h["v"].attrs["units"] = "m"
+        f["h_link"] = h5py.SoftLink("/h")
+        f["k"] = f["g/sub"]                     # a second hard link to a group
+    with h5py.File(os.path.join(os.path.dirname(path), "cycle.hdf5"), "w") as f:
+        g = f.create_group("g")
+        g["d"] = np.arange(6.0).reshape(2, 3)
+        g["up"] = h5py.SoftLink("/g")
+        f["lg"] = h5py.SoftLink("/g")
+        f["dangling"] = h5py.SoftLink("/nowhere")   # libnetcdf fails on it
+
+
 def gen(d):
     os.makedirs(d, exist_ok=True)
     gen_netcdf(os.path.join(d, "cf.nc"))
     gen_h5py(os.path.join(d, "scales.h5"))
+    gen_links(os.path.join(d, "links.h5"))
 
 
 # ---- comparing -------------------------------------------------------------
@@ -304,6 +349,7 @@ def compare(files):
 def dims(mnt, path):
     """user.dims of every variable of every group equals netCDF4-python's
     dimensions; a scalar has none."""
+    import h5py
     import netCDF4
     bad = []
 
@@ -312,6 +358,10 @@ def dims(mnt, path):
             node = os.path.join(mnt, prefix.lstrip("/"), v.name)
             if os.stat(node).st_nlink > 1:      # one file, the first link's names
                 continue
+            if os.path.realpath(node) != os.path.join(os.path.realpath(mnt), prefix.lstrip("/"), v.name):
+                continue                        # through a link: the target's names
+            if prefix in shared:                # a group of several links: one directory,
+                continue                        # the first link's names (as above)
             try:
                 got = tuple(os.getxattr(node, "user.dims").decode().split(","))
             except OSError:
@@ -320,6 +370,17 @@ def dims(mnt, path):
                 bad.append("%s/%s: user.dims %s, want %s" % (prefix, v.name, got, v.dimensions))
         for name, sub in g.groups.items():
             walk(sub, prefix + "/" + name)
+    shared = set()
+    with h5py.File(path, "r") as f:                     # in groups of several hard links
+        def links(g, prefix, under):
+            for n, o in g.items():
+                if isinstance(o, h5py.Group) and g.get(n, getlink=True).__class__ is h5py.HardLink:
+                    sub = under or h5py.h5o.get_info(o.id).rc > 1
+                    if sub:
+                        shared.add(prefix + "/" + n)
+                    if prefix.count("/") < 8:
+                        links(o, prefix + "/" + n, sub)
+        links(f, "", False)
     with netCDF4.Dataset(path) as nc:
         walk(nc, "")
     for b in bad:
@@ -362,6 +423,15 @@ def refs_json(path):
     plain = json.loads(strict(open(path.replace(".json", "_plain.json")).read())["refs"]["a/.zarray"])
     want(plain["fill_value"] is None, "a dataset without _FillValue: fill_value %r" % plain["fill_value"])
     r = strict(open(path.replace(".json", "_scales.json")).read())["refs"]
+    w = json.loads(r["w/.zattrs"])
+    want(w.get("state") == -7 and w.get("states") == [0, -7, 1] and "loose" not in w,
+         "enum attributes: of a committed type its integers, else hidden: %r" % w)
+    import fsspec
+    import zarr
+    z = zarr.open(fsspec.filesystem("reference", fo=path.replace(".json", "_scales.json"),
+                                    remote_protocol="file").get_mapper(""), mode="r")
+    want(list(z["objref"][:]) == ["/t", "/x", ""], "object references as target paths (VLenUTF8): %r"
+         % list(z["objref"][:]))
     rec = json.loads(r["rec/.zattrs"])
     want("rec/0" in r and "hpcmount_not_netcdf" in rec and rec["_ARRAY_DIMENSIONS"] == ["rec_dim0"],
          "a compound: an array for zarr, marked as no netCDF variable, its own dimension names")

@@ -7,6 +7,8 @@
 # (tests/mount/refs_xarray.py).  The mount's user.dims are netCDF4-python's
 # dimensions; the references' JSON holds typed values, NaN as zarr writes
 # it, _FillValue in fill_value; the helper and -o inproc give the same.
+# Soft links to groups are groups again, as libnetcdf shows them (a cycle
+# is a note: libnetcdf loops on it).
 # The public corpus' HDF5 files are compared so in tests/mount/refs_corpus.sh.
 . "$(dirname "$0")/../lib/lib.sh"
 for m in netCDF4 xarray zarr fsspec h5py; do
@@ -30,7 +32,13 @@ done
 "$HPCDUMP" refs "$TMP/f/scales.h5" >"$TMP/cf_scales.json" || fail "refs of scales.h5"
 check "references: typed attributes, netCDF's own hidden, NaN as zarr writes it, _FillValue as fill_value" \
     pypkg "$X" json "$TMP/cf.json"
-for f in "$TMP/f/cf.nc" "$TMP/f/scales.h5"; do
+"$HPCDUMP" refs "$TMP/f/cycle.hdf5" >"$TMP/cycle.json" || fail "refs of cycle.hdf5"
+check "soft links to groups: walked under the link's name, a cycle and a dangling link noted" \
+    $PY -c "import json,sys; r=json.load(open('$TMP/cycle.json'))['refs']; \
+n=json.loads(r['.zattrs'])['hpcmount_not_covered']; u=json.loads(r['lg/.zattrs'])['hpcmount_not_covered']; \
+sys.exit(0 if 'lg/d/0.0' in r and 'g/d/0.0' in r and 'cycle' in u['up'] and 'dangling' in n and \
+not any(k.startswith(('lg/up', 'g/up')) for k in r) else 1)"
+for f in "$TMP/f/cf.nc" "$TMP/f/scales.h5" "$TMP/f/links.h5"; do
     "$HPCDUMP" refs "$f" >"$TMP/helper.json"
     "$HPCDUMP" -o inproc refs "$f" >"$TMP/inproc.json"
     check "$(basename "$f"): the same references through the helper and in process" \

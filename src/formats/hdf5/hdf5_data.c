@@ -363,7 +363,7 @@ static int group_chunks(h5 *h, hpc_ino ino, GString *out)
     hid_t g = id != NO_PARENT && NODE(h, id)->kind == K_GROUP ? h5_group_open(h, id) : -1;
     if (g >= 0) {
         g_string_append(out, "layout group\n");
-        rc = hpc_h5refs_attrs(g, H5I_INVALID_HID, h->src->size, out);
+        rc = hpc_h5refs_attrs(g, H5I_INVALID_HID, h->src->size, h5_nctypes(h), out);
         H5Oclose(g);
     }
     g_mutex_unlock(&h->lock);
@@ -407,10 +407,17 @@ int h5_chunks(hpc_container *c, hpc_ino ino, GString *out)
     rc = did >= 0 ? HPC_OK : HPC_E_NOTSUP;
     if (rc == HPC_OK) {
         ncdims_lines(h, hd->node, out);
-        rc = hpc_h5refs_attrs(did, t, h->src->size, out);
+        g_mutex_lock(&h->lock);
+        const GArray *types = h5_nctypes(h);
+        g_mutex_unlock(&h->lock);
+        rc = hpc_h5refs_attrs(did, t, h->src->size, types, out);
     }
     if (rc == HPC_OK)
         rc = hpc_h5refs_describe(did, out);
+    if (rc == HPC_OK && hd->d->kind == DS_TEXT && !hd->d->ref)
+        rc = hpc_h5refs_vstrings(did, hd->d->nelem, out);
+    else if (rc == HPC_OK && hd->d->kind == DS_TEXT && !strcmp(hd->d->ref, "object"))
+        hpc_h5refs_vpaths(hd->d->text, hd->d->nelem, out);
     if (t >= 0)
         H5Tclose(t);
     read_release(c, hd);

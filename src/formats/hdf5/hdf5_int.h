@@ -146,6 +146,7 @@ typedef struct h5 {
     uint64_t userblock;
     uint32_t uid, gid;             /* the container's owner */
     GHashTable *ncdims;            /* dataset address -> h5_ncdims, made on first use */
+    GArray *nctypes;               /* hid_t: native types of the committed types, with it */
 } h5;
 
 #define NARROWED 0x10000u          /* in h->narrowed: a value, never NULL */
@@ -222,6 +223,10 @@ typedef struct h5_ncdims {
  *  NULL (a scalar, one libnetcdf cannot name).  The whole file is read at
  *  the first call.  Lock held. */
 const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr);
+/** The native types of the file's committed types libnetcdf reads (an
+ *  attribute of a type equal to one is an attribute of that netCDF type),
+ *  made with the above.  Lock held; alive until h5_ncdims_free. */
+const GArray *h5_nctypes(h5 *h);
 void h5_ncdims_free(h5 *h);
 
 /* hdf5_vlen.c: variable-length sequences and references */

@@ -12,10 +12,12 @@
  *   or an array of fixed-length ones) each up to its first NUL, one of
  *   them a string, others a list; bytes that are no UTF-8 decoded as
  *   Python's errors="replace" does;
+ * - an enum of a type equal to one of the file's committed types (a
+ *   netCDF enum type) as the integers of its base type;
  * - libnetcdf's own attributes (its reserved names) and those of types it
- *   has no netCDF type for (enums such as h5py's bools, compounds such as
- *   complex numbers, references, ...) are not shown, as libnetcdf hides
- *   them.
+ *   has no netCDF type for (other enums such as h5py's bools, compounds
+ *   such as complex numbers, references, ...) are not shown, as libnetcdf
+ *   hides them.
  * A dataset's _FillValue of the dataset's own type becomes an "ncfill"
  * line, its bytes in that type, for zarr's fill_value.
  */
@@ -116,15 +118,11 @@ typedef union number {
     uint64_t u;
 } number;
 
-/* Numbers: n elements of integer or float class cls. */
-static int json_numbers(const attr *a, H5T_class_t cls, GString *o)
+/* n numbers v of class cls (signed: sgn), one a number, others a list. */
+static void put_numbers(const number *v, size_t n, H5T_class_t cls, int sgn, GString *o)
 {
-    int sgn = cls == H5T_INTEGER && H5Tget_sign(a->ntype) == H5T_SGN_2;
-    hid_t m = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE : sgn ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64;
-    number *v = g_new0(number, MAX(a->n, 1));
-    int ok = a->n == 0 || H5Aread(a->id, m, v) >= 0;
-    g_string_append(o, a->n == 1 ? "" : "[");
-    for (size_t i = 0; ok && i < a->n; i++) {
+    g_string_append(o, n == 1 ? "" : "[");
+    for (size_t i = 0; i < n; i++) {
         g_string_append(o, i ? ", " : "");
         if (cls == H5T_FLOAT)
             hpc_json_double(o, v[i].d, HPC_JSON_NAN_BARE);
@@ -133,7 +131,43 @@ static int json_numbers(const attr *a, H5T_class_t cls, GString *o)
         else
             g_string_append_printf(o, "%" G_GUINT64_FORMAT, v[i].u);
     }
-    g_string_append(o, a->n == 1 ? "" : "]");
+    g_string_append(o, n == 1 ? "" : "]");
+}
+
+/* Numbers: n elements of integer or float class cls. */
+static int json_numbers(const attr *a, H5T_class_t cls, GString *o)
+{
+    int sgn = cls == H5T_INTEGER && H5Tget_sign(a->ntype) == H5T_SGN_2;
+    hid_t m = cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE : sgn ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64;
+    number *v = g_new0(number, MAX(a->n, 1));
+    int ok = a->n == 0 || H5Aread(a->id, m, v) >= 0;
+    if (ok)
+        put_numbers(v, a->n, cls, sgn, o);
+    g_free(v);
+    return ok;
+}
+
+/* An enum of a committed type (types: the file's, hdf5_ncdims.c), as
+ * libnetcdf gives it: its values as integers of its base type; others
+ * (h5py's bools) netCDF has no type for. */
+static int json_enum(const attr *a, const GArray *types, GString *o)
+{
+    int known = 0;
+    for (guint i = 0; types && !known && i < types->len; i++)
+        known = H5Tequal(g_array_index(types, hid_t, i), a->ntype) > 0;
+    hid_t base = known ? H5Tget_super(a->ntype) : H5I_INVALID_HID;
+    if (base < 0)
+        return 0;
+    int sgn = H5Tget_sign(base) == H5T_SGN_2;
+    number *v = g_new0(number, MAX(a->n, 1));
+    /* an enum's bytes are its base type's: read as they are, converted */
+    int ok = H5Tget_size(base) <= sizeof *v && (a->n == 0 ||
+             (H5Aread(a->id, a->ntype, v) >= 0 &&
+              H5Tconvert(base, sgn ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, a->n, v, NULL,
+                         H5P_DEFAULT) >= 0));
+    if (ok)
+        put_numbers(v, a->n, H5T_INTEGER, sgn, o);
+    H5Tclose(base);
     g_free(v);
     return ok;
 }
@@ -176,11 +210,13 @@ static int json_chars(const attr *a, GString *o)
 }
 
 /* The value of a as JSON; 0 when netCDF does not show it. */
-static int json_value(const attr *a, GString *o)
+static int json_value(const attr *a, const GArray *types, GString *o)
 {
     H5T_class_t cls = H5Tget_class(a->ntype);
     if (cls == H5T_INTEGER)
         return json_numbers(a, cls, o);
+    if (cls == H5T_ENUM)
+        return json_enum(a, types, o);
     if (cls == H5T_FLOAT)          /* long double: no netCDF type */
         return H5Tget_size(a->ntype) <= sizeof(double) && json_numbers(a, cls, o);
     if (cls != H5T_STRING)
@@ -214,6 +250,7 @@ static int fill_line(const attr *a, hid_t vtype, GString *o)
 typedef struct visit {
     hid_t vtype;
     uint64_t limit;
+    const GArray *types;
     GString *out;
 } visit;
 
@@ -238,7 +275,7 @@ static herr_t one_attr(hid_t loc, const char *name, const H5A_info_t *info, void
     if (v->vtype >= 0 && !strcmp(name, "_FillValue") && fill_line(&a, v->vtype, v->out))
         goto out;
     GString *val = g_string_new(NULL);
-    if (json_value(&a, val)) {
+    if (json_value(&a, v->types, val)) {
         g_string_append(v->out, "attr ");
         hpc_json_str(v->out, name);
         g_string_append_printf(v->out, ": %s\n", val->str);
@@ -256,9 +293,9 @@ out:
     return 0;
 }
 
-int hpc_h5refs_attrs(hid_t oid, hid_t vtype, uint64_t limit, GString *out)
+int hpc_h5refs_attrs(hid_t oid, hid_t vtype, uint64_t limit, const GArray *types, GString *out)
 {
-    visit v = { vtype, limit, out };
+    visit v = { vtype, limit, types, out };
     hsize_t at = 0;
     g_string_append(out, "attrs\n");      /* these are all of them */
     return H5Aiterate2(oid, H5_INDEX_NAME, H5_ITER_INC, &at, one_attr, &v) < 0 ? HPC_E_CORRUPT

@@ -6,7 +6,9 @@
  * does this file, once per container, on the first question:
  *
  * - every group's links in creation order (name order when not tracked),
- *   its child groups after all its other links;
+ *   its child groups after all its other links; every link to a group,
+ *   hard or soft, is a group of its own, except one to a group being read
+ *   (a cycle: libnetcdf loops on it);
  * - a dataset whose CLASS is "DIMENSION_SCALE" (H5DSis_scale) is a
  *   dimension named after its link, of its first axis' length, unlimited
  *   when that axis is, with the id of its _Netcdf4Dimid or else the next
@@ -57,6 +59,7 @@ typedef struct ncvar {
     uint64_t addr;
     char *path;                   /* of its link: the group's path, "/", its name */
     int rank, dimonly;
+    int vialink;                  /* in a group reached through a soft link */
     int novar;                    /* of a type netCDF has none for: no variable */
     nc_how how;
     ncdim *self;                  /* BY_SELF */
@@ -66,6 +69,7 @@ typedef struct ncvar {
 typedef struct ncgrp {
     struct ncgrp *parent;
     char *path;                   /* "" for the root */
+    int vialink;                  /* it or a group above is a soft link's target */
     GPtrArray *dims, *vars, *children;
 } ncgrp;
 
@@ -74,7 +78,7 @@ typedef struct ncwalk {
     int next_dimid;
     GArray *types;                /* hid_t: native types of the committed types met */
     GHashTable *by_id;            /* dimension id -> ncdim (the last of that id) */
-    GHashTable *seen;             /* group addresses walked: no cycles */
+    GHashTable *seen;             /* addresses of the groups being read: no cycles */
     GPtrArray *groups, *vars, *dims;   /* everything, to free */
     hid_t efile;                  /* access with the prefix of external raw data */
     unsigned nobj;
@@ -272,6 +276,7 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
     v->addr = addr;
     v->path = g_strconcat(g->path, "/", name, NULL);
     v->rank = rank;
+    v->vialink = g->vialink;
     v->ax = g_new0(ncaxis, rank);
     for (int d = 0; d < rank; d++) {
         v->ax[d].len = len[d];
@@ -291,11 +296,23 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
     v->self = dim;
 }
 
+/* A child group, read after the group's other links. */
+typedef struct later_grp {
+    char *name;
+    uint64_t addr;
+    int soft;
+} later_grp;
+
 typedef struct link_ctx {
     ncwalk *w;
     ncgrp *g;
-    GPtrArray *later;             /* names of child groups, in link order */
+    GArray *later;                /* later_grp, in link order */
 } link_ctx;
+
+static void later_clear(void *p)
+{
+    g_free(((later_grp *)p)->name);
+}
 
 static herr_t read_link(hid_t gid, const char *name, const H5L_info_t *info, void *p)
 {
@@ -313,9 +330,14 @@ static herr_t read_link(hid_t gid, const char *name, const H5L_info_t *info, voi
     hid_t o = H5I_INVALID_HID;
     if (H5Oget_info_by_name2(gid, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
         return 0;
-    if (oi.type == H5O_TYPE_GROUP && !g_hash_table_contains(w->seen, GSIZE_TO_POINTER(oi.addr))) {
-        g_hash_table_add(w->seen, GSIZE_TO_POINTER(oi.addr));
-        g_ptr_array_add(k->later, g_strdup(name));
+    if (oi.type == H5O_TYPE_GROUP) {
+        /* every link to a group is a group of its own, as libnetcdf reads
+         * it; one to a group being read is a cycle libnetcdf loops on */
+        later_grp c = { g_strdup(name), (uint64_t)oi.addr, info->type == H5L_TYPE_SOFT };
+        if (!g_hash_table_contains(w->seen, GSIZE_TO_POINTER(oi.addr)))
+            g_array_append_val(k->later, c);
+        else
+            g_free(c.name);
     } else if (oi.type == H5O_TYPE_NAMED_DATATYPE && (o = H5Topen2(gid, name, H5P_DEFAULT)) >= 0) {
         hid_t nt = H5Tget_native_type(o, H5T_DIR_DEFAULT);
         if (nt >= 0)
@@ -342,20 +364,25 @@ static void read_group(ncwalk *w, ncgrp *g, hid_t gid, int depth)
         H5Pget_link_creation_order(cpl, &order);
         H5Pclose(cpl);
     }
-    link_ctx k = { w, g, g_ptr_array_new_with_free_func(g_free) };
+    link_ctx k = { w, g, g_array_new(FALSE, FALSE, sizeof(later_grp)) };
+    g_array_set_clear_func(k.later, later_clear);
     H5_index_t idx = order & H5P_CRT_ORDER_TRACKED ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
     H5Literate(gid, idx, H5_ITER_INC, NULL, read_link, &k);
     w->over |= depth >= MAX_DEPTH && k.later->len;
     for (guint i = 0; !w->over && i < k.later->len; i++) {
-        hid_t c = H5Gopen2(gid, g_ptr_array_index(k.later, i), H5P_DEFAULT);
-        ncgrp *child = group_new(w, g, g_ptr_array_index(k.later, i));
+        const later_grp *l = &g_array_index(k.later, later_grp, i);
+        hid_t c = H5Gopen2(gid, l->name, H5P_DEFAULT);
+        ncgrp *child = group_new(w, g, l->name);
+        child->vialink = g->vialink || l->soft;
         g_ptr_array_add(g->children, child);
+        g_hash_table_add(w->seen, GSIZE_TO_POINTER(l->addr));
         if (c >= 0) {
             read_group(w, child, c, depth + 1);
             H5Gclose(c);
         }
+        g_hash_table_remove(w->seen, GSIZE_TO_POINTER(l->addr));
     }
-    g_ptr_array_free(k.later, TRUE);
+    g_array_free(k.later, TRUE);
 }
 
 /* ---- the match: each variable's dimensions -------------------------------- */
@@ -477,15 +504,17 @@ static void link_lines(ncwalk *w, GHashTable *out)
 }
 
 /* Every variable whose axes all have a dimension, and every dataset that
- * is no variable, by address (the first link met names a dataset of
- * several; link_lines each link). */
+ * is no variable, by address: the first link met outside soft-linked
+ * groups names a dataset of several (the mount's path of it; link_lines
+ * each link). */
 static void answer(ncwalk *w, GHashTable *out)
 {
     dimonly_lengths(w);
-    for (guint i = 0; i < w->vars->len; i++) {
-        const ncvar *v = g_ptr_array_index(w->vars, i);
+    for (guint i = 0; i < 2 * w->vars->len; i++) {
+        const ncvar *v = g_ptr_array_index(w->vars, i % w->vars->len);
         int k, is = named(v);
-        if ((!is && !v->novar) || g_hash_table_contains(out, GSIZE_TO_POINTER(v->addr)))
+        if ((!is && !v->novar) || v->vialink != (i >= w->vars->len) ||
+            g_hash_table_contains(out, GSIZE_TO_POINTER(v->addr)))
             continue;
         h5_ncdims *n = g_new0(h5_ncdims, 1);
         n->rank = v->rank;
@@ -523,9 +552,6 @@ static void walk_free(ncwalk *w)
         g_free(d->name);
         g_free(d);
     }
-    for (guint i = 0; i < w->types->len; i++)
-        H5Tclose(g_array_index(w->types, hid_t, i));
-    g_array_free(w->types, TRUE);
     g_ptr_array_free(w->groups, TRUE);
     g_ptr_array_free(w->vars, TRUE);
     g_ptr_array_free(w->dims, TRUE);
@@ -544,6 +570,7 @@ static void ncdims_build(h5 *h)
                  .groups = g_ptr_array_new(), .vars = g_ptr_array_new(),
                  .dims = g_ptr_array_new(), .efile = h5_dset_access_external() };
     h->ncdims = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, ncdims_free);
+    h->nctypes = w.types;
     hid_t root = H5Gopen2(h->file, "/", H5P_DEFAULT);
     H5O_info_t oi;
     w.over = root < 0 || H5Oget_info2(root, &oi, H5O_INFO_BASIC) < 0;
@@ -571,9 +598,21 @@ const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr)
     return g_hash_table_lookup(h->ncdims, GSIZE_TO_POINTER(addr));
 }
 
+const GArray *h5_nctypes(h5 *h)
+{
+    if (!h->ncdims)
+        ncdims_build(h);
+    return h->nctypes;
+}
+
 void h5_ncdims_free(h5 *h)
 {
     if (h->ncdims)
         g_hash_table_destroy(h->ncdims);
     h->ncdims = NULL;
+    for (guint i = 0; h->nctypes && i < h->nctypes->len; i++)
+        H5Tclose(g_array_index(h->nctypes, hid_t, i));
+    if (h->nctypes)
+        g_array_free(h->nctypes, TRUE);
+    h->nctypes = NULL;
 }

@@ -28,6 +28,10 @@
  *   attrs                     typed attributes follow, all of them (hdf5_ncattr.c)
  *   attr NAME: VALUE          one, as a JSON member
  *   ncfill HEX                the dataset's _FillValue in its file type
+ * and for a dataset of variable-length strings or object references, one
+ * line per element (hdf5_data.c), in C order:
+ *   vs HEX                    the string's bytes, or the target's path
+ *                             (empty: a null reference)
  */
 #include "config.h"
 
@@ -456,4 +460,50 @@ out:
     if (ftype >= 0)
         H5Tclose(ftype);
     return rc;
+}
+
+static void put_vs(GString *o, const char *p, size_t n)
+{
+    g_string_append(o, "vs ");
+    put_hex(o, (const unsigned char *)p, n);
+    g_string_append_c(o, '\n');
+}
+
+int hpc_h5refs_vstrings(hid_t did, uint64_t nelem, GString *o)
+{
+    hid_t ft = H5Dget_type(did), m = H5Tcopy(H5T_C_S1), sp = H5Dget_space(did);
+    char **v = NULL;
+    int rc = HPC_E_CORRUPT;
+    if (ft < 0 || m < 0 || sp < 0 || H5Tis_variable_str(ft) <= 0 || nelem > HPC_H5REFS_VLEN_MAX ||
+        H5Tset_size(m, H5T_VARIABLE) < 0 || H5Tset_cset(m, H5Tget_cset(ft)) < 0)
+        goto out;
+    v = g_new0(char *, MAX(nelem, 1));
+    if (nelem && H5Dread(did, m, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
+        goto out;
+    size_t total = 0;
+    for (uint64_t i = 0; i < nelem; i++)
+        total += v[i] ? strlen(v[i]) : 0;
+    for (uint64_t i = 0; total <= HPC_H5REFS_VLEN_MAX && i < nelem; i++)
+        put_vs(o, v[i] ? v[i] : "", v[i] ? strlen(v[i]) : 0);
+    if (nelem)
+        H5Dvlen_reclaim(m, sp, H5P_DEFAULT, v);
+    rc = HPC_OK;
+out:
+    g_free(v);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (m >= 0)
+        H5Tclose(m);
+    if (ft >= 0)
+        H5Tclose(ft);
+    return rc;
+}
+
+void hpc_h5refs_vpaths(const char *text, uint64_t nelem, GString *o)
+{
+    gchar **l = g_strsplit(text, "\n", -1);
+    /* a path holding a newline would shift the lines: then none */
+    for (uint64_t i = 0; g_strv_length(l) == nelem + 1 && i < nelem; i++)
+        put_vs(o, l[i], strlen(l[i]));
+    g_strfreev(l);
 }

@@ -14,7 +14,21 @@ int hpc_h5refs_describe(hid_t did, GString *out);
 /** Append an "attr" line for each attribute of object oid that netCDF-4
  *  shows (its name and value as JSON, hdf5_ncattr.c), and for a dataset
  *  (vtype its type, else -1) an "ncfill HEX" line for a _FillValue of its
- *  type.  Attributes larger than limit bytes are left out. */
-int hpc_h5refs_attrs(hid_t oid, hid_t vtype, uint64_t limit, GString *out);
+ *  type.  types: native types of the file's committed types (enums of
+ *  those are netCDF's), or NULL.  Attributes larger than limit bytes are
+ *  left out. */
+/** Elements and bytes of variable-length strings written as "vs" lines
+ *  at most. */
+#define HPC_H5REFS_VLEN_MAX (16u << 20)
+
+/** A "vs HEX" line per element of dataset did (nelem of them) of
+ *  variable-length strings: none when they are too many or too large. */
+int hpc_h5refs_vstrings(hid_t did, uint64_t nelem, GString *o);
+
+/** The same of object references from the mount's text of them (one
+ *  target path per line, an empty one for a null reference). */
+void hpc_h5refs_vpaths(const char *text, uint64_t nelem, GString *o);
+
+int hpc_h5refs_attrs(hid_t oid, hid_t vtype, uint64_t limit, const GArray *types, GString *out);
 
 #endif
