@@ -307,6 +307,15 @@ def check_refused(mnt, path, why, check):
           "%s: %s: .info warning" % (path, why))
 
 
+def readlink_or_error(full):
+    """A symlink's target, or the error reading it as text (compared as a
+    target, so it never equals one)."""
+    try:
+        return os.readlink(full)
+    except OSError as e:
+        return "error %s" % e
+
+
 def check_broken(mnt, path, why, check):
     """An object h5py lists but cannot open: left out, or shown with reads
     giving EIO and .info naming it as damaged."""
@@ -431,10 +440,7 @@ def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, o
     if kind == "soft":
         want = val if not val.startswith("/") else \
             posixpath.relpath(val, posixpath.dirname(path))
-        try:
-            got = os.readlink(full)
-        except OSError as e:
-            got = "error %s" % e
+        got = readlink_or_error(full)
         check(got == want, "%s: symlink -> %s (got %s)" % (path, want, got))
         return
     if kind == "external":
@@ -443,10 +449,7 @@ def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, o
         want = fn + "//" + target.lstrip("/")
         if not fn.startswith("/"):
             want = "../" * path.count("/") + want
-        try:
-            got = os.readlink(full)
-        except OSError as e:
-            got = "error %s" % e
+        got = readlink_or_error(full)
         check(got == want, "%s: external link -> %s (got %s)" % (path, want, got))
         return
     if kind == "group":
