@@ -619,7 +619,7 @@ static const char *object_array(hpc_refs *r, desc *d, const char *key, hpc_refs_
 {
     uint64_t n = f->nd ? f->shape[0] : 1, total = 4;
     for (int i = 1; i < f->nd; i++)
-        n *= f->shape[i];
+        n = hpc_mul_u64_sat(n, f->shape[i]);   /* never wraps to the count listed */
     if (d->vs->len != n)
         return "objects (user.dtype O) whose elements its reader does not list (too many or "
                "too large to write inline, or region references)";
@@ -647,7 +647,8 @@ static const char *object_array(hpc_refs *r, desc *d, const char *key, hpc_refs_
     for (int i = 0; i < f->nd; i++)
         chunks[i] = MAX(f->shape[i], 1);
     GString *z = g_string_new(NULL);
-    hpc_refs_zarray(f, chunks, NULL, utf8 ? "[{\"id\": \"vlen-utf8\"}]" : "[{\"id\": \"vlen-bytes\"}]", z);
+    hpc_refs_zarray(f, chunks, NULL,
+                    utf8 ? "[{\"id\": \"vlen-utf8\"}]" : "[{\"id\": \"vlen-bytes\"}]", z);
     hpc_refs_text(r, key, ".zarray", z->str);
     g_string_free(z, TRUE);
     GString *k = g_string_new(NULL);
