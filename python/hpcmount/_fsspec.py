@@ -70,6 +70,14 @@ class HpcmountFileSystem(AbstractFileSystem):
             out = [self._detail(base + "/" + n, s) for n, s in self.container.scandir(path)]
         return out if detail else [d["name"] for d in out]
 
+    def find(self, path, maxdepth=None, withdirs=False, detail=False, **kwargs):
+        """fsspec's find less the links that lead nowhere in the tree (an
+        HDF5 external link of a file opened alone): such a link names no
+        file, and `find -L` leaves it out too."""
+        out = super().find(path, maxdepth=maxdepth, withdirs=withdirs, detail=True, **kwargs)
+        out = {k: v for k, v in out.items() if v.get("type") != "link"}
+        return out if detail else sorted(out)
+
     def info(self, path, **kwargs):
         path = self._strip_protocol(path)
         return self._detail(path, self.container.lstat(path))
