@@ -5,7 +5,7 @@
 # ones below it).  Read from the built objects (nm), so it sees calls
 # through macros and inline code alike.  Prints each cycle tsort finds and
 # fails if there is one, except inside the folders named in ALLOWED, whose
-# split is still to do (issue 33); a cycle through any other file fails.
+# split is still to do; a cycle through any other file fails.
 set -eu
 export LC_ALL=C
 build=${top_builddir:-.}
