@@ -321,11 +321,7 @@ static int check_periodic(hpc_container *c)
         return HPC_OK;
     if (container_changed(c))
         return HPC_E_CHANGED;
-    gint64 now = g_get_monotonic_time();
-    gint64 last = __atomic_load_n(&c->core->last_check, __ATOMIC_RELAXED);
-    if (now - last < CHECK_US ||
-        !__atomic_compare_exchange_n(&c->core->last_check, &last, now, FALSE,
-                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    if (!hpc_check_due(&c->core->last_check, CHECK_US))
         return HPC_OK;
     return check_all(c, TRUE);
 }

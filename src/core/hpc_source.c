@@ -201,6 +201,44 @@ int hpc_source_refresh(hpc_source *src, gboolean *changed)
     return HPC_OK;
 }
 
+gboolean hpc_check_due(gint64 *last, gint64 period_us)
+{
+    gint64 now = g_get_monotonic_time();
+    gint64 seen = __atomic_load_n(last, __ATOMIC_RELAXED);
+    return now - seen >= period_us &&
+           __atomic_compare_exchange_n(last, &seen, now, FALSE,
+                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+void hpc_refresh_init(hpc_refresh *r)
+{
+    g_mutex_init(&r->lock);
+    r->last_check = g_get_monotonic_time();
+    r->pending = 0;
+}
+
+void hpc_refresh_clear(hpc_refresh *r)
+{
+    g_mutex_clear(&r->lock);
+}
+
+gboolean hpc_refresh_begin(hpc_refresh *r, hpc_source *src)
+{
+    if (!hpc_check_due(&r->last_check, HPC_REFRESH_US) || !g_mutex_trylock(&r->lock))
+        return FALSE;
+    gboolean changed = FALSE;
+    if (hpc_source_refresh(src, &changed) == HPC_OK && (changed || r->pending))
+        return TRUE;
+    g_mutex_unlock(&r->lock);
+    return FALSE;
+}
+
+void hpc_refresh_end(hpc_refresh *r, gboolean built)
+{
+    r->pending = !built;
+    g_mutex_unlock(&r->lock);
+}
+
 /* ---- read leases (hpc_source.h) ----------------------------------------
  * lease_lock guards the table and every lease change; a break holds it
  * while it waits for the replies in flight, so replies never take it. */

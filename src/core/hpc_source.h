@@ -110,6 +110,38 @@ gboolean hpc_source_contains(const hpc_source *src, uint64_t off, uint64_t len);
 int hpc_source_refresh(hpc_source *src, gboolean *changed);
 
 /**
+ * A rate gate for periodic checks: TRUE for the one caller that finds
+ * *last (monotonic microseconds) at least period_us old, and sets it to
+ * now; FALSE for every other caller.  Lock-free.
+ */
+gboolean hpc_check_due(gint64 *last, gint64 period_us);
+
+/** A live file is re-stat'ed at most this often (microseconds). */
+#define HPC_REFRESH_US 500000
+
+/**
+ * The refresh of a live container's snapshot: one caller per
+ * HPC_REFRESH_US re-stats the source, the others go on with the snapshot
+ * they have.  Readers keep their own snapshots, so nothing waits.
+ */
+typedef struct hpc_refresh {
+    GMutex lock;           /* one rebuild at a time */
+    gint64 last_check;     /* monotonic us, atomic */
+    int pending;           /* a rebuild failed: retry even if unchanged */
+} hpc_refresh;
+
+void hpc_refresh_init(hpc_refresh *r);
+void hpc_refresh_clear(hpc_refresh *r);
+
+/**
+ * TRUE when the caller should build a new snapshot: the check was due and
+ * the source changed, or the last rebuild failed.  The caller then holds
+ * r->lock and ends with hpc_refresh_end(r, built).
+ */
+gboolean hpc_refresh_begin(hpc_refresh *r, hpc_source *src);
+void hpc_refresh_end(hpc_refresh *r, gboolean built);
+
+/**
  * Compare the open file with its identity (fstat: size, mtime, ctime).
  * HPC_OK when unchanged or live, HPC_E_CHANGED (sticky) otherwise.
  * Costs one fstat(); call it after reading the file by other means (a

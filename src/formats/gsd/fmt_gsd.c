@@ -8,7 +8,7 @@
  * most 65536) are held in memory, as a small tree.
  *
  * Live files: the metadata are a reference-counted snapshot (gsd_state).
- * Directory operations re-stat the file at most every REFRESH_US and build a
+ * Directory operations re-stat the file at most every HPC_REFRESH_US and build a
  * new snapshot when it changed; readers of the old one finish with it.  Each
  * snapshot reads the file through its own cache space, so index blocks
  * cached before an append are never served after it.
@@ -38,7 +38,7 @@ static void gsd_close(hpc_container *c)
         return;
     gsd_state_unref(g->cur);
     g_mutex_clear(&g->lock);
-    g_mutex_clear(&g->refresh_lock);
+    hpc_refresh_clear(&g->refresh);
     g_free(g);
     c->priv = NULL;
 }
@@ -48,7 +48,7 @@ static int gsd_open(hpc_container *c, GError **err)
     gsd *g = g_new0(gsd, 1);
     int rc;
     g_mutex_init(&g->lock);
-    g_mutex_init(&g->refresh_lock);
+    hpc_refresh_init(&g->refresh);
     g->src = c->host->add_source(c, c->path, err);
     if (!g->src) {
         rc = HPC_E_IO;
@@ -58,7 +58,6 @@ static int gsd_open(hpc_container *c, GError **err)
     rc = gsd_state_build(c, g, NULL, &g->cur, err);
     if (rc != HPC_OK)
         goto out;
-    g->last_check = g_get_monotonic_time();
     c->live = 1;          /* a simulation may still be appending frames */
     return HPC_OK;
 out:

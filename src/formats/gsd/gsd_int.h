@@ -24,7 +24,6 @@
 #define FULL_CHECK 65536              /* indexes this small are checked whole at mount */
 #define WINDOW 4096                   /* else: the first and last entries */
 #define MAX_FRAME_ENTRIES 131072      /* entries one frame may have (2 * 65536 ids) */
-#define REFRESH_US 500000
 #define INFO_MAX_FRAMES 10000         /* .info lists per-frame counts up to here */
 #define BATCH 256                     /* entries read per cache call when scanning */
 #define NGROUPS 7                     /* hoomd particle and topology groups */
@@ -102,9 +101,7 @@ typedef struct gsd {
     hpc_source *src;
     GMutex lock;              /* guards cur */
     gsd_state *cur;           /* g_atomic_rc_box */
-    GMutex refresh_lock;      /* one refresh at a time */
-    gint64 last_check;        /* monotonic us, atomic */
-    int pending;              /* a refresh failed: retry even if unchanged */
+    hpc_refresh refresh;      /* when to build a new snapshot */
     int warned;               /* read-time damage already logged */
 } gsd;
 

@@ -275,32 +275,23 @@ gsd_state *gsd_state_get(gsd *g)
     return s;
 }
 
-/* Live files: re-stat at most every REFRESH_US; a new snapshot when the
- * file changed.  Failures keep the old snapshot (a writer may be midway). */
+/* Live files: a new snapshot when the file changed (hpc_refresh).
+ * Failures keep the old snapshot (a writer may be midway). */
 void gsd_maybe_refresh(hpc_container *c)
 {
     gsd *g = c->priv;
-    gint64 now = g_get_monotonic_time();
-    if (now - __atomic_load_n(&g->last_check, __ATOMIC_RELAXED) < REFRESH_US)
+    if (!hpc_refresh_begin(&g->refresh, g->src))
         return;
-    if (!g_mutex_trylock(&g->refresh_lock))
-        return;
-    __atomic_store_n(&g->last_check, now, __ATOMIC_RELAXED);
-    gboolean changed = FALSE;
-    if (hpc_source_refresh(g->src, &changed) == HPC_OK && (changed || g->pending)) {
-        gsd_state *old = gsd_state_get(g), *fresh = NULL;
-        if (gsd_state_build(c, g, old, &fresh, NULL) == HPC_OK) {
-            g_mutex_lock(&g->lock);
-            g->cur = fresh;
-            g_mutex_unlock(&g->lock);
-            gsd_state_unref(old);      /* the reference cur held */
-            g->pending = 0;
-            c->host->info_changed(c);
-        } else {
-            g->pending = 1;
-        }
-        gsd_state_unref(old);
+    gsd_state *old = gsd_state_get(g), *fresh = NULL;
+    gboolean built = gsd_state_build(c, g, old, &fresh, NULL) == HPC_OK;
+    if (built) {
+        g_mutex_lock(&g->lock);
+        g->cur = fresh;
+        g_mutex_unlock(&g->lock);
+        gsd_state_unref(old);      /* the reference cur held */
+        c->host->info_changed(c);
     }
-    g_mutex_unlock(&g->refresh_lock);
+    gsd_state_unref(old);
+    hpc_refresh_end(&g->refresh, built);
 }
 

@@ -8,7 +8,7 @@
  * they are read through the block cache.
  *
  * Live files: the header is a reference-counted snapshot (nc3_state).
- * Directory operations re-stat the file at most every NC3_REFRESH_US and
+ * Directory operations re-stat the file at most every HPC_REFRESH_US and
  * parse the header again when it changed (numrecs grows as records are
  * appended); readers of the old snapshot finish with it.  Each snapshot
  * reads through its own cache space, so bytes cached before a write are
@@ -37,7 +37,7 @@ static void nc3_close(hpc_container *c)
         return;
     nc3_state_unref(n->cur);
     g_mutex_clear(&n->lock);
-    g_mutex_clear(&n->refresh_lock);
+    hpc_refresh_clear(&n->refresh);
     g_free(n);
     c->priv = NULL;
 }
@@ -47,7 +47,7 @@ static int nc3_open(hpc_container *c, GError **err)
     nc3 *n = g_new0(nc3, 1);
     int rc = HPC_E_IO;
     g_mutex_init(&n->lock);
-    g_mutex_init(&n->refresh_lock);
+    hpc_refresh_init(&n->refresh);
     c->priv = n;
     n->src = c->host->add_source(c, c->path, err);
     if (n->src)
@@ -56,7 +56,6 @@ static int nc3_open(hpc_container *c, GError **err)
         nc3_close(c);
         return rc;
     }
-    n->last_check = g_get_monotonic_time();
     c->live = 1;          /* a model may still be appending records */
     return HPC_OK;
 }

@@ -15,7 +15,6 @@
 enum { NC_BYTE = 1, NC_CHAR, NC_SHORT, NC_INT, NC_FLOAT, NC_DOUBLE, NC_UBYTE, NC_USHORT,
        NC_UINT, NC_INT64, NC_UINT64 };
 #define NC3_INO_VAR HPC_INO_FIRST     /* + variable index */
-#define NC3_REFRESH_US 500000         /* a live file is re-stat'ed at most this often */
 #define NC3_HEAD_READ 65536           /* bytes read first for the header */
 #define NC3_XATTR_NAME_MAX 255
 #define NC3_XATTR_VALUE_MAX 65536     /* Linux XATTR_SIZE_MAX */
@@ -78,9 +77,7 @@ typedef struct nc3 {
     hpc_source *src;
     GMutex lock;                      /* guards cur */
     nc3_state *cur;                   /* g_atomic_rc_box */
-    GMutex refresh_lock;
-    gint64 last_check;                /* monotonic us, atomic */
-    int pending;                      /* a refresh failed: retry even if unchanged */
+    hpc_refresh refresh;              /* when to parse the header again */
 } nc3;
 
 /* ---- types (nc3_header.c) */

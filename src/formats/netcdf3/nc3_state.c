@@ -62,30 +62,23 @@ int nc3_state_build(hpc_container *c, nc3 *n, nc3_state **out, GError **err)
     return HPC_OK;
 }
 
-/* Re-stat at most every NC3_REFRESH_US; a new snapshot when the file
- * changed.  Failures keep the old one (a writer may be midway). */
+/* Live files: a new snapshot when the file changed (hpc_refresh).
+ * Failures keep the old one (a writer may be midway). */
 void nc3_maybe_refresh(hpc_container *c)
 {
     nc3 *n = c->priv;
-    gint64 now = g_get_monotonic_time();
-    if (now - __atomic_load_n(&n->last_check, __ATOMIC_RELAXED) < NC3_REFRESH_US)
+    if (!hpc_refresh_begin(&n->refresh, n->src))
         return;
-    if (!g_mutex_trylock(&n->refresh_lock))
-        return;
-    __atomic_store_n(&n->last_check, now, __ATOMIC_RELAXED);
-    gboolean changed = FALSE;
     nc3_state *fresh = NULL;
-    if (hpc_source_refresh(n->src, &changed) == HPC_OK && (changed || n->pending)) {
-        n->pending = nc3_state_build(c, n, &fresh, NULL) != HPC_OK;
-        if (fresh) {
-            g_mutex_lock(&n->lock);
-            nc3_state *old = n->cur;
-            n->cur = fresh;
-            g_mutex_unlock(&n->lock);
-            nc3_state_unref(old);
-            c->host->info_changed(c);
-        }
+    gboolean built = nc3_state_build(c, n, &fresh, NULL) == HPC_OK;
+    if (fresh) {
+        g_mutex_lock(&n->lock);
+        nc3_state *old = n->cur;
+        n->cur = fresh;
+        g_mutex_unlock(&n->lock);
+        nc3_state_unref(old);
+        c->host->info_changed(c);
     }
-    g_mutex_unlock(&n->refresh_lock);
+    hpc_refresh_end(&n->refresh, built);
 }
 
