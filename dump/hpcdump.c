@@ -58,6 +58,7 @@ typedef struct dump {
     struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
     int lng, rec, json;
     gint64 inline_max;            /* refs: --inline */
+    char *buf;                    /* copy_out's, one for every file copied */
 } dump;
 
 /* ---- progress ----------------------------------------------------------- */
@@ -138,10 +139,16 @@ static void progress_end(progress *p)
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Copy file st to fd; returns 0 or an HPCMOUNT_E_ code (reported here, once). */
-static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *what, progress *p)
+/* Copy file st to fd; returns 0 or an HPCMOUNT_E_ code (reported here, once).
+ * The buffer is d's for every file: an extract of 10^4 small files would
+ * otherwise map and unmap 1 MiB per file, which under ASan costs far more
+ * than the copy (tests/mount/gsd_diff.sh, docs/PERFORMANCE.md). */
+static int copy_out(dump *d, const hpcmount_stat *st, int fd, const char *what, progress *p)
 {
-    char *buf = g_malloc(COPY_CHUNK);
+    hpcmount *c = d->c;
+    if (!d->buf)
+        d->buf = g_malloc(COPY_CHUNK);
+    char *buf = d->buf;
     uint64_t off = 0;
     int rc = HPCMOUNT_OK;
     for (;;) {
@@ -170,7 +177,6 @@ static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *wh
             progress_add(p, n);
     }
 out:
-    g_free(buf);
     return rc;
 }
 
@@ -421,7 +427,7 @@ static int cmd_cat(dump *d, const char *path)
     else if (S_ISDIR(st.mode))
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc = HPCMOUNT_E_ISDIR));
     else
-        rc = copy_out(d->c, &st, STDOUT_FILENO, path, NULL);
+        rc = copy_out(d, &st, STDOUT_FILENO, path, NULL);
     return rc;
 }
 
@@ -581,7 +587,7 @@ static int extract_node(dump *d, const hpcmount_stat *st, const char *p)
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
             return HPCMOUNT_E_IO;
         }
-        rc = copy_out(c, st, fd, p, &d->prog);
+        rc = copy_out(d, st, fd, p, &d->prog);
         if (close(fd) != 0 && rc == HPCMOUNT_OK) {
             fprintf(stderr, "hpcdump: %s: %s\n", p, g_strerror(errno));
             rc = HPCMOUNT_E_IO;
@@ -797,7 +803,7 @@ static int run(dump *d, const command *cmd, char **args)
         return EXIT_FAIL;
     }
     if (strcmp(name, "info") == 0)
-        rc = copy_out(d->c, &st, STDOUT_FILENO, path, NULL);
+        rc = copy_out(d, &st, STDOUT_FILENO, path, NULL);
     else if (strcmp(name, "xattr") == 0)
         rc = xattr_tree(d, &st, path);
     else
@@ -888,6 +894,7 @@ int main(int argc, char *argv[])
     ret = run(&d, cmd, args);
 out:
     hpcmount_close(d.c);
+    g_free(d.buf);
     g_free(optstr);
     g_clear_error(&err);
     g_strfreev(sets);

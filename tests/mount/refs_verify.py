@@ -421,8 +421,9 @@ MAX_GROUPS = 32     # groups compared per file (each opens the file again)
 # group): libnetcdf loops on files whose groups contain themselves (hard
 # or external links) until the limit, so every such file costs it; the
 # largest step seen that ends (h5diff_hyper1.h5's root, a 1 GiB dataset
-# of fill values) takes about 4, mostly the kernel zeroing pages
-CPU_LIMIT = 20
+# of fill values) takes about 4, mostly the kernel zeroing pages, so 8
+# leaves it twice that (docs/PERFORMANCE.md, "The test suite")
+CPU_LIMIT = 8
 
 
 class Worker:
