@@ -545,6 +545,9 @@ static void np_literal(hid_t t, hid_t m, GString *o, int depth)
     size_t part;
     if (depth > HPC_H5T_MAX_DEPTH) {
         g_string_append(o, "'|V0'");
+    } else if (H5Tget_class(m) == H5T_VLEN || H5Tget_class(m) == H5T_REFERENCE ||
+               (H5Tget_class(m) == H5T_STRING && H5Tis_variable_str(m) > 0)) {
+        g_string_append(o, "'O'");  /* an object member (a directory's parts) */
     } else if (H5Tget_class(t) == H5T_ARRAY) {
         np_array(t, m, o, depth);
     } else if (hpc_h5t_is_complex(t, &part)) {
