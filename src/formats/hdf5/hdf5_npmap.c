@@ -504,7 +504,10 @@ static void np_member(hid_t ft, hid_t mt, const char *name, GString *o, int dept
 static void np_compound(hid_t t, hid_t m, GString *o, int depth)
 {
     int nm = H5Tget_nmembers(t);
-    gboolean packed = is_packed(t, m);
+    /* object members (pointers in m) have NumPy's size, not m's: listed
+     * in order, NumPy places them */
+    gboolean packed = is_packed(t, m) || H5Tdetect_class(m, H5T_VLEN) > 0 ||
+                      H5Tdetect_class(m, H5T_REFERENCE) > 0;
     GString *names = g_string_new(NULL), *formats = g_string_new(NULL), *offsets = g_string_new(NULL);
     for (int i = 0; i < nm; i++) {
         hid_t ft;
