@@ -554,7 +554,12 @@ static int ref_name(refs_ctx *r, hid_t oid)
         if (n < 0)
             return HPC_E_IO;
         char *v = g_malloc0((size_t)n + 1);
-        if (H5Iget_name(oid, v, (size_t)n + 1) < 0) {
+        if (n == 0) {
+            /* no name (JLD2's unlinked datasets; h5py names it None):
+             * its address, which no path is */
+            g_free(v);
+            v = g_strdup_printf("@%" PRIu64, (uint64_t)oi.addr);
+        } else if (H5Iget_name(oid, v, (size_t)n + 1) < 0) {
             g_free(v);
             return HPC_E_IO;
         }
