@@ -155,12 +155,18 @@ def _sequences(c, path, threads, populate):
     return _objects(items, _shape(c, path), path)
 
 
+def _target(path):
+    """A reference's target path; None (h5py's name) for an object
+    without one, which the tree gives as @ and its address."""
+    return None if path.startswith("@") else path
+
+
 def _region(line):
     """(path, selection) of a region reference's line (docs/hdf5.md)."""
     if not line:
         return None
     target, _, sel = line.rpartition("\t")
-    return (target, sel)
+    return (_target(target), sel)
 
 
 def _text(c, path, ref):
@@ -170,7 +176,7 @@ def _text(c, path, ref):
     data = c.read(path)
     lines = data.split(b"\n")[:-1] if data else []
     if ref == "object":
-        lines = [os.fsdecode(x) for x in lines]
+        lines = [_target(os.fsdecode(x)) for x in lines]
     elif ref == "region":
         lines = [_region(os.fsdecode(x)) for x in lines]
     return _objects(lines, _shape(c, path), path)
