@@ -96,10 +96,12 @@ def entry(p):
         with open(p, "rb") as fh:
             lines = fh.read().split(b"\n")[:-1]
         ref = xattr(p, "user.h5ref")
+        name = lambda x: None if x.startswith("@") else x  # noqa: E731 (no name: @address)
         if ref == "object":
-            lines = [x.decode() for x in lines]
+            lines = [name(x.decode()) for x in lines]
         elif ref == "region":
-            lines = [tuple(x.decode().rsplit("\t", 1)) if x else None for x in lines]
+            lines = [(name(x.decode().rsplit("\t", 1)[0]), x.decode().rsplit("\t", 1)[1])
+                     if x else None for x in lines]
         return objects(lines, shape)
     dt = np.dtype(ast.literal_eval(dtype) if dtype[0] in "[{(" else dtype)
     return np.fromfile(p, dt).reshape(shape + dt.shape if dt.shape else shape)

@@ -6,7 +6,8 @@ dtype class of the dataset), and exits 1 when any differs.
 
 h5py's value is normalised as the package gives it (docs/hdf5.md): an
 object reference is its target's path ('' when null), a region
-reference (path, selection text) (None when null)."""
+reference (path, selection text) (None when null); a target without a
+name has the path None, as h5py names it."""
 import collections
 import os
 import sys
