@@ -15,8 +15,6 @@ import sys
 import h5py
 import numpy as np
 
-import hpcmount
-
 
 def kind(dt):
     """A name for what the dtype holds."""
@@ -116,6 +114,7 @@ def datasets(f):
 
 
 def survey(path, counts, show):
+    import hpcmount               # (the other functions serve tests without the package)
     try:
         f = h5py.File(path, "r")
     except Exception:
