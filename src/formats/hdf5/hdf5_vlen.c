@@ -148,9 +148,10 @@ static hid_t compound_mtype(hid_t t, int depth, char **why)
     int made = i - !ok;
     if (ok)
         m = H5Tcreate(H5T_COMPOUND, size);
-    for (int k = 0, off = 0; m >= 0 && k < nm; off += (int)H5Tget_size(mt[k]), k++) {
+    size_t off = 0;
+    for (int k = 0; m >= 0 && k < nm; off += H5Tget_size(mt[k]), k++) {
         char *name = H5Tget_member_name(t, (unsigned)k);
-        if (!member_name_ok(name) || H5Tinsert(m, name, (size_t)off, mt[k]) < 0) {
+        if (!member_name_ok(name) || H5Tinsert(m, name, off, mt[k]) < 0) {
             *why = g_strdup("a member name that is no file name");
             H5Tclose(m);
             m = H5I_INVALID_HID;
@@ -448,8 +449,12 @@ static int parts_read(pctx *r, hid_t ftype, uint8_t *buf)
     h5_dset *d = r->d;
     budget b = { MAX_TEXT_BYTES - (size_t)(d->nelem * d->esize), 0 };
     d->dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (d->dxpl < 0 || H5Pset_vlen_mem_manager(d->dxpl, budget_alloc, &b, budget_free, NULL) < 0)
+    if (d->dxpl < 0 || H5Pset_vlen_mem_manager(d->dxpl, budget_alloc, &b, budget_free, NULL) < 0) {
+        if (d->dxpl >= 0)
+            H5Pclose(d->dxpl);
+        d->dxpl = 0;
         return HPC_E_IO;
+    }
     int rc = d->nelem ? h5_read_elements(d, 0, d->nelem, buf) : HPC_OK;
     if (b.over)
         rc = HPC_E_NOMEM;
