@@ -151,7 +151,14 @@ def _sequences(c, path, threads, populate):
     if len(offsets) < 1 or offsets[0] != 0 or offsets[-1] != len(values) or \
             np.any(np.diff(offsets) < 0):
         raise OSError(errno.EIO, "%s: offsets do not split the values" % path)
-    return _objects(np.split(np.array(values), offsets[1:-1]), _shape(c, path), path)
+    items = np.split(np.array(values), offsets[1:-1]) if len(offsets) > 1 else []
+    return _objects(items, _shape(c, path), path)
+
+
+def _target(path):
+    """A reference's target path; None (h5py's name) for an object
+    without one, which the tree gives as @ and its address."""
+    return None if path.startswith("@") else path
 
 
 def _region(line):
@@ -159,7 +166,7 @@ def _region(line):
     if not line:
         return None
     target, _, sel = line.rpartition("\t")
-    return (target, sel)
+    return (_target(target), sel)
 
 
 def _text(c, path, ref):
@@ -169,10 +176,30 @@ def _text(c, path, ref):
     data = c.read(path)
     lines = data.split(b"\n")[:-1] if data else []
     if ref == "object":
-        lines = [os.fsdecode(x) for x in lines]
+        lines = [_target(os.fsdecode(x)) for x in lines]
     elif ref == "region":
         lines = [_region(os.fsdecode(x)) for x in lines]
     return _objects(lines, _shape(c, path), path)
+
+
+def _members(c, path, names, threads, populate):
+    """An HDF5 compound holding variable-length data or references (a
+    directory of one entry per member): what h5py's ds[()] gives, a
+    structured array with object members (of a scalar, its element)."""
+    dtype = _dtype(c.getxattr(path, "user.dtype").decode().strip())
+    shape = _shape(c, path)
+    a = np.empty(shape, dtype)
+    for name in dtype.names:
+        v = array(c, path + "/" + name, threads, populate)
+        want = shape + dtype.fields[name][0].shape
+        if np.shape(v) != want and not (want == () and dtype.fields[name][0].kind == "O"):
+            raise OSError(errno.EIO, "%s/%s: shape %s, the compound's %s"
+                          % (path, name, np.shape(v), want))
+        if want == () and dtype.fields[name][0].kind == "O":
+            a[name][()] = v
+        else:
+            a[name] = v
+    return a[()] if shape == () else a
 
 
 def array(c, path, threads=None, populate=None):
@@ -180,6 +207,8 @@ def array(c, path, threads=None, populate=None):
     names = c.listxattr(p)
     if stat.S_ISDIR(st.mode) and "user.vlen" in names:
         return _sequences(c, p, threads, populate)
+    if stat.S_ISDIR(st.mode) and "user.dtype" in names:
+        return _members(c, p, names, threads, populate)
     st = c._file(path)
     if "user.dtype" in names and c.getxattr(p, "user.dtype") == b"O":
         ref = c.getxattr(p, "user.h5ref").decode() if "user.h5ref" in names else None

@@ -92,13 +92,18 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
     g_mutex_lock(&h->lock);
     uint32_t id = h5_ino_to_id(ino, h);
     uint8_t kind = id == NO_PARENT ? 0 : NODE(h, id)->kind;
-    if (kind == K_PART) {
+    if (kind == K_PART || kind == K_PDIR) {
         h5_handle *hd;
-        rc = h5_handle_get(h, NODE(h, id)->parent, &hd);
-        if (rc == HPC_OK) {
-            h5_seq_part_xattrs(hd->d, (int)NODE(h, id)->idx, &dtype, &shape);
-            h5_handle_put(h, hd);
+        rc = h5_handle_get(h, h5_part_dataset(h, id), &hd);
+        const h5_part *p = rc == HPC_OK ? h5_part_of(hd->d, NODE(h, id)->addr) : NULL;
+        if (p && p->dtype && p->shape) {
+            dtype = g_strdup(p->dtype);
+            shape = g_strdup(p->shape);
+            extra_name = p->extra_name;
+            extra = g_strdup(p->extra);
         }
+        if (rc == HPC_OK)
+            h5_handle_put(h, hd);
     } else if (kind == K_DATASET || kind == K_VLEN) {
         h5_handle *hd;
         rc = h5_handle_get(h, id, &hd);
@@ -107,8 +112,9 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
             dtype = g_strdup(hd->d->dtype);
             /* what a reader of the bytes needs besides: the kind of
              * references, the dtype of a sequence's values */
-            extra_name = hd->d->ref ? "user.h5ref" : hd->d->seq.vdtype ? "user.vlen" : NULL;
-            extra = g_strdup(hd->d->ref ? hd->d->ref : hd->d->seq.vdtype);
+            const h5_part *p = h5_part_of(hd->d, 0);
+            extra_name = hd->d->ref ? "user.h5ref" : p ? p->extra_name : NULL;
+            extra = g_strdup(hd->d->ref ? hd->d->ref : p ? p->extra : NULL);
             h5_attrs_read(h, id, hd->d->id, &a);
             h5_handle_put(h, hd);
             const h5_ncdims *n = h5_ncdims_of(h, NODE(h, id)->addr);
@@ -130,7 +136,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
                fn(ctx, "user.dtype", dtype, strlen(dtype));
     if (dims && !stop)
         stop = fn(ctx, "user.dims", dims, strlen(dims));
-    if (extra_name && !stop)
+    if (extra_name && extra && !stop)
         stop = fn(ctx, extra_name, extra, strlen(extra));
     for (guint i = 0; !stop && a.names && i < a.names->len; i++) {
         GString *v = g_ptr_array_index(a.values, i);

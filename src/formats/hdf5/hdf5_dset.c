@@ -24,7 +24,7 @@ void h5_dset_free(gpointer p)
         g_array_unref(d->pad);
     g_free(d->path);
     g_free(d->text);
-    h5_seq_clear(&d->seq);
+    h5_parts_free(d->parts);
     g_free(d->ref);
     g_free(d->shape);
     g_free(d->dtype);
@@ -382,8 +382,8 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
         h5_dset_leave_out(h, d, 0, g_strdup_printf("more than %u strings: not rendered", MAX_TEXT_ELEMS));
         return HPC_OK;
     }
-    if (H5Tget_class(ftype) == H5T_VLEN)
-        return h5_seq_render(h, d, ftype);
+    if (H5Tget_class(ftype) == H5T_VLEN || h5_type_has_var(ftype))
+        return h5_parts_render(h, d, ftype);
     if (H5Tget_class(ftype) == H5T_REFERENCE)
         return h5_refs_render(h, d, ftype);
     if (hpc_h5t_refusal(ftype, &why) != HPC_OK) {

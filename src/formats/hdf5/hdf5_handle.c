@@ -129,8 +129,7 @@ static int handle_open(h5 *h, uint32_t id, h5_handle **out)
         g_free(hd);
         goto out;
     }
-    hd->bytes = hd->d->cache_bytes + (hd->d->text ? hd->d->size : 0) +
-                h5_seq_part_size(hd->d, SEQ_OFFSETS) + h5_seq_part_size(hd->d, SEQ_VALUES);
+    hd->bytes = hd->d->cache_bytes + (hd->d->text ? hd->d->size : 0) + hd->d->parts_bytes;
     NODE(h, id)->size = hd->d->size;
     NODE(h, id)->state = S_OK;
     if (hd->d->perm != HPC_PERM_ALL)

@@ -43,21 +43,23 @@ typedef enum {
     DS_FAST,    /* pread at H5Dget_offset */
     DS_TEXT,    /* variable-length strings rendered as lines at open */
     DS_REFUSED, /* no NumPy image in h5py (hpc_h5t_refusal): reads fail with EIO */
-    DS_SEQ,     /* variable-length sequences: a directory of values and offsets */
+    DS_SEQ,     /* sequences, compounds with variable members: a directory of parts */
 } ds_kind;
 
-/* DS_SEQ: the sequences read at open (hdf5_vlen.c), as Arrow's list arrays
- * lay them out: every element's values in order, and nelem + 1 offsets. */
-typedef struct h5_seq {
-    uint8_t *values;               /* nvalues elements of vesize bytes */
-    uint64_t nvalues;
-    size_t vesize;
-    int64_t *offsets;              /* nelem + 1, little-endian */
-    char *vdtype;                  /* NumPy dtype of the values */
-} h5_seq;
-
-/* The entries of a DS_SEQ directory, in name order. */
-enum { SEQ_OFFSETS = 0, SEQ_VALUES, SEQ_PARTS };
+/* DS_SEQ: a dataset served as a directory of parts rendered at open
+ * (hdf5_vlen.c): part 0 is the dataset itself, every directory part's
+ * entries are the parts first .. first + n - 1, in the order listed
+ * (sequences: offsets, values; compounds: the members). */
+typedef struct h5_part {
+    char *name;                    /* its entry's name (part 0: none) */
+    int dir;
+    uint32_t first, n;             /* a directory: its entries */
+    uint8_t *bytes;                /* a file: its size bytes */
+    uint64_t size;
+    char *dtype, *shape;           /* user.dtype, user.shape */
+    const char *extra_name;        /* "user.vlen", "user.h5ref" or NULL */
+    char *extra;
+} h5_part;
 
 typedef struct h5_dset {
     hid_t id;
@@ -74,7 +76,8 @@ typedef struct h5_dset {
     uint64_t size;                 /* bytes of the file */
     uint64_t addr;                 /* DS_FAST: file offset of the raw data */
     char *text;                    /* DS_TEXT */
-    h5_seq seq;                    /* DS_SEQ */
+    GArray *parts;                 /* DS_SEQ: h5_part */
+    uint64_t parts_bytes;          /* what they hold */
     hid_t dxpl;                    /* transfer list of reads; 0: H5P_DEFAULT */
     char *ref;                     /* references: "object" or "region" (user.h5ref) */
     char *shape, *dtype, *layout, *filters, *chunks, *note;
@@ -152,10 +155,11 @@ typedef struct h5 {
 #define NARROWED 0x10000u          /* in h->narrowed: a value, never NULL */
 
 /* the lazy tree (hdf5_tree.c) */
-/* K_VLEN: a dataset of variable-length sequences, a directory whose
- * entries are K_PART nodes (idx SEQ_OFFSETS, SEQ_VALUES) */
+/* K_VLEN: a dataset served as a directory (DS_SEQ) whose entries are
+ * K_PART nodes (files) and K_PDIR nodes (directories): addr is the index
+ * of their part, idx of their entry */
 /* K_ELINK: an external link, a symlink (hdf5_tree.c elink_target) */
-enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED, K_VLEN, K_PART, K_ELINK };
+enum { K_GROUP = 1, K_DATASET, K_SOFT, K_GLINK, K_DAMAGED, K_VLEN, K_PART, K_ELINK, K_PDIR };
 enum { S_NEW = 0, S_OK, S_BAD };
 
 #define NODE(h, i) (&g_array_index((h)->nodes, h5_node, (i)))
@@ -190,6 +194,7 @@ int h5_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
 int h5_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
 int h5_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx);
 int h5_readlink(hpc_container *c, hpc_ino ino, char **target);
+uint32_t h5_part_dataset(h5 *h, uint32_t id);
 
 /* hdf5_handle.c */
 void h5_handle_close(h5 *h, h5_handle *hd);
@@ -229,17 +234,25 @@ const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr);
 const GArray *h5_nctypes(h5 *h);
 void h5_ncdims_free(h5 *h);
 
-/* hdf5_vlen.c: variable-length sequences and references */
+/* hdf5_vlen.c: variable-length data and references */
 /** Leave d out (DS_NONE) with note (taken), and a warning in .info when
  *  warn. */
 void h5_dset_leave_out(h5 *h, h5_dset *d, int warn, char *note);
-int h5_seq_render(h5 *h, h5_dset *d, hid_t ftype);
-void h5_seq_clear(h5_seq *s);
-uint64_t h5_seq_part_size(const h5_dset *d, int part);
-int h5_seq_read(const h5_dset *d, int part, void *buf, size_t len, uint64_t off);
+/** Is a dataset of file type t a directory of parts (docs/hdf5.md)? */
+int h5_type_is_dir(hid_t t);
+/** Does file type t hold variable-length data or references? */
+int h5_type_has_var(hid_t t);
+/** Render dataset d of a type holding variable-length data or references
+ *  in a sequence, compound or array: DS_SEQ (or DS_TEXT for an array of
+ *  strings or references). */
+int h5_parts_render(h5 *h, h5_dset *d, hid_t ftype);
+void h5_parts_free(GArray *parts);
+/** Part i of d, or NULL. */
+const h5_part *h5_part_of(const h5_dset *d, uint64_t i);
 int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype);
-/* the dtype and shape of entry part of a DS_SEQ dataset (g_free them) */
-void h5_seq_part_xattrs(const h5_dset *d, int part, char **dtype, char **shape);
+/** Reference ref (an object one, or a region one when region) of d's file
+ *  as a line appended to t; names caches the paths of objects. */
+int h5_ref_text(h5_dset *d, GHashTable *names, int region, const void *ref, GString *t);
 
 /* hdf5_data.c */
 int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf);

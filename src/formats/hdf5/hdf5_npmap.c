@@ -504,7 +504,10 @@ static void np_member(hid_t ft, hid_t mt, const char *name, GString *o, int dept
 static void np_compound(hid_t t, hid_t m, GString *o, int depth)
 {
     int nm = H5Tget_nmembers(t);
-    gboolean packed = is_packed(t, m);
+    /* object members (pointers in m) have NumPy's size, not m's: listed
+     * in order, NumPy places them */
+    gboolean packed = is_packed(t, m) || H5Tdetect_class(m, H5T_VLEN) > 0 ||
+                      H5Tdetect_class(m, H5T_REFERENCE) > 0;
     GString *names = g_string_new(NULL), *formats = g_string_new(NULL), *offsets = g_string_new(NULL);
     for (int i = 0; i < nm; i++) {
         hid_t ft;
@@ -545,6 +548,9 @@ static void np_literal(hid_t t, hid_t m, GString *o, int depth)
     size_t part;
     if (depth > HPC_H5T_MAX_DEPTH) {
         g_string_append(o, "'|V0'");
+    } else if (H5Tget_class(m) == H5T_VLEN || H5Tget_class(m) == H5T_REFERENCE ||
+               (H5Tget_class(m) == H5T_STRING && H5Tis_variable_str(m) > 0)) {
+        g_string_append(o, "'O'");  /* an object member (a directory's parts) */
     } else if (H5Tget_class(t) == H5T_ARRAY) {
         np_array(t, m, o, depth);
     } else if (hpc_h5t_is_complex(t, &part)) {

@@ -130,6 +130,8 @@ static int msg_dtype(walk *w, const uint8_t *p, size_t n)
     int mem = cls == T_COMPOUND || cls == T_REFERENCE || cls == T_VLEN || cls == T_ARRAY;
     w->o->tsize = mem ? 0 : hpc_le32(p + 4);
     w->o->seq = cls == T_VLEN && (p[1] & 0x0f) == 0;   /* class bits: 0 sequence, 1 string */
+    if (cls == T_COMPOUND || cls == T_ARRAY)
+        w->o->seq = -1;            /* a directory when it holds variable-length data */
     return HPC_OK;
 }
 

@@ -37,7 +37,8 @@ typedef struct hpc_h5ohdr {
     uint32_t tsize;                     /* dataset: its type's bytes, 0: not known here */
     int seq;                            /* dataset: a variable-length sequence (not a
                                            string) 1, other 0, not known here (a
-                                           committed type) -1 */
+                                           committed type, a compound or an array,
+                                           which may hold one) -1 */
 } hpc_h5ohdr;
 
 /** The file's addressing: base address (the superblock's offset) and the

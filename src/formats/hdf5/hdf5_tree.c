@@ -256,15 +256,15 @@ static int object_info(h5 *h, hid_t g, const link_ent *e, H5G_obj_t *type, uint3
     return HPC_OK;
 }
 
-/* Is dataset `name` of group g of a variable-length sequence type (a
- * directory, docs/hdf5.md)?  Asked of libhdf5 where the object header did
- * not say (a committed type); a dataset it cannot open is a file, whose
- * reads then fail. */
+/* Is dataset `name` of group g a directory (a sequence, a compound
+ * holding variable-length data: docs/hdf5.md)?  Asked of libhdf5 where
+ * the object header did not say (a committed type, a compound, an
+ * array); a dataset it cannot open is a file, whose reads then fail. */
 static int dset_is_seq(hid_t g, const char *name, hid_t dapl)
 {
     hid_t d = H5Dopen2(g, name, dapl);
     hid_t t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
-    int seq = t >= 0 && H5Tget_class(t) == H5T_VLEN;
+    int seq = t >= 0 && h5_type_is_dir(t);
     if (t >= 0)
         H5Tclose(t);
     if (d >= 0)
@@ -470,20 +470,48 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
     return l;
 }
 
-/* The listing of a dataset of sequences (K_VLEN): its two parts. */
-static h5_list *list_seq(h5 *h, uint32_t dir)
+/* The dataset node a part node id belongs to. */
+uint32_t h5_part_dataset(h5 *h, uint32_t id)
 {
-    static const char names[] = "offsets\0values";
+    while (NODE(h, id)->kind == K_PART || NODE(h, id)->kind == K_PDIR)
+        id = NODE(h, id)->parent;
+    return id;
+}
+
+/* The entries of directory part p as a listing of dir (in the part's
+ * order: a compound's members as the file has them). */
+static h5_list *list_part_entries(h5 *h, uint32_t dir, const h5_dset *d, const h5_part *p)
+{
     h5_list *l = g_new0(h5_list, 1);
-    l->n = SEQ_PARTS;
-    l->child = g_new0(uint32_t, SEQ_PARTS);
-    l->name_at = g_new0(uint32_t, SEQ_PARTS);
-    l->name_at[SEQ_VALUES] = sizeof "offsets";
-    l->names = g_memdup2(names, sizeof names);
+    GString *names = g_string_new(NULL);
+    uint32_t n = p && p->dir ? p->n : 0, first = n ? p->first : 0;
+    l->n = n;
+    l->unsorted = 1;
+    l->child = g_new0(uint32_t, n + 1);
+    l->name_at = g_new0(uint32_t, n + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        const h5_part *e = h5_part_of(d, first + i);
+        l->name_at[i] = (uint32_t)names->len;
+        g_string_append_len(names, e->name, (gssize)strlen(e->name) + 1);
+        l->child[i] = h5_node_new(h, e->dir ? K_PDIR : K_PART, first + i, dir, i);
+    }
+    l->names = g_string_free(names, FALSE);
     g_hash_table_insert(h->lists, GUINT_TO_POINTER(dir), l);
-    for (uint32_t i = 0; i < SEQ_PARTS; i++)
-        l->child[i] = h5_node_new(h, K_PART, 0, dir, i);
     return l;
+}
+
+/* The listing of a directory dataset (K_VLEN) or of one of its directory
+ * parts (K_PDIR): rendered when the dataset is described. */
+static int list_parts(h5 *h, uint32_t dir, h5_list **out)
+{
+    h5_handle *hd;
+    int rc = h5_handle_get(h, h5_part_dataset(h, dir), &hd);
+    if (rc != HPC_OK)
+        return rc;
+    uint64_t pi = NODE(h, dir)->kind == K_PDIR ? NODE(h, dir)->addr : 0;
+    *out = list_part_entries(h, dir, hd->d, h5_part_of(hd->d, pi));
+    h5_handle_put(h, hd);
+    return HPC_OK;
 }
 
 /* The listing of group node dir, made on first use; HPC_E_IO for a group
@@ -492,10 +520,8 @@ int h5_list_group(h5 *h, uint32_t dir, h5_list **out)
 {
     h5_list *l = g_hash_table_lookup(h->lists, GUINT_TO_POINTER(dir));
     *out = NULL;
-    if (!l && NODE(h, dir)->kind == K_VLEN) {
-        *out = list_seq(h, dir);
-        return HPC_OK;
-    }
+    if (!l && (NODE(h, dir)->kind == K_VLEN || NODE(h, dir)->kind == K_PDIR))
+        return list_parts(h, dir, out);
     if (!l) {
         GArray *ents = g_array_new(FALSE, FALSE, sizeof(link_ent));
         hsize_t at = 0;
@@ -558,15 +584,16 @@ static uint32_t dset_bits(h5 *h, uint32_t id)
     return v ? GPOINTER_TO_UINT(v) & HPC_PERM_ALL : HPC_PERM_ALL;
 }
 
-/* An entry of a dataset of sequences: its size once the dataset is read. */
+/* A file part of a directory dataset: its size once the dataset is read. */
 static int part_stat(h5 *h, uint32_t id, hpc_stat *st)
 {
-    uint32_t ds = NODE(h, id)->parent;
+    uint32_t ds = h5_part_dataset(h, id);
     h5_handle *hd;
     int rc = h5_handle_get(h, ds, &hd);
     if (rc != HPC_OK)
         return rc;
-    NODE(h, id)->size = h5_seq_part_size(hd->d, (int)NODE(h, id)->idx);
+    const h5_part *p = h5_part_of(hd->d, NODE(h, id)->addr);
+    NODE(h, id)->size = p ? p->size : 0;
     NODE(h, id)->state = S_OK;
     h5_handle_put(h, hd);
     st->mode = hpc_perm_mode(HPC_MODE_FILE, dset_bits(h, ds));
@@ -577,7 +604,7 @@ static int part_stat(h5 *h, uint32_t id, hpc_stat *st)
 
 static int is_dir(uint8_t kind)
 {
-    return kind == K_GROUP || kind == K_VLEN;
+    return kind == K_GROUP || kind == K_VLEN || kind == K_PDIR;
 }
 
 static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
@@ -607,6 +634,7 @@ static int node_stat(h5 *h, uint32_t id, hpc_stat *st)
         st->nlink = NODE(h, id)->nlink;
         return HPC_OK;
     case K_VLEN:
+    case K_PDIR:
         st->mode = HPC_MODE_DIR;
         return HPC_OK;
     case K_PART:
