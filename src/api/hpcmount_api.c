@@ -493,7 +493,7 @@ int hpcmount_refs_progress(hpcmount *h, const char *path, uint64_t inline_max,
                            void (*progress)(void *ctx, uint64_t nodes), void *ctx,
                            char **json, size_t *len)
 {
-    hpc_refs_opts o = { inline_max, progress, ctx };
+    hpc_refs_opts o = { inline_max, progress, ctx, &h->opts };
     GString *out = g_string_new(NULL);
     GError *err = NULL;
     *json = NULL;

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "hpc_bytes.h"
@@ -726,6 +727,101 @@ static int linked_dir(hpc_refs *r, const hpc_stat *st, const char *key, const ch
     return rc;
 }
 
+/* Whether file lies in the directory the references may name files in:
+ * that of the file given, or one below it. */
+static gboolean ext_allowed(hpc_refs *r, const char *file)
+{
+    char *real = realpath(file, NULL);
+    gboolean yes = real && r->xdir && g_str_has_prefix(real, r->xdir) &&
+                   real[strlen(r->xdir)] == '/';
+    free(real);
+    return yes;
+}
+
+/* The mount of file, opened on first use; NULL and *why when it cannot be. */
+static hpc_mount *ext_mount(hpc_refs *r, const char *file, const char **why)
+{
+    hpc_mount *xm = g_hash_table_lookup(r->xmounts, file);
+    GError *err = NULL;
+    if (xm)
+        return xm;
+    if (hpc_mount_open(file, r->o.mount_opts, &xm, &err) == HPC_OK) {
+        g_hash_table_insert(r->xmounts, g_strdup(file), xm);
+        return xm;
+    }
+    char *w = g_strdup_printf("an HDF5 external link to a file that cannot be opened: %s",
+                              err ? err->message : "?");
+    *why = g_string_chunk_insert(r->texts, w);
+    g_free(w);
+    g_clear_error(&err);
+    return NULL;
+}
+
+/* The object x in mount xm (node st, its path there real), walked under
+ * key as if it were here: with xm's nodes, inodes and .info. */
+static int ext_walk(hpc_refs *r, hpc_mount *xm, const hpc_stat *st, const char *real,
+                    const char *key, const char *name, GString *notes)
+{
+    hpc_mount *m = r->m;
+    GHashTable *walking = r->walking;
+    char *info = r->info;
+    uint64_t before = r->nodes;
+    r->m = xm;
+    r->walking = g_hash_table_new(g_int64_hash, g_int64_equal);
+    r->info = NULL;
+    r->xdepth++;
+    int rc = S_ISDIR(st->mode) ? walk_dir(r, st, key, real) : do_array(r, st, key, name, notes);
+    r->xdepth--;
+    g_free(r->info);
+    r->info = info;
+    g_hash_table_destroy(r->walking);
+    r->walking = walking;
+    r->m = m;
+    r->linked += r->nodes - before + 1;
+    return rc;
+}
+
+/* A symbolic link out of the tree that is an HDF5 external link the
+ * reader followed as libnetcdf does (r->xlinks, by its path from the
+ * root): the object in the other file, under the link's name (*done);
+ * a note when that file is out of bounds or unreadable, the object
+ * missing, or the link leads into what it is in (a cycle). */
+static int external(hpc_refs *r, const char *key, const char *name, GString *notes, int *done)
+{
+    char *top = g_strdup_printf("%s%s%s", r->root_path, strcmp(r->root_path, "/") ? "/" : "", key);
+    const hpc_refs_xlink *x = r->xlinks ? g_hash_table_lookup(r->xlinks, top) : NULL;
+    const char *why = NULL;
+    char *real = NULL, *id = NULL;
+    hpc_mount *xm = NULL;
+    hpc_stat st;
+    int rc = HPC_OK;
+    g_free(top);
+    *done = x != NULL;
+    if (!x)
+        return HPC_OK;
+    if (!ext_allowed(r, x->file))
+        why = "an HDF5 external link to a file outside the directory of the file given";
+    else if ((xm = ext_mount(r, x->file, &why)) && follow(xm, x->obj, &st, &real) != HPC_OK)
+        why = "an HDF5 external link to nothing in its file";
+    if (!why) {
+        id = g_strdup_printf("%s//%s", x->file, real);
+        if (g_hash_table_contains(r->xwalking, id) || r->xdepth >= HPC_MAX_LINKS)
+            why = "an HDF5 external link to a group it is in (a cycle)";
+        else if (r->linked > MAX_LINKED)
+            why = "an HDF5 external link, past the bound of nodes walked again through links";
+    }
+    if (why) {
+        hpc_refs_note(r, notes, name, why);
+    } else {
+        g_hash_table_add(r->xwalking, id);
+        rc = ext_walk(r, xm, &st, real, key, name, notes);
+        g_hash_table_remove(r->xwalking, id);
+    }
+    g_free(id);
+    g_free(real);
+    return rc;
+}
+
 /* One entry of a directory. */
 static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *path,
                     GString *notes)
@@ -745,7 +841,10 @@ static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *pat
         goto out;
     }
     if (S_ISLNK(st.mode) && follow(r->m, sub, &st, &real) != HPC_OK) {
-        hpc_refs_note(r, notes, e->name, "a symbolic link to nothing inside the tree");
+        int done = 0;
+        rc = external(r, subkey, e->name, notes, &done);
+        if (!done)
+            hpc_refs_note(r, notes, e->name, "a symbolic link to nothing inside the tree");
         goto out;
     }
     if (S_ISDIR(st.mode) && S_ISLNK(e->st.mode))
@@ -836,6 +935,57 @@ out:
 
 /* ---- entry point --------------------------------------------------------- */
 
+/* A file alone whose reader follows HDF5 external links: the references
+ * may name the files in its directory and below. */
+static void ext_begin(hpc_refs *r)
+{
+    if (!r->o.mount_opts || hpc_mount_is_directory(r->m))
+        return;
+    char *dir = g_path_get_dirname(r->source);
+    r->xdir = realpath(dir, NULL);
+    g_free(dir);
+    hpc_refs_ext_load(r);
+}
+
+/* A root path through an HDF5 external link (the longest one of
+ * r->xlinks it starts with): its node *st in the other file's mount,
+ * which the walk then reads (r->m), and its path there *real. */
+static int ext_root(hpc_refs *r, hpc_stat *st, char **real)
+{
+    char *p = g_strdup(r->root_path);
+    const hpc_refs_xlink *x = NULL;
+    const char *why = NULL;
+    hpc_mount *xm = NULL;
+    int rc = HPC_E_NOENT;
+    while (r->xlinks && !x && p[0]) {
+        x = g_hash_table_lookup(r->xlinks, p);
+        if (!x)
+            *strrchr(p, '/') = '\0';
+    }
+    if (x && ext_allowed(r, x->file) && (xm = ext_mount(r, x->file, &why))) {
+        char *in = g_strconcat(x->obj, "/", r->root_path + strlen(p), NULL);
+        rc = follow(xm, in, st, real);
+        g_free(in);
+    }
+    if (rc == HPC_OK) {
+        r->m = xm;
+        r->xdepth = 1;
+    }
+    g_free(p);
+    return rc;
+}
+
+static void ext_end(hpc_refs *r)
+{
+    if (r->xlinks)
+        g_hash_table_destroy(r->xlinks);
+    if (r->xdims)
+        g_hash_table_destroy(r->xdims);
+    g_hash_table_destroy(r->xwalking);
+    g_hash_table_destroy(r->xmounts);
+    free(r->xdir);
+}
+
 static void finish(hpc_refs *r, GString *out)
 {
     g_string_append(out, "{\"version\": 1, \"templates\": {");
@@ -874,15 +1024,21 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
                    .tmpl_paths = g_ptr_array_new_with_free_func(g_free),
                    .texts = g_string_chunk_new(1024),
                    .gdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
-                   .walking = g_hash_table_new(g_int64_hash, g_int64_equal) };
+                   .walking = g_hash_table_new(g_int64_hash, g_int64_equal),
+                   .xmounts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                                    (GDestroyNotify)hpc_mount_close),
+                   .xwalking = g_hash_table_new(g_str_hash, g_str_equal) };
     if (o)
         r.o = *o;
     else
         r.o.inline_max = HPC_REFS_INLINE_DEFAULT;
     r.source = hpc_mount_source(m);
+    ext_begin(&r);
     hpc_stat st;
     char *real = NULL;
     int rc = follow(m, r.root_path, &st, &real);
+    if (rc == HPC_E_NOENT)
+        rc = ext_root(&r, &st, &real);
     if (rc != HPC_OK)
         r.failed_at = g_strdup(r.root_path);
     else if (S_ISDIR(st.mode))
@@ -900,6 +1056,7 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     g_string_chunk_free(r.texts);
     g_hash_table_destroy(r.gdims);
     g_hash_table_destroy(r.walking);
+    ext_end(&r);
     g_hash_table_destroy(r.tmpl);
     g_ptr_array_free(r.tmpl_paths, TRUE);
     g_string_free(r.refs, TRUE);
