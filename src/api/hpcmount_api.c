@@ -179,7 +179,7 @@ int hpcmount_resolve_follow(hpcmount *h, const char *path, int follow_last,
                             hpcmount_stat *out)
 {
     hpc_stat st;
-    int rc = hpc_mount_resolve_follow(h->m, path, follow_last != 0, &st);
+    int rc = hpc_mount_resolve_follow(h->m, path, follow_last != 0, &st, NULL);
     if (rc == HPC_OK)
         export_stat(h, &st, out);
     return fail(rc, path);

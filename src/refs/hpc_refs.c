@@ -600,72 +600,6 @@ static void dent_clear(void *p)
     g_free(((dent *)p)->name);
 }
 
-/* The components of path onto the head of q, in order. */
-static void push_parts(GQueue *q, const char *path)
-{
-    gchar **p = g_strsplit(path, "/", -1);
-    for (guint i = g_strv_length(p); i > 0; i--)
-        g_queue_push_head(q, g_strdup(p[i - 1]));
-    g_strfreev(p);
-}
-
-/* One step of follow(): component part of the path resolved so far (cur,
- * node st), a symbolic link's target put in front of the rest (todo). */
-static int follow_step(hpc_mount *m, GString *cur, hpc_stat *st, const char *part,
-                       GQueue *todo, int *hops)
-{
-    if (!strcmp(part, "..")) {
-        char *slash = strrchr(cur->str, '/');
-        if (!cur->len)
-            return HPC_E_NOENT;   /* above the root: not the root again (a wrong object) */
-        g_string_truncate(cur, slash ? (gsize)(slash - cur->str) : 0);
-        return hpc_mount_resolve(m, cur->len ? cur->str : "/", st);
-    }
-    if (!part[0] || !strcmp(part, "."))
-        return HPC_OK;
-    hpc_stat dir = *st;
-    int rc = hpc_mount_lookup(m, st->ino, part, st);
-    if (rc != HPC_OK || !S_ISLNK(st->mode)) {
-        if (rc == HPC_OK)
-            g_string_append_printf(cur, "/%s", part);
-        return rc;
-    }
-    char *target = NULL;
-    rc = ++*hops > HPC_MAX_LINKS ? HPC_E_LOOP : hpc_mount_readlink(m, st->ino, &target);
-    if (rc == HPC_OK && target[0] == '/') {
-        g_string_truncate(cur, 0);
-        rc = hpc_mount_resolve(m, "/", st);
-    } else {
-        *st = dir;
-    }
-    if (rc == HPC_OK)
-        push_parts(todo, target);
-    g_free(target);
-    return rc;
-}
-
-/* Path resolved inside the tree with every symbolic link on it followed
- * (GSD frames lend frame 0's chunks this way, HDF5 soft links name
- * groups), at most HPC_MAX_LINKS of them; *real (if not NULL): the node's
- * own path. */
-static int follow(hpc_mount *m, const char *path, hpc_stat *st, char **real)
-{
-    GString *cur = g_string_new(NULL);
-    GQueue todo = G_QUEUE_INIT;
-    int hops = 0, rc = hpc_mount_resolve(m, "/", st);
-    push_parts(&todo, path);
-    while (rc == HPC_OK && !g_queue_is_empty(&todo)) {
-        char *part = g_queue_pop_head(&todo);
-        rc = follow_step(m, cur, st, part, &todo, &hops);
-        g_free(part);
-    }
-    g_queue_clear_full(&todo, g_free);
-    if (real && rc == HPC_OK)
-        *real = g_strdup(cur->len ? cur->str : "/");
-    g_string_free(cur, TRUE);
-    return rc;
-}
-
 static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const char *path);
 
 /* The root's .info (once), where readers name damaged nodes and why. */
@@ -801,7 +735,8 @@ static int external(hpc_refs *r, const char *key, const char *name, GString *not
         return HPC_OK;
     if (!ext_allowed(r, x->file))
         why = "an HDF5 external link to a file outside the directory of the file given";
-    else if ((xm = ext_mount(r, x->file, &why)) && follow(xm, x->obj, &st, &real) != HPC_OK)
+    else if ((xm = ext_mount(r, x->file, &why)) &&
+             hpc_mount_resolve_follow(xm, x->obj, TRUE, &st, &real) != HPC_OK)
         why = "an HDF5 external link to nothing in its file";
     if (!why) {
         id = g_strdup_printf("%s//%s", x->file, real);
@@ -840,7 +775,9 @@ static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *pat
             hpc_refs_note(r, notes, e->name, "zarr keys may not start with a dot");
         goto out;
     }
-    if (S_ISLNK(st.mode) && follow(r->m, sub, &st, &real) != HPC_OK) {
+    /* every link on it followed (GSD frames lend frame 0's chunks this
+     * way, HDF5 soft links name groups) */
+    if (S_ISLNK(st.mode) && hpc_mount_resolve_follow(r->m, sub, TRUE, &st, &real) != HPC_OK) {
         int done = 0;
         rc = external(r, subkey, e->name, notes, &done);
         if (!done)
@@ -964,7 +901,7 @@ static int ext_root(hpc_refs *r, hpc_stat *st, char **real)
     }
     if (x && ext_allowed(r, x->file) && (xm = ext_mount(r, x->file, &why))) {
         char *in = g_strconcat(x->obj, "/", r->root_path + strlen(p), NULL);
-        rc = follow(xm, in, st, real);
+        rc = hpc_mount_resolve_follow(xm, in, TRUE, st, real);
         g_free(in);
     }
     if (rc == HPC_OK) {
@@ -1036,7 +973,7 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     ext_begin(&r);
     hpc_stat st;
     char *real = NULL;
-    int rc = follow(m, r.root_path, &st, &real);
+    int rc = hpc_mount_resolve_follow(m, r.root_path, TRUE, &st, &real);
     if (rc == HPC_E_NOENT)
         rc = ext_root(&r, &st, &real);
     if (rc != HPC_OK)
