@@ -722,7 +722,8 @@ static int ext_walk(hpc_refs *r, hpc_mount *xm, const hpc_stat *st, const char *
  * missing, or the link leads into what it is in (a cycle). */
 static int external(hpc_refs *r, const char *key, const char *name, GString *notes, int *done)
 {
-    char *top = g_strdup_printf("%s%s%s", r->root_path, strcmp(r->root_path, "/") ? "/" : "", key);
+    char *in = g_build_filename(r->root_path, key, NULL);
+    char *top = g_canonicalize_filename(in, "/");
     const hpc_refs_xlink *x = r->xlinks ? g_hash_table_lookup(r->xlinks, top) : NULL;
     const char *why = NULL;
     char *real = NULL, *id = NULL;
@@ -730,6 +731,7 @@ static int external(hpc_refs *r, const char *key, const char *name, GString *not
     hpc_stat st;
     int rc = HPC_OK;
     g_free(top);
+    g_free(in);
     *done = x != NULL;
     if (!x)
         return HPC_OK;
@@ -889,18 +891,15 @@ static void ext_begin(hpc_refs *r)
  * which the walk then reads (r->m), and its path there *real. */
 static int ext_root(hpc_refs *r, hpc_stat *st, char **real)
 {
-    char *p = g_strdup(r->root_path);
+    char *path = g_canonicalize_filename(r->root_path, "/"), *p = g_strdup(path), *slash;
     const hpc_refs_xlink *x = NULL;
     const char *why = NULL;
     hpc_mount *xm = NULL;
     int rc = HPC_E_NOENT;
-    while (r->xlinks && !x && p[0]) {
-        x = g_hash_table_lookup(r->xlinks, p);
-        if (!x)
-            *strrchr(p, '/') = '\0';
-    }
+    while (r->xlinks && !(x = g_hash_table_lookup(r->xlinks, p)) && (slash = strrchr(p, '/')))
+        *slash = '\0';
     if (x && ext_allowed(r, x->file) && (xm = ext_mount(r, x->file, &why))) {
-        char *in = g_strconcat(x->obj, "/", r->root_path + strlen(p), NULL);
+        char *in = g_strconcat(x->obj, "/", path + strlen(p), NULL);
         rc = hpc_mount_resolve_follow(xm, in, TRUE, st, real);
         g_free(in);
     }
@@ -908,6 +907,7 @@ static int ext_root(hpc_refs *r, hpc_stat *st, char **real)
         r->m = xm;
         r->xdepth = 1;
     }
+    g_free(path);
     g_free(p);
     return rc;
 }

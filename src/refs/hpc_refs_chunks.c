@@ -722,7 +722,9 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
  * its own file's. */
 static void ext_dims(hpc_refs *r, const char *path, GArray **dims)
 {
-    const GArray *x = g_hash_table_lookup(r->xdims, path);
+    char *p = g_canonicalize_filename(path, "/");
+    const GArray *x = g_hash_table_lookup(r->xdims, p);
+    g_free(p);
     if (*dims)
         g_array_free(*dims, TRUE);
     *dims = NULL;
