@@ -179,7 +179,7 @@ int hpcmount_resolve_follow(hpcmount *h, const char *path, int follow_last,
                             hpcmount_stat *out)
 {
     hpc_stat st;
-    int rc = hpc_mount_resolve_follow(h->m, path, follow_last != 0, &st);
+    int rc = hpc_mount_resolve_follow(h->m, path, follow_last != 0, &st, NULL);
     if (rc == HPC_OK)
         export_stat(h, &st, out);
     return fail(rc, path);
@@ -493,7 +493,7 @@ int hpcmount_refs_progress(hpcmount *h, const char *path, uint64_t inline_max,
                            void (*progress)(void *ctx, uint64_t nodes), void *ctx,
                            char **json, size_t *len)
 {
-    hpc_refs_opts o = { inline_max, progress, ctx };
+    hpc_refs_opts o = { inline_max, progress, ctx, &h->opts };
     GString *out = g_string_new(NULL);
     GError *err = NULL;
     *json = NULL;

@@ -717,9 +717,11 @@ static int follow_step(hpc_mount *m, GArray *stack, GQueue *todo, const char *na
     return rc;
 }
 
-int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_last, hpc_stat *st)
+int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_last, hpc_stat *st,
+                             char **real)
 {
     GArray *stack = g_array_new(FALSE, FALSE, sizeof(hpc_stat));
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);   /* of stack[1..] */
     GQueue todo = G_QUEUE_INIT;
     int hops = 0, rc = hpc_mount_getattr(m, HPC_INO_ROOT, st);
     g_array_append_val(stack, *st);
@@ -727,11 +729,22 @@ int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_las
     char *name;
     while (rc == HPC_OK && (name = g_queue_pop_head(&todo))) {
         rc = follow_step(m, stack, &todo, name, follow_last, &hops);
+        if (stack->len - 1 < names->len)        /* "..", or an absolute target */
+            g_ptr_array_set_size(names, (gint)stack->len - 1);
+        if (stack->len - 1 > names->len)        /* a step down */
+            g_ptr_array_add(names, g_strdup(name));
         g_free(name);
     }
     if (rc == HPC_OK)
         *st = g_array_index(stack, hpc_stat, stack->len - 1);
+    if (rc == HPC_OK && real) {
+        g_ptr_array_add(names, NULL);
+        char *j = g_strjoinv("/", (char **)names->pdata);
+        *real = g_strconcat("/", j, NULL);
+        g_free(j);
+    }
     g_queue_clear_full(&todo, g_free);
+    g_ptr_array_free(names, TRUE);
     g_array_free(stack, TRUE);
     return rc;
 }

@@ -66,8 +66,10 @@ int hpc_mount_resolve(hpc_mount *m, const char *path, hpc_stat *st);
  *  component followed (the last one too when follow_last), relative targets
  *  from the link's directory, absolute ones from the root.  ".." above the
  *  root is HPC_E_NOENT (it leaves the tree, e.g. an external link of a file
- *  alone), more than HPC_MAX_LINKS links HPC_E_LOOP. */
-int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_last, hpc_stat *st);
+ *  alone), more than HPC_MAX_LINKS links HPC_E_LOOP.  *real (when real is
+ *  not NULL; g_free it): the node's own path, "/" for the root. */
+int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_last, hpc_stat *st,
+                             char **real);
 /** hpc_container_chunks of the container holding ino. */
 int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out);
 

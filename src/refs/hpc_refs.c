@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "hpc_bytes.h"
@@ -599,72 +600,6 @@ static void dent_clear(void *p)
     g_free(((dent *)p)->name);
 }
 
-/* The components of path onto the head of q, in order. */
-static void push_parts(GQueue *q, const char *path)
-{
-    gchar **p = g_strsplit(path, "/", -1);
-    for (guint i = g_strv_length(p); i > 0; i--)
-        g_queue_push_head(q, g_strdup(p[i - 1]));
-    g_strfreev(p);
-}
-
-/* One step of follow(): component part of the path resolved so far (cur,
- * node st), a symbolic link's target put in front of the rest (todo). */
-static int follow_step(hpc_mount *m, GString *cur, hpc_stat *st, const char *part,
-                       GQueue *todo, int *hops)
-{
-    if (!strcmp(part, "..")) {
-        char *slash = strrchr(cur->str, '/');
-        if (!cur->len)
-            return HPC_E_NOENT;   /* above the root: not the root again (a wrong object) */
-        g_string_truncate(cur, slash ? (gsize)(slash - cur->str) : 0);
-        return hpc_mount_resolve(m, cur->len ? cur->str : "/", st);
-    }
-    if (!part[0] || !strcmp(part, "."))
-        return HPC_OK;
-    hpc_stat dir = *st;
-    int rc = hpc_mount_lookup(m, st->ino, part, st);
-    if (rc != HPC_OK || !S_ISLNK(st->mode)) {
-        if (rc == HPC_OK)
-            g_string_append_printf(cur, "/%s", part);
-        return rc;
-    }
-    char *target = NULL;
-    rc = ++*hops > HPC_MAX_LINKS ? HPC_E_LOOP : hpc_mount_readlink(m, st->ino, &target);
-    if (rc == HPC_OK && target[0] == '/') {
-        g_string_truncate(cur, 0);
-        rc = hpc_mount_resolve(m, "/", st);
-    } else {
-        *st = dir;
-    }
-    if (rc == HPC_OK)
-        push_parts(todo, target);
-    g_free(target);
-    return rc;
-}
-
-/* Path resolved inside the tree with every symbolic link on it followed
- * (GSD frames lend frame 0's chunks this way, HDF5 soft links name
- * groups), at most HPC_MAX_LINKS of them; *real (if not NULL): the node's
- * own path. */
-static int follow(hpc_mount *m, const char *path, hpc_stat *st, char **real)
-{
-    GString *cur = g_string_new(NULL);
-    GQueue todo = G_QUEUE_INIT;
-    int hops = 0, rc = hpc_mount_resolve(m, "/", st);
-    push_parts(&todo, path);
-    while (rc == HPC_OK && !g_queue_is_empty(&todo)) {
-        char *part = g_queue_pop_head(&todo);
-        rc = follow_step(m, cur, st, part, &todo, &hops);
-        g_free(part);
-    }
-    g_queue_clear_full(&todo, g_free);
-    if (real && rc == HPC_OK)
-        *real = g_strdup(cur->len ? cur->str : "/");
-    g_string_free(cur, TRUE);
-    return rc;
-}
-
 static int walk_dir(hpc_refs *r, const hpc_stat *dir, const char *key, const char *path);
 
 /* The root's .info (once), where readers name damaged nodes and why. */
@@ -726,6 +661,104 @@ static int linked_dir(hpc_refs *r, const hpc_stat *st, const char *key, const ch
     return rc;
 }
 
+/* Whether file lies in the directory the references may name files in:
+ * that of the file given, or one below it. */
+static gboolean ext_allowed(hpc_refs *r, const char *file)
+{
+    char *real = realpath(file, NULL);
+    gboolean yes = real && r->xdir && g_str_has_prefix(real, r->xdir) &&
+                   real[strlen(r->xdir)] == '/';
+    free(real);
+    return yes;
+}
+
+/* The mount of file, opened on first use; NULL and *why when it cannot be. */
+static hpc_mount *ext_mount(hpc_refs *r, const char *file, const char **why)
+{
+    hpc_mount *xm = g_hash_table_lookup(r->xmounts, file);
+    GError *err = NULL;
+    if (xm)
+        return xm;
+    if (hpc_mount_open(file, r->o.mount_opts, &xm, &err) == HPC_OK) {
+        g_hash_table_insert(r->xmounts, g_strdup(file), xm);
+        return xm;
+    }
+    char *w = g_strdup_printf("an HDF5 external link to a file that cannot be opened: %s",
+                              err ? err->message : "?");
+    *why = g_string_chunk_insert(r->texts, w);
+    g_free(w);
+    g_clear_error(&err);
+    return NULL;
+}
+
+/* The object x in mount xm (node st, its path there real), walked under
+ * key as if it were here: with xm's nodes, inodes and .info. */
+static int ext_walk(hpc_refs *r, hpc_mount *xm, const hpc_stat *st, const char *real,
+                    const char *key, const char *name, GString *notes)
+{
+    hpc_mount *m = r->m;
+    GHashTable *walking = r->walking;
+    char *info = r->info;
+    uint64_t before = r->nodes;
+    r->m = xm;
+    r->walking = g_hash_table_new(g_int64_hash, g_int64_equal);
+    r->info = NULL;
+    r->xdepth++;
+    int rc = S_ISDIR(st->mode) ? walk_dir(r, st, key, real) : do_array(r, st, key, name, notes);
+    r->xdepth--;
+    g_free(r->info);
+    r->info = info;
+    g_hash_table_destroy(r->walking);
+    r->walking = walking;
+    r->m = m;
+    r->linked += r->nodes - before + 1;
+    return rc;
+}
+
+/* A symbolic link out of the tree that is an HDF5 external link the
+ * reader followed as libnetcdf does (r->xlinks, by its path from the
+ * root): the object in the other file, under the link's name (*done);
+ * a note when that file is out of bounds or unreadable, the object
+ * missing, or the link leads into what it is in (a cycle). */
+static int external(hpc_refs *r, const char *key, const char *name, GString *notes, int *done)
+{
+    char *in = g_build_filename(r->root_path, key, NULL);
+    char *top = g_canonicalize_filename(in, "/");
+    const hpc_refs_xlink *x = r->xlinks ? g_hash_table_lookup(r->xlinks, top) : NULL;
+    const char *why = NULL;
+    char *real = NULL, *id = NULL;
+    hpc_mount *xm = NULL;
+    hpc_stat st;
+    int rc = HPC_OK;
+    g_free(top);
+    g_free(in);
+    *done = x != NULL;
+    if (!x)
+        return HPC_OK;
+    if (!ext_allowed(r, x->file))
+        why = "an HDF5 external link to a file outside the directory of the file given";
+    else if ((xm = ext_mount(r, x->file, &why)) &&
+             hpc_mount_resolve_follow(xm, x->obj, TRUE, &st, &real) != HPC_OK)
+        why = "an HDF5 external link to nothing in its file";
+    if (!why) {
+        id = g_strdup_printf("%s//%s", x->file, real);
+        if (g_hash_table_contains(r->xwalking, id) || r->xdepth >= HPC_MAX_LINKS)
+            why = "an HDF5 external link to a group it is in (a cycle)";
+        else if (r->linked > MAX_LINKED)
+            why = "an HDF5 external link, past the bound of nodes walked again through links";
+    }
+    if (why) {
+        hpc_refs_note(r, notes, name, why);
+    } else {
+        g_hash_table_add(r->xwalking, id);
+        rc = ext_walk(r, xm, &st, real, key, name, notes);
+        g_hash_table_remove(r->xwalking, id);
+    }
+    g_free(id);
+    g_free(real);
+    return rc;
+}
+
 /* One entry of a directory. */
 static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *path,
                     GString *notes)
@@ -744,8 +777,13 @@ static int walk_one(hpc_refs *r, const dent *e, const char *key, const char *pat
             hpc_refs_note(r, notes, e->name, "zarr keys may not start with a dot");
         goto out;
     }
-    if (S_ISLNK(st.mode) && follow(r->m, sub, &st, &real) != HPC_OK) {
-        hpc_refs_note(r, notes, e->name, "a symbolic link to nothing inside the tree");
+    /* every link on it followed (GSD frames lend frame 0's chunks this
+     * way, HDF5 soft links name groups) */
+    if (S_ISLNK(st.mode) && hpc_mount_resolve_follow(r->m, sub, TRUE, &st, &real) != HPC_OK) {
+        int done = 0;
+        rc = external(r, subkey, e->name, notes, &done);
+        if (!done)
+            hpc_refs_note(r, notes, e->name, "a symbolic link to nothing inside the tree");
         goto out;
     }
     if (S_ISDIR(st.mode) && S_ISLNK(e->st.mode))
@@ -836,6 +874,55 @@ out:
 
 /* ---- entry point --------------------------------------------------------- */
 
+/* A file alone whose reader follows HDF5 external links: the references
+ * may name the files in its directory and below. */
+static void ext_begin(hpc_refs *r)
+{
+    if (!r->o.mount_opts || hpc_mount_is_directory(r->m))
+        return;
+    char *dir = g_path_get_dirname(r->source);
+    r->xdir = realpath(dir, NULL);
+    g_free(dir);
+    hpc_refs_ext_load(r);
+}
+
+/* A root path through an HDF5 external link (the longest one of
+ * r->xlinks it starts with): its node *st in the other file's mount,
+ * which the walk then reads (r->m), and its path there *real. */
+static int ext_root(hpc_refs *r, hpc_stat *st, char **real)
+{
+    char *path = g_canonicalize_filename(r->root_path, "/"), *p = g_strdup(path), *slash;
+    const hpc_refs_xlink *x = NULL;
+    const char *why = NULL;
+    hpc_mount *xm = NULL;
+    int rc = HPC_E_NOENT;
+    while (r->xlinks && !(x = g_hash_table_lookup(r->xlinks, p)) && (slash = strrchr(p, '/')))
+        *slash = '\0';
+    if (x && ext_allowed(r, x->file) && (xm = ext_mount(r, x->file, &why))) {
+        char *in = g_strconcat(x->obj, "/", path + strlen(p), NULL);
+        rc = hpc_mount_resolve_follow(xm, in, TRUE, st, real);
+        g_free(in);
+    }
+    if (rc == HPC_OK) {
+        r->m = xm;
+        r->xdepth = 1;
+    }
+    g_free(path);
+    g_free(p);
+    return rc;
+}
+
+static void ext_end(hpc_refs *r)
+{
+    if (r->xlinks)
+        g_hash_table_destroy(r->xlinks);
+    if (r->xdims)
+        g_hash_table_destroy(r->xdims);
+    g_hash_table_destroy(r->xwalking);
+    g_hash_table_destroy(r->xmounts);
+    free(r->xdir);
+}
+
 static void finish(hpc_refs *r, GString *out)
 {
     g_string_append(out, "{\"version\": 1, \"templates\": {");
@@ -874,15 +961,21 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
                    .tmpl_paths = g_ptr_array_new_with_free_func(g_free),
                    .texts = g_string_chunk_new(1024),
                    .gdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
-                   .walking = g_hash_table_new(g_int64_hash, g_int64_equal) };
+                   .walking = g_hash_table_new(g_int64_hash, g_int64_equal),
+                   .xmounts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                                    (GDestroyNotify)hpc_mount_close),
+                   .xwalking = g_hash_table_new(g_str_hash, g_str_equal) };
     if (o)
         r.o = *o;
     else
         r.o.inline_max = HPC_REFS_INLINE_DEFAULT;
     r.source = hpc_mount_source(m);
+    ext_begin(&r);
     hpc_stat st;
     char *real = NULL;
-    int rc = follow(m, r.root_path, &st, &real);
+    int rc = hpc_mount_resolve_follow(m, r.root_path, TRUE, &st, &real);
+    if (rc == HPC_E_NOENT)
+        rc = ext_root(&r, &st, &real);
     if (rc != HPC_OK)
         r.failed_at = g_strdup(r.root_path);
     else if (S_ISDIR(st.mode))
@@ -900,6 +993,7 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     g_string_chunk_free(r.texts);
     g_hash_table_destroy(r.gdims);
     g_hash_table_destroy(r.walking);
+    ext_end(&r);
     g_hash_table_destroy(r.tmpl);
     g_ptr_array_free(r.tmpl_paths, TRUE);
     g_string_free(r.refs, TRUE);

@@ -26,6 +26,9 @@ typedef struct hpc_refs_opts {
      *  with the count so far: a front end's progress. */
     void (*progress)(void *ctx, uint64_t nodes);
     void *progress_ctx;
+    /** The options the mount was opened with: the files HDF5 external
+     *  links lead to are opened with them (NULL: not followed). */
+    const hpc_options *mount_opts;
 } hpc_refs_opts;
 
 /**

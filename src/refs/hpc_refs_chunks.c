@@ -717,6 +717,91 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
     return HPC_OK;
 }
 
+/* The dimension names of the array at path (from the root) reached
+ * through an external link: those the root's file gives it ("xdim"), not
+ * its own file's. */
+static void ext_dims(hpc_refs *r, const char *path, GArray **dims)
+{
+    char *p = g_canonicalize_filename(path, "/");
+    const GArray *x = g_hash_table_lookup(r->xdims, p);
+    g_free(p);
+    if (*dims)
+        g_array_free(*dims, TRUE);
+    *dims = NULL;
+    for (guint i = 0; x && i < x->len; i++) {
+        const hpc_refs_dim *d = &g_array_index(x, hpc_refs_dim, i);
+        dim_add(dims, d->len, d->name);
+    }
+}
+
+/* Text hex (up to a blank or the end) as a string; *end past it. */
+static char *hex_str(const char *p, const char **end)
+{
+    size_t n = strspn(p, "0123456789abcdef");
+    char *h = g_strndup(p, n);
+    GBytes *b = hex_bytes(h);
+    gsize len;
+    const char *s = g_bytes_get_data(b, &len);
+    char *out = memchr(s, 0, len) ? NULL : g_strndup(s, len);
+    g_bytes_unref(b);
+    g_free(h);
+    *end = p + n + (p[n] == ' ');
+    return out;
+}
+
+static void xlink_free(void *p)
+{
+    hpc_refs_xlink *x = p;
+    g_free(x->file);
+    g_free(x->obj);
+    g_free(x);
+}
+
+static void ext_line(hpc_refs *r, const char *line)
+{
+    const char *p;
+    guint64 len;
+    int at = 0;
+    if (g_str_has_prefix(line, "xfile ")) {
+        hpc_refs_xlink *x = g_new0(hpc_refs_xlink, 1);
+        char *path = hex_str(line + 6, &p);
+        x->file = hex_str(p, &p);
+        x->obj = hex_str(p, &p);
+        if (path && x->file && x->obj)
+            g_hash_table_replace(r->xlinks, g_steal_pointer(&path), g_steal_pointer(&x));
+        g_free(path);
+        if (x)
+            xlink_free(x);
+    } else if (g_str_has_prefix(line, "xdim ")) {
+        char *path = hex_str(line + 5, &p);
+        GArray *dims = path ? g_hash_table_lookup(r->xdims, path) : NULL;
+        if (path && sscanf(p, "%" G_GUINT64_FORMAT " %n", &len, &at) == 1 && at) {
+            GArray *old = dims;
+            dim_add(&dims, len, p + at);
+            if (!old)
+                g_hash_table_insert(r->xdims, g_strdup(path), dims);
+        }
+        g_free(path);
+    }
+}
+
+void hpc_refs_ext_load(hpc_refs *r)
+{
+    GString *t = g_string_new(NULL);
+    hpc_stat st;
+    r->xlinks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, xlink_free);
+    r->xdims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                     (GDestroyNotify)g_array_unref);
+    if (hpc_mount_resolve(r->m, "/", &st) == HPC_OK &&
+        hpc_mount_chunks(r->m, st.ino, t) == HPC_OK) {
+        gchar **lines = g_strsplit(t->str, "\n", -1);
+        for (gchar **l = lines; *l; l++)
+            ext_line(r, *l);
+        g_strfreev(lines);
+    }
+    g_string_free(t, TRUE);
+}
+
 int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                      hpc_refs_array *a, const char **why, int *done)
 {
@@ -743,8 +828,11 @@ int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name
         a->nd = f.nd;
         memcpy(a->shape, f.shape, sizeof a->shape);
     }
-    /* a dataset of several links: this link's names */
+    /* a dataset of several links: this link's names; one reached through
+     * an external link: those libnetcdf gives it from the root's file */
     a->dims = d.m.ldims ? g_steal_pointer(&d.m.ldims) : g_steal_pointer(&d.m.dims);
+    if (r->xdepth)
+        ext_dims(r, self, &a->dims);
     a->attrs = g_steal_pointer(&d.m.attrs);
     a->fillattr = g_steal_pointer(&d.m.fillattr);
     a->novar = d.m.novar;

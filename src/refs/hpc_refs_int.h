@@ -25,7 +25,19 @@ typedef struct hpc_refs {
     uint64_t linked;           /* nodes walked through symbolic links to directories */
     unsigned narrays, nranges, ninline, nnotes;
     uint64_t nodes;            /* nodes walked, for o.progress */
+    /* HDF5 external links the reader followed (hpc_refs_ext_load) */
+    GHashTable *xlinks;        /* path from the root -> hpc_refs_xlink */
+    GHashTable *xdims;         /* path of an array reached so -> GArray of hpc_refs_dim */
+    GHashTable *xmounts;       /* file -> the hpc_mount opened of it */
+    GHashTable *xwalking;      /* "FILE//OBJECT" of the external objects being walked */
+    char *xdir;                /* the directory the references may name files in */
+    int xdepth;                /* external links the walk is inside of */
 } hpc_refs;
+
+/** An HDF5 external link: the file libhdf5 opened for it, the object. */
+typedef struct hpc_refs_xlink {
+    char *file, *obj;
+} hpc_refs_xlink;
 
 /** A dimension name a reader gives an axis: its length there, the name
  *  as a JSON string. */
@@ -89,6 +101,10 @@ int hpc_refs_extents(hpc_refs *r, hpc_ino ino, const char *key, const char *name
  *  HPC_OK when the reader has no table (then the extents are used). */
 int hpc_refs_chunked(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                      hpc_refs_array *a, const char **why, int *done);
+
+/** Read the root's "xfile" and "xdim" lines (an HDF5 file's external
+ *  links as libnetcdf follows them) into r->xlinks and r->xdims. */
+void hpc_refs_ext_load(hpc_refs *r);
 
 /** The typed attributes the reader gives of directory ino, appended to o
  *  as JSON members; 0 when it gives none (then the xattrs' text is used). */

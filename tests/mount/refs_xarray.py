@@ -231,11 +231,49 @@ def gen_links(path):
         f["dangling"] = h5py.SoftLink("/nowhere")   # libnetcdf fails on it
 
 
+def gen_extlinks(path):
+    """External links as h5py writes them, which libnetcdf follows into
+    the other file (ext_data.hdf5): to a group holding a chunked,
+    compressed dataset with a dimension scale, and to a dataset without
+    scales, whose phony dimensions are the linking group's; the file's own
+    dataset without scales is numbered after the other file's ones.
+    Beside it ext_guards.hdf5 (no oracle: the references note them): a
+    link to a missing file, one to the file itself (a cycle), one to a
+    file out of the directory."""
+    import h5py
+    d = os.path.dirname(path)
+    with h5py.File(os.path.join(d, "ext_data.hdf5"), "w") as f:
+        g = f.create_group("grid")
+        g["x"] = np.linspace(0.5, 2.0, 4)
+        g["x"].make_scale("x")
+        t = g.create_dataset("temp", data=np.arange(24.0).reshape(4, 6), chunks=(2, 3),
+                             compression="gzip")
+        g["y"] = np.arange(6, dtype="i4")
+        g["y"].make_scale("y")
+        t.dims[0].attach_scale(g["x"])
+        t.dims[1].attach_scale(g["y"])
+        t.attrs["units"] = "K"
+        f.create_group("deep").create_group("inner")["w"] = np.arange(15, dtype="i4").reshape(3, 5)
+    with h5py.File(path, "w") as f:
+        f["to_grid"] = h5py.ExternalLink("ext_data.hdf5", "/grid")
+        f["to_w"] = h5py.ExternalLink("ext_data.hdf5", "deep/inner/w")
+        f.create_group("sub")["local"] = np.arange(7, dtype="i2")
+    os.makedirs(os.path.join(d, "up"), exist_ok=True)
+    with h5py.File(os.path.join(d, "outside.hdf5"), "w") as f:
+        f["y"] = np.arange(3)
+    with h5py.File(os.path.join(d, "up", "ext_guards.hdf5"), "w") as f:
+        f["ok"] = np.arange(2)
+        f["missing"] = h5py.ExternalLink("no_such_file.h5", "/x")
+        f["loop"] = h5py.ExternalLink("ext_guards.hdf5", "/")
+        f["out"] = h5py.ExternalLink("../outside.hdf5", "/y")
+
+
 def gen(d):
     os.makedirs(d, exist_ok=True)
     gen_netcdf(os.path.join(d, "cf.nc"))
     gen_h5py(os.path.join(d, "scales.h5"))
     gen_links(os.path.join(d, "links.h5"))
+    gen_extlinks(os.path.join(d, "extlink.h5"))
 
 
 # ---- comparing -------------------------------------------------------------
@@ -356,6 +394,8 @@ def dims(mnt, path):
     def walk(g, prefix):
         for v in g.variables.values():
             node = os.path.join(mnt, prefix.lstrip("/"), v.name)
+            if not os.path.exists(node):        # an external link of a file alone
+                continue                        # dangles (hdf5.md): the references follow it
             if os.stat(node).st_nlink > 1:      # one file, the first link's names
                 continue
             if os.path.realpath(node) != os.path.join(os.path.realpath(mnt), prefix.lstrip("/"), v.name):

@@ -38,7 +38,18 @@ check "soft links to groups: walked under the link's name, a cycle and a danglin
 n=json.loads(r['.zattrs'])['hpcmount_not_covered']; u=json.loads(r['lg/.zattrs'])['hpcmount_not_covered']; \
 sys.exit(0 if 'lg/d/0.0' in r and 'g/d/0.0' in r and 'cycle' in u['up'] and 'dangling' in n and \
 not any(k.startswith(('lg/up', 'g/up')) for k in r) else 1)"
-for f in "$TMP/f/cf.nc" "$TMP/f/scales.h5" "$TMP/f/links.h5"; do
+"$HPCDUMP" refs "$TMP/f/extlink.h5" >"$TMP/ext.json" || fail "refs of extlink.h5"
+check "external links: the other file's chunks, named by its path, as libhdf5 found it" \
+    $PY -c "import json,sys; d=json.load(open('$TMP/ext.json')); t=d['templates']; r=d['refs']; \
+u=[k for k in t if t[k] == '$TMP/f/ext_data.hdf5']; \
+sys.exit(0 if u and r['to_grid/temp/0.0'][0] == '{{%s}}' % u[0] and r['to_w/0.0'][0] == '{{%s}}' % u[0] else 1)"
+"$HPCDUMP" refs "$TMP/f/up/ext_guards.hdf5" >"$TMP/guards.json" || fail "refs of ext_guards.hdf5"
+check "external links: a missing file, a cycle, a file out of the directory are notes" \
+    $PY -c "import json,sys; r=json.load(open('$TMP/guards.json'))['refs']; \
+n=json.loads(r['.zattrs'])['hpcmount_not_covered']; \
+sys.exit(0 if set(n) == {'missing', 'loop', 'out'} and 'ok/0' in r and \
+not any(k.startswith(('missing/', 'loop/', 'out/')) for k in r) else 1)"
+for f in "$TMP/f/cf.nc" "$TMP/f/scales.h5" "$TMP/f/links.h5" "$TMP/f/extlink.h5"; do
     "$HPCDUMP" refs "$f" >"$TMP/helper.json"
     "$HPCDUMP" -o inproc refs "$f" >"$TMP/inproc.json"
     check "$(basename "$f"): the same references through the helper and in process" \

@@ -220,21 +220,29 @@ START_TEST(resolve_follows_links)
     hpc_stat want, st;
     ck_assert_int_eq(hpc_mount_resolve(m, "sub/deeper/hoomd_traj.gsd", &want), HPC_OK);
     ck_assert_int_ne(hpc_mount_resolve(m, "to_sub/deeper/hoomd_traj.gsd", &st), HPC_OK);
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/deeper/hoomd_traj.gsd", FALSE, &st),
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/deeper/hoomd_traj.gsd", FALSE, &st, NULL),
                      HPC_OK);
     ck_assert_uint_eq(st.ino, want.ino);
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub", FALSE, &st), HPC_OK);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub", FALSE, &st, NULL), HPC_OK);
     ck_assert(S_ISLNK(st.mode));
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/", FALSE, &st), HPC_OK);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/", FALSE, &st, NULL), HPC_OK);
     ck_assert(S_ISDIR(st.mode));
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/deeper/../../notes.txt", TRUE, &st),
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/deeper/../../notes.txt", TRUE, &st, NULL),
                      HPC_OK);
     ck_assert(S_ISREG(st.mode));
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "sub/up", FALSE, &st), HPC_OK);
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "sub/up", TRUE, &st), HPC_E_NOENT);
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "..", TRUE, &st), HPC_E_NOENT);
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "loop", TRUE, &st), HPC_E_LOOP);
-    ck_assert_int_eq(hpc_mount_resolve_follow(m, "loop/x", FALSE, &st), HPC_E_LOOP);
+    char *real = NULL;
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/deeper/../deeper/hoomd_traj.gsd", TRUE,
+                                              &st, &real), HPC_OK);
+    ck_assert_str_eq(real, "/sub/deeper/hoomd_traj.gsd");       /* the node's own path */
+    g_free(real);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "to_sub/..", TRUE, &st, &real), HPC_OK);
+    ck_assert_str_eq(real, "/");
+    g_free(real);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "sub/up", FALSE, &st, NULL), HPC_OK);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "sub/up", TRUE, &st, NULL), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "..", TRUE, &st, NULL), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "loop", TRUE, &st, NULL), HPC_E_LOOP);
+    ck_assert_int_eq(hpc_mount_resolve_follow(m, "loop/x", FALSE, &st, NULL), HPC_E_LOOP);
     ck_assert_int_eq(hpc_err_to_errno(HPC_E_LOOP), ELOOP);
     hpc_mount_close(m);
     remove_run_dir();

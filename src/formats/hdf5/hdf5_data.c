@@ -368,6 +368,8 @@ static int group_chunks(h5 *h, hpc_ino ino, GString *out)
     if (g >= 0) {
         g_string_append(out, "layout group\n");
         rc = hpc_h5refs_attrs(g, H5I_INVALID_HID, h->src->size, h5_nctypes(h), out);
+        const char *x = id == 0 ? h5_ncext(h) : NULL;     /* the root: external links */
+        g_string_append(out, x ? x : "");
         H5Oclose(g);
     }
     g_mutex_unlock(&h->lock);

@@ -149,6 +149,7 @@ typedef struct h5 {
     uint64_t userblock;
     uint32_t uid, gid;             /* the container's owner */
     GHashTable *ncdims;            /* dataset address -> h5_ncdims, made on first use */
+    char *ncext;                   /* with it: the "xfile" and "xdim" lines, or NULL */
     GArray *nctypes;               /* hid_t: native types of the committed types, with it */
 } h5;
 
@@ -232,6 +233,11 @@ const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr);
  *  attribute of a type equal to one is an attribute of that netCDF type),
  *  made with the above.  Lock held; alive until h5_ncdims_free. */
 const GArray *h5_nctypes(h5 *h);
+/** The lines of what external links lead to, as libnetcdf reads them:
+ *  "xfile PATH FILE OBJECT" per link followed (the file libhdf5 opened),
+ *  "xdim PATH LEN NAME" per axis of each variable there (paths in hex,
+ *  from the root), or NULL.  Made with the above. */
+const char *h5_ncext(h5 *h);
 void h5_ncdims_free(h5 *h);
 
 /* hdf5_vlen.c: variable-length data and references */

@@ -24,6 +24,13 @@
  *   length and unlimitedness the variable does not use yet, or a new one,
  *   phony_dim_N, N the next free id (so numbered per file, in this order).
  *
+ * External links are followed as libnetcdf follows them (libhdf5 opens
+ * the other file, as it finds it): what they lead to counts in the
+ * numbering, and is named by its link's path ("xdim" lines of the root;
+ * hpc_refs.c walks it in the other file, "xfile" names that file as
+ * H5Fget_name does).  Objects of other files are keyed by their address
+ * with the file's index above bit 56, apart from the file's own.
+ *
  * A dataset with several hard links is a variable per link, each named
  * in its own group: the mount shows one file with the first link's names
  * (user.dims), the references each link's ("ldim" lines, hdf5_refs.c).
@@ -39,6 +46,8 @@
 #define DIM_WITHOUT_VARIABLE "This is a netCDF dimension but not a netCDF variable"
 #define MAX_DEPTH 256             /* groups nested deeper: no names at all */
 #define MAX_TEXT 4096             /* bytes of CLASS and NAME read */
+#define FILE_SHIFT 56             /* an object's key: its file's index above this bit */
+#define MAX_FILES 255             /* files met through external links, at most */
 
 typedef struct ncdim {
     char *name;
@@ -60,6 +69,7 @@ typedef struct ncvar {
     char *path;                   /* of its link: the group's path, "/", its name */
     int rank, dimonly;
     int vialink;                  /* in a group reached through a soft link */
+    int viaext;                   /* reached through an external link */
     int novar;                    /* of a type netCDF has none for: no variable */
     nc_how how;
     ncdim *self;                  /* BY_SELF */
@@ -70,6 +80,7 @@ typedef struct ncgrp {
     struct ncgrp *parent;
     char *path;                   /* "" for the root */
     int vialink;                  /* it or a group above is a soft link's target */
+    int viaext;                   /* it or a group above is an external link's target */
     GPtrArray *dims, *vars, *children;
 } ncgrp;
 
@@ -81,6 +92,8 @@ typedef struct ncwalk {
     GHashTable *seen;             /* addresses of the groups being read: no cycles */
     GPtrArray *groups, *vars, *dims;   /* everything, to free */
     hid_t efile;                  /* access with the prefix of external raw data */
+    GArray *files;                /* fileno of each file met; [0] the file's own */
+    GString *xlines;              /* "xfile" lines of the external links followed */
     unsigned nobj;
     int over;                     /* too many objects or too deep: no names */
 } ncwalk;
@@ -243,6 +256,7 @@ static int nc_type_known(ncwalk *w, hid_t did)
  * the dimension it is the scale of. */
 static nc_how var_how(hid_t did, ncvar *v, const ncdim *dim)
 {
+    uint64_t file = v->addr >> FILE_SHIFT << FILE_SHIFT;   /* scales of its own file */
     int ids[H5S_MAX_RANK];
     uint64_t scale[H5S_MAX_RANK];
     int c = attr_ints(did, "_Netcdf4Coordinates", ids, v->rank);
@@ -259,11 +273,12 @@ static nc_how var_how(hid_t did, ncvar *v, const ncdim *dim)
     if (attached(did, v->rank, scale) <= 0 || !scale[0])
         return BY_PHONY;
     for (int d = 0; d < v->rank; d++)
-        v->ax[d].ref = scale[d];
+        v->ax[d].ref = scale[d] ? scale[d] | file : 0;
     return BY_SCALES;
 }
 
-static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint64_t addr)
+static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint64_t addr,
+                         int ext)
 {
     hsize_t len[H5S_MAX_RANK], max[H5S_MAX_RANK];
     hid_t s = H5Dget_space(did);
@@ -277,6 +292,7 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
     v->path = g_strconcat(g->path, "/", name, NULL);
     v->rank = rank;
     v->vialink = g->vialink;
+    v->viaext = g->viaext || ext;
     v->ax = g_new0(ncaxis, rank);
     for (int d = 0; d < rank; d++) {
         v->ax[d].len = len[d];
@@ -296,11 +312,65 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
     v->self = dim;
 }
 
+/* oi->addr made the object's key: its file's index (0: the file's own)
+ * above FILE_SHIFT; FALSE past MAX_FILES files. */
+static gboolean key_of(ncwalk *w, H5O_info_t *oi)
+{
+    guint i = 0;
+    while (i < w->files->len && g_array_index(w->files, unsigned long, i) != oi->fileno)
+        i++;
+    if (i == w->files->len && i <= MAX_FILES)
+        g_array_append_val(w->files, oi->fileno);
+    oi->addr |= (haddr_t)i << FILE_SHIFT;
+    return i <= MAX_FILES && oi->addr >> FILE_SHIFT == i;
+}
+
+static void hex_append(GString *o, const char *s)
+{
+    for (; *s; s++)
+        g_string_append_printf(o, "%02x", (unsigned char)*s);
+}
+
+/* "xfile PATH FILE OBJECT" (each in hex) of the external link name of
+ * group g: the file libhdf5 opened for it (H5Fget_name) and the object's
+ * path there; FALSE when it leads nowhere. */
+static gboolean ext_line(ncwalk *w, const ncgrp *g, hid_t gid, const char *name)
+{
+    hid_t o = H5Oopen(gid, name, H5P_DEFAULT);
+    ssize_t n = o >= 0 ? H5Fget_name(o, NULL, 0) : -1;
+    char *file = n > 0 ? g_malloc0((size_t)n + 1) : NULL, *val = NULL;
+    const char *obj = NULL;
+    H5L_info_t li;
+    if (file && H5Fget_name(o, file, (size_t)n + 1) == n &&
+        H5Lget_info(gid, name, &li, H5P_DEFAULT) >= 0 && li.type == H5L_TYPE_EXTERNAL) {
+        val = g_malloc0(li.u.val_size + 1);
+        if (H5Lget_val(gid, name, val, li.u.val_size, H5P_DEFAULT) < 0 ||
+            H5Lunpack_elink_val(val, li.u.val_size, NULL, NULL, &obj) < 0)
+            obj = NULL;
+    }
+    if (obj) {
+        g_string_append(w->xlines, "xfile ");
+        hex_append(w->xlines, g->path);
+        hex_append(w->xlines, "/");
+        hex_append(w->xlines, name);
+        g_string_append_c(w->xlines, ' ');
+        hex_append(w->xlines, file);
+        g_string_append_c(w->xlines, ' ');
+        hex_append(w->xlines, obj);
+        g_string_append_c(w->xlines, '\n');
+    }
+    g_free(val);
+    g_free(file);
+    if (o >= 0)
+        H5Oclose(o);
+    return obj != NULL;
+}
+
 /* A child group, read after the group's other links. */
 typedef struct later_grp {
     char *name;
     uint64_t addr;
-    int soft;
+    int soft, ext;
 } later_grp;
 
 typedef struct link_ctx {
@@ -322,18 +392,21 @@ static herr_t read_link(hid_t gid, const char *name, const H5L_info_t *info, voi
         w->over = 1;
         return 1;
     }
-    /* soft links followed as libnetcdf follows them; external ones not
-     * (the mount does not show what other files hold) */
-    if (info->type != H5L_TYPE_HARD && info->type != H5L_TYPE_SOFT)
+    /* soft and external links followed as libnetcdf follows them (a
+     * user-defined one it cannot open) */
+    if (info->type != H5L_TYPE_HARD && info->type != H5L_TYPE_SOFT &&
+        info->type != H5L_TYPE_EXTERNAL)
         return 0;
     H5O_info_t oi;
     hid_t o = H5I_INVALID_HID;
-    if (H5Oget_info_by_name2(gid, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+    int ext = info->type == H5L_TYPE_EXTERNAL;
+    if (H5Oget_info_by_name2(gid, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
+        !key_of(w, &oi) || (ext && !ext_line(w, k->g, gid, name)))
         return 0;
     if (oi.type == H5O_TYPE_GROUP) {
         /* every link to a group is a group of its own, as libnetcdf reads
          * it; one to a group being read is a cycle libnetcdf loops on */
-        later_grp c = { g_strdup(name), (uint64_t)oi.addr, info->type == H5L_TYPE_SOFT };
+        later_grp c = { g_strdup(name), (uint64_t)oi.addr, info->type == H5L_TYPE_SOFT, ext };
         if (!g_hash_table_contains(w->seen, GSIZE_TO_POINTER(oi.addr)))
             g_array_append_val(k->later, c);
         else
@@ -349,7 +422,7 @@ static herr_t read_link(hid_t gid, const char *name, const H5L_info_t *info, voi
         o = H5Dopen2(gid, name, w->h->dapl);
         o = o >= 0 ? o : H5Dopen2(gid, name, w->efile);
         if (o >= 0) {
-            read_dataset(w, k->g, o, name, (uint64_t)oi.addr);
+            read_dataset(w, k->g, o, name, (uint64_t)oi.addr, ext);
             H5Dclose(o);
         }
     }
@@ -374,6 +447,7 @@ static void read_group(ncwalk *w, ncgrp *g, hid_t gid, int depth)
         hid_t c = H5Gopen2(gid, l->name, H5P_DEFAULT);
         ncgrp *child = group_new(w, g, l->name);
         child->vialink = g->vialink || l->soft;
+        child->viaext = g->viaext || l->ext;
         g_ptr_array_add(g->children, child);
         g_hash_table_add(w->seen, GSIZE_TO_POINTER(l->addr));
         if (c >= 0) {
@@ -473,6 +547,18 @@ static int named(const ncvar *v)
     return v->rank > 0 && k == v->rank;
 }
 
+/* "WHAT PATH LEN NAME" per axis of v: PATH its link's path in hex. */
+static void path_dims(GString *o, const char *what, const ncvar *v)
+{
+    for (int k = 0; k < v->rank; k++) {
+        g_string_append(o, what);
+        hex_append(o, v->path);
+        g_string_append_printf(o, " %" G_GUINT64_FORMAT " ", v->ax[k].dim->len);
+        hpc_json_str(o, v->ax[k].dim->name);
+        g_string_append_c(o, '\n');
+    }
+}
+
 /* Each link's names of a dataset with several links that are variables:
  * "ldim PATH LEN NAME" per axis, PATH its link's path in hex. */
 static void link_lines(ncwalk *w, GHashTable *out)
@@ -481,26 +567,31 @@ static void link_lines(ncwalk *w, GHashTable *out)
     for (guint i = 0; i < w->vars->len; i++) {
         const ncvar *v = g_ptr_array_index(w->vars, i);
         gpointer key = GSIZE_TO_POINTER(v->addr);
-        if (named(v))
+        if (named(v) && !v->viaext)
             g_hash_table_insert(count, key, GINT_TO_POINTER(GPOINTER_TO_INT(
                                 g_hash_table_lookup(count, key)) + 1));
     }
     for (guint i = 0; i < w->vars->len; i++) {
         const ncvar *v = g_ptr_array_index(w->vars, i);
         h5_ncdims *n = g_hash_table_lookup(out, GSIZE_TO_POINTER(v->addr));
-        if (!n || !named(v) || GPOINTER_TO_INT(g_hash_table_lookup(count, GSIZE_TO_POINTER(v->addr))) < 2)
+        if (!n || !named(v) || v->viaext ||
+            GPOINTER_TO_INT(g_hash_table_lookup(count, GSIZE_TO_POINTER(v->addr))) < 2)
             continue;
         n->links = n->links ? n->links : g_string_new(NULL);
-        for (int k = 0; k < v->rank; k++) {
-            g_string_append(n->links, "ldim ");
-            for (const char *p = v->path; *p; p++)
-                g_string_append_printf(n->links, "%02x", (unsigned char)*p);
-            g_string_append_printf(n->links, " %" G_GUINT64_FORMAT " ", v->ax[k].dim->len);
-            hpc_json_str(n->links, v->ax[k].dim->name);
-            g_string_append_c(n->links, '\n');
-        }
+        path_dims(n->links, "ldim ", v);
     }
     g_hash_table_destroy(count);
+}
+
+/* "xdim PATH LEN NAME" per axis of each variable reached through an
+ * external link (it is in another file, or the file's own again). */
+static void ext_lines(ncwalk *w)
+{
+    for (guint i = 0; i < w->vars->len; i++) {
+        const ncvar *v = g_ptr_array_index(w->vars, i);
+        if (v->viaext && named(v))
+            path_dims(w->xlines, "xdim ", v);
+    }
 }
 
 /* Every variable whose axes all have a dimension, and every dataset that
@@ -513,7 +604,7 @@ static void answer(ncwalk *w, GHashTable *out)
     for (guint i = 0; i < 2 * w->vars->len; i++) {
         const ncvar *v = g_ptr_array_index(w->vars, i % w->vars->len);
         int k, is = named(v);
-        if ((!is && !v->novar) || v->vialink != (i >= w->vars->len) ||
+        if ((!is && !v->novar) || v->viaext || v->vialink != (i >= w->vars->len) ||
             g_hash_table_contains(out, GSIZE_TO_POINTER(v->addr)))
             continue;
         h5_ncdims *n = g_new0(h5_ncdims, 1);
@@ -529,6 +620,7 @@ static void answer(ncwalk *w, GHashTable *out)
         g_hash_table_insert(out, GSIZE_TO_POINTER(v->addr), n);
     }
     link_lines(w, out);
+    ext_lines(w);
 }
 
 static void walk_free(ncwalk *w)
@@ -557,6 +649,7 @@ static void walk_free(ncwalk *w)
     g_ptr_array_free(w->dims, TRUE);
     g_hash_table_destroy(w->by_id);
     g_hash_table_destroy(w->seen);
+    g_array_free(w->files, TRUE);
     if (w->efile >= 0)
         H5Pclose(w->efile);
 }
@@ -568,12 +661,14 @@ static void ncdims_build(h5 *h)
                  .by_id = g_hash_table_new(g_direct_hash, g_direct_equal),
                  .seen = g_hash_table_new(g_direct_hash, g_direct_equal),
                  .groups = g_ptr_array_new(), .vars = g_ptr_array_new(),
-                 .dims = g_ptr_array_new(), .efile = h5_dset_access_external() };
+                 .dims = g_ptr_array_new(), .efile = h5_dset_access_external(),
+                 .files = g_array_new(FALSE, FALSE, sizeof(unsigned long)),
+                 .xlines = g_string_new(NULL) };
     h->ncdims = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, ncdims_free);
     h->nctypes = w.types;
     hid_t root = H5Gopen2(h->file, "/", H5P_DEFAULT);
     H5O_info_t oi;
-    w.over = root < 0 || H5Oget_info2(root, &oi, H5O_INFO_BASIC) < 0;
+    w.over = root < 0 || H5Oget_info2(root, &oi, H5O_INFO_BASIC) < 0 || !key_of(&w, &oi);
     if (!w.over) {
         g_hash_table_add(w.seen, GSIZE_TO_POINTER(oi.addr));
         read_group(&w, group_new(&w, NULL, NULL), root, 0);
@@ -588,6 +683,7 @@ static void ncdims_build(h5 *h)
         match_group(&w, g_ptr_array_index(w.groups, 0));
         answer(&w, h->ncdims);
     }
+    h->ncext = g_string_free(w.xlines, w.over);
     walk_free(&w);
 }
 
@@ -596,6 +692,13 @@ const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr)
     if (!h->ncdims)
         ncdims_build(h);
     return g_hash_table_lookup(h->ncdims, GSIZE_TO_POINTER(addr));
+}
+
+const char *h5_ncext(h5 *h)
+{
+    if (!h->ncdims)
+        ncdims_build(h);
+    return h->ncext;
 }
 
 const GArray *h5_nctypes(h5 *h)
@@ -610,6 +713,7 @@ void h5_ncdims_free(h5 *h)
     if (h->ncdims)
         g_hash_table_destroy(h->ncdims);
     h->ncdims = NULL;
+    g_clear_pointer(&h->ncext, g_free);
     for (guint i = 0; h->nctypes && i < h->nctypes->len; i++)
         H5Tclose(g_array_index(h->nctypes, hid_t, i));
     if (h->nctypes)
