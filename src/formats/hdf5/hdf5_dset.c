@@ -382,7 +382,7 @@ static int dset_kind(h5 *h, h5_dset *d, hid_t ftype, hid_t space, int contiguous
         h5_dset_leave_out(h, d, 0, g_strdup_printf("more than %u strings: not rendered", MAX_TEXT_ELEMS));
         return HPC_OK;
     }
-    if (H5Tget_class(ftype) == H5T_VLEN || h5_type_has_var(ftype))
+    if (H5Tget_class(ftype) == H5T_VLEN || hpc_h5t_has_var(ftype))
         return h5_parts_render(h, d, ftype);
     if (H5Tget_class(ftype) == H5T_REFERENCE)
         return h5_refs_render(h, d, ftype);

@@ -246,8 +246,6 @@ void h5_ncdims_free(h5 *h);
 void h5_dset_leave_out(h5 *h, h5_dset *d, int warn, char *note);
 /** Is a dataset of file type t a directory of parts (docs/hdf5.md)? */
 int h5_type_is_dir(hid_t t);
-/** Does file type t hold variable-length data or references? */
-int h5_type_has_var(hid_t t);
 /** Render dataset d of a type holding variable-length data or references
  *  in a sequence, compound or array: DS_SEQ (or DS_TEXT for an array of
  *  strings or references). */

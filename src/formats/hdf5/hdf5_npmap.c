@@ -77,6 +77,34 @@ static gboolean enum_value(hid_t t, hid_t base, unsigned i, long long *v)
     return TRUE;
 }
 
+static int type_has_var(hid_t t, int depth)
+{
+    H5T_class_t c = H5Tget_class(t);
+    int n = c == H5T_COMPOUND ? H5Tget_nmembers(t) : 0, v = 0;
+    if (c == H5T_VLEN || c == H5T_REFERENCE || (c == H5T_STRING && H5Tis_variable_str(t) > 0))
+        return 1;
+    if (depth > HPC_H5T_MAX_DEPTH)
+        return 0;
+    for (int i = 0; !v && i < n; i++) {
+        hid_t m = H5Tget_member_type(t, (unsigned)i);
+        v = m >= 0 && type_has_var(m, depth + 1);
+        if (m >= 0)
+            H5Tclose(m);
+    }
+    if (c == H5T_ARRAY) {
+        hid_t b = H5Tget_super(t);
+        v = b >= 0 && type_has_var(b, depth + 1);
+        if (b >= 0)
+            H5Tclose(b);
+    }
+    return v;
+}
+
+int hpc_h5t_has_var(hid_t t)
+{
+    return type_has_var(t, 0);
+}
+
 int hpc_h5t_is_bool(hid_t t)
 {
     if (H5Tget_class(t) != H5T_ENUM || H5Tget_nmembers(t) != 2)
@@ -504,10 +532,10 @@ static void np_member(hid_t ft, hid_t mt, const char *name, GString *o, int dept
 static void np_compound(hid_t t, hid_t m, GString *o, int depth)
 {
     int nm = H5Tget_nmembers(t);
-    /* object members (pointers in m) have NumPy's size, not m's: listed
-     * in order, NumPy places them */
-    gboolean packed = is_packed(t, m) || H5Tdetect_class(m, H5T_VLEN) > 0 ||
-                      H5Tdetect_class(m, H5T_REFERENCE) > 0;
+    /* object members (pointers in m: sequences, references, variable
+     * strings) have NumPy's size, not m's: listed in order, NumPy places
+     * them */
+    gboolean packed = is_packed(t, m) || hpc_h5t_has_var(m);
     GString *names = g_string_new(NULL), *formats = g_string_new(NULL), *offsets = g_string_new(NULL);
     for (int i = 0; i < nm; i++) {
         hid_t ft;

@@ -45,6 +45,10 @@ size_t hpc_h5t_opaque_swap(hid_t t);
 /** 1 when h5py reads enum t as NumPy's bool (members FALSE = 0, TRUE = 1). */
 int hpc_h5t_is_bool(hid_t t);
 
+/** Does type t hold variable-length data (sequences, variable strings) or
+ *  references, at any depth? */
+int hpc_h5t_has_var(hid_t t);
+
 /** 1 when h5py reads compound t as a complex number: members "r", "i" of
  * one NumPy float (of *part bytes) and byte order. */
 int hpc_h5t_is_complex(hid_t t, size_t *part);

@@ -72,34 +72,6 @@ const h5_part *h5_part_of(const h5_dset *d, uint64_t i)
 }
 
 /* Does type t hold variable-length data or references (at any depth)? */
-static int has_var(hid_t t, int depth)
-{
-    H5T_class_t c = H5Tget_class(t);
-    int n = c == H5T_COMPOUND ? H5Tget_nmembers(t) : 0, v = 0;
-    if (c == H5T_VLEN || c == H5T_REFERENCE || (c == H5T_STRING && H5Tis_variable_str(t) > 0))
-        return 1;
-    if (depth > HPC_H5T_MAX_DEPTH)
-        return 0;
-    for (int i = 0; !v && i < n; i++) {
-        hid_t m = H5Tget_member_type(t, (unsigned)i);
-        v = m >= 0 && has_var(m, depth + 1);
-        if (m >= 0)
-            H5Tclose(m);
-    }
-    if (c == H5T_ARRAY) {
-        hid_t b = H5Tget_super(t);
-        v = b >= 0 && has_var(b, depth + 1);
-        if (b >= 0)
-            H5Tclose(b);
-    }
-    return v;
-}
-
-int h5_type_has_var(hid_t t)
-{
-    return has_var(t, 0);
-}
-
 /* Is a dataset of type t served as a directory: a sequence, a compound
  * holding variable-length data or references, an array of either?
  * (Arrays of strings or references are text files.) */
@@ -110,7 +82,7 @@ int h5_type_is_dir(hid_t t)
     if (c == H5T_VLEN)
         return 1;
     if (c == H5T_COMPOUND)
-        return has_var(t, 0);
+        return hpc_h5t_has_var(t);
     if (c == H5T_ARRAY) {
         hid_t b = H5Tget_super(t);
         dir = b >= 0 && h5_type_is_dir(b);
@@ -191,7 +163,7 @@ static hid_t part_mtype(hid_t t, int depth, char **why)
     hid_t m = H5I_INVALID_HID;
     if (depth > HPC_H5T_MAX_DEPTH) {
         *why = g_strdup("types nested too deeply");
-    } else if (!has_var(t, depth)) {
+    } else if (!hpc_h5t_has_var(t)) {
         if (hpc_h5t_refusal(t, why) == HPC_OK)
             m = hpc_h5t_mem_type_of(t);
     } else if (c == H5T_STRING) {
@@ -427,9 +399,9 @@ static int render(pctx *r, uint32_t pi, hid_t t, hid_t m, const uint8_t *buf, ui
 {
     H5T_class_t c = H5Tget_class(m);
     int rc;
-    if (c == H5T_ARRAY && has_var(m, 0))
+    if (c == H5T_ARRAY && hpc_h5t_has_var(m))
         return render_array(r, pi, t, m, buf, n, dims, rank);
-    if (!has_var(m, 0))
+    if (!hpc_h5t_has_var(m))
         rc = render_fixed(r, pi, t, m, buf, n);
     else if (c == H5T_VLEN)
         rc = render_seq(r, pi, t, m, buf, n);
