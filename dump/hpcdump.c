@@ -138,15 +138,16 @@ static void progress_end(progress *p)
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Copy file st to fd; returns 0 or an HPCMOUNT_E_ code (reported here, once). */
-static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *what, progress *p)
+/* Copy open file f to fd; returns 0 or an HPCMOUNT_E_ code (reported
+ * here, once). */
+static int copy_file(hpcmount_file *f, int fd, const char *what, progress *p)
 {
     char *buf = g_malloc(COPY_CHUNK);
     uint64_t off = 0;
     int rc = HPCMOUNT_OK;
     for (;;) {
         size_t n = 0;
-        rc = hpcmount_read(c, st->ino, buf, COPY_CHUNK, off, &n);
+        rc = hpcmount_file_read(f, buf, COPY_CHUNK, off, &n);
         if (rc != HPCMOUNT_OK) {
             fprintf(stderr, "hpcdump: %s: read at %llu: %s\n", what,
                     (unsigned long long)off, hpcmount_strerror(rc));
@@ -171,6 +172,20 @@ static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *wh
     }
 out:
     g_free(buf);
+    return rc;
+}
+
+/* Copy file st to fd, as copy_file. */
+static int copy_out(hpcmount *c, const hpcmount_stat *st, int fd, const char *what, progress *p)
+{
+    hpcmount_file *f;
+    int rc = hpcmount_file_open_node(c, st->ino, &f);
+    if (rc != HPCMOUNT_OK) {
+        fprintf(stderr, "hpcdump: %s: %s\n", what, hpcmount_strerror(rc));
+        return rc;
+    }
+    rc = copy_file(f, fd, what, p);
+    hpcmount_file_close(f);
     return rc;
 }
 
@@ -414,14 +429,14 @@ static int cmd_ls(dump *d, const hpcmount_stat *st, const char *path)
 
 static int cmd_cat(dump *d, const char *path)
 {
-    hpcmount_stat st;
-    int rc = hpcmount_resolve_follow(d->c, path, 1, &st);
-    if (rc != HPCMOUNT_OK)
+    hpcmount_file *f;
+    int rc = hpcmount_file_open(d->c, path, &f);
+    if (rc != HPCMOUNT_OK) {
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc));
-    else if (S_ISDIR(st.mode))
-        fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc = HPCMOUNT_E_ISDIR));
-    else
-        rc = copy_out(d->c, &st, STDOUT_FILENO, path, NULL);
+        return rc;
+    }
+    rc = copy_file(f, STDOUT_FILENO, path, NULL);
+    hpcmount_file_close(f);
     return rc;
 }
 
