@@ -3,9 +3,10 @@
  * A thin front end over the core library: each low-level handler takes the
  * container from the request, asks the core, and replies exactly once.
  * Node ids are the core's ids, so no path strings or per-entry tables
- * exist here.  Large reads of verbatim bytes are answered with extents of
- * the source files (spliced by libfuse); everything else goes through the
- * core, whose block cache serves small and unaligned reads.
+ * exist here.  An open file is an hpc_file in fi->fh, and READ is its one
+ * read call: large reads of verbatim bytes are answered with extents of
+ * the source files (spliced, hm_zerocopy.c); everything else goes through
+ * the core, whose block cache serves small and unaligned reads.
  */
 #define _GNU_SOURCE       /* splice, pipe2, F_SETPIPE_SZ */
 #define FUSE_USE_VERSION 312
