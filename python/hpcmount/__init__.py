@@ -85,7 +85,23 @@ def _bytes(s):
     return os.fsencode(s)
 
 
-class Container:
+class _Closes:
+    """Closed by a with statement's end or when collected (close())."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:          # interpreter shutdown: the module may be gone
+            pass
+
+
+class Container(_Closes):
     """An open SOURCE (container or run directory).  Use hpcmount.open()."""
 
     def __init__(self, source, **options):
@@ -105,18 +121,6 @@ class Container:
             h, self._h = self._h, None
         if h:
             lib.hpcmount_close(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:          # interpreter shutdown: the module may be gone
-            pass
 
     def _handle(self):
         h = self._h
@@ -311,7 +315,7 @@ def _stat_result(st):
                            t, t, t, t, t, t, None, None, None, st.blksize, blocks))
 
 
-class _File:
+class _File(_Closes):
     """An open file of a Container (libhpcmount's hpcmount_file): its node
     found once, then read any number of times, from any thread."""
 
@@ -346,18 +350,6 @@ class _File:
         f, self._f = self._f, None
         if f:
             lib.hpcmount_file_close(f)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:          # interpreter shutdown: the module may be gone
-            pass
 
 
 class _RawFile(io.RawIOBase):
