@@ -58,7 +58,7 @@ typedef struct dump {
     struct stat src_st;           /* of SOURCE: owner and group, as the mount shows */
     int lng, rec, json;
     gint64 inline_max;            /* refs: --inline */
-    char *buf;                    /* copy_out's, one for every file copied */
+    char *buf;                    /* copy_file's, one for every file copied */
 } dump;
 
 /* ---- progress ----------------------------------------------------------- */
@@ -139,13 +139,13 @@ static void progress_end(progress *p)
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Copy file st to fd; returns 0 or an HPCMOUNT_E_ code (reported here, once).
- * The buffer is d's for every file: an extract of 10^4 small files would
- * otherwise map and unmap 1 MiB per file, which under ASan costs far more
- * than the copy (tests/mount/gsd_diff.sh, docs/PERFORMANCE.md). */
-static int copy_out(dump *d, const hpcmount_stat *st, int fd, const char *what, progress *p)
+/* Copy open file f to fd; returns 0 or an HPCMOUNT_E_ code (reported
+ * here, once).  The buffer is d's for every file: an extract of 10^4 small
+ * files would otherwise map and unmap 1 MiB per file, which under ASan
+ * costs far more than the copy (tests/mount/gsd_diff.sh,
+ * docs/PERFORMANCE.md). */
+static int copy_file(dump *d, hpcmount_file *f, int fd, const char *what, progress *p)
 {
-    hpcmount *c = d->c;
     if (!d->buf)
         d->buf = g_malloc(COPY_CHUNK);
     char *buf = d->buf;
@@ -153,7 +153,7 @@ static int copy_out(dump *d, const hpcmount_stat *st, int fd, const char *what, 
     int rc = HPCMOUNT_OK;
     for (;;) {
         size_t n = 0;
-        rc = hpcmount_read(c, st->ino, buf, COPY_CHUNK, off, &n);
+        rc = hpcmount_file_read(f, buf, COPY_CHUNK, off, &n);
         if (rc != HPCMOUNT_OK) {
             fprintf(stderr, "hpcdump: %s: read at %llu: %s\n", what,
                     (unsigned long long)off, hpcmount_strerror(rc));
@@ -177,6 +177,20 @@ static int copy_out(dump *d, const hpcmount_stat *st, int fd, const char *what, 
             progress_add(p, n);
     }
 out:
+    return rc;
+}
+
+/* Copy file st to fd, as copy_file. */
+static int copy_out(dump *d, const hpcmount_stat *st, int fd, const char *what, progress *p)
+{
+    hpcmount_file *f;
+    int rc = hpcmount_file_open_node(d->c, st->ino, &f);
+    if (rc != HPCMOUNT_OK) {
+        fprintf(stderr, "hpcdump: %s: %s\n", what, hpcmount_strerror(rc));
+        return rc;
+    }
+    rc = copy_file(d, f, fd, what, p);
+    hpcmount_file_close(f);
     return rc;
 }
 
@@ -420,14 +434,14 @@ static int cmd_ls(dump *d, const hpcmount_stat *st, const char *path)
 
 static int cmd_cat(dump *d, const char *path)
 {
-    hpcmount_stat st;
-    int rc = hpcmount_resolve_follow(d->c, path, 1, &st);
-    if (rc != HPCMOUNT_OK)
+    hpcmount_file *f;
+    int rc = hpcmount_file_open(d->c, path, &f);
+    if (rc != HPCMOUNT_OK) {
         fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc));
-    else if (S_ISDIR(st.mode))
-        fprintf(stderr, "hpcdump: %s: %s\n", path, hpcmount_strerror(rc = HPCMOUNT_E_ISDIR));
-    else
-        rc = copy_out(d, &st, STDOUT_FILENO, path, NULL);
+        return rc;
+    }
+    rc = copy_file(d, f, STDOUT_FILENO, path, NULL);
+    hpcmount_file_close(f);
     return rc;
 }
 

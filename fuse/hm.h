@@ -12,13 +12,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "hpc_mount.h"
-#include "hpc_readahead.h"
+#include "hpc_file.h"
 
-/* Reads at least this large skip the block cache when they map to source
- * extents: the kernel's page cache (keep_cache) already holds their pages.
- * -o zerocopy_min_kb=N changes it (0: never). */
-#define ZEROCOPY_MIN (128u << 10)
 #define READ_AHEAD_KB 1024       /* -o read_ahead_kb */
 
 #define ZC_PAGE ((size_t)sysconf(_SC_PAGESIZE))
@@ -42,7 +37,8 @@ typedef struct hm_bdi_ra {
 typedef struct hm_daemon {
     hpc_mount *mount;
     hpc_ra *ra;              /* read-ahead of source extents; NULL when disabled */
-    uint64_t zerocopy_min;   /* -o zerocopy_min_kb in bytes; 0: never splice */
+    uint64_t zerocopy_min;   /* -o zerocopy_min_kb in bytes: the open files'
+                              * verbatim_min (hpc_file.h); 0: never splice */
     unsigned max_read;       /* the largest READ the kernel sends (-o max_read=) */
     FILE *log_file;          /* the log (-o log=FILE), or syslog in the */
     int log_syslog;          /* background, else stderr */
@@ -70,10 +66,10 @@ static inline void hm_reply_err(fuse_req_t req, int rc)
 
 /* ---- hm_zerocopy.c ------------------------------------------------------ */
 
-/** Answer a READ with the source extents it maps to, spliced: 1 when
- *  replied (bytes or an error), 0 when the caller must read through the
- *  core. */
-int hm_read_zerocopy(fuse_req_t req, const hm_daemon *d, fuse_ino_t ino, size_t size, off_t off);
+/** The hooks of hpc_file_read's splice sink: a READ answered with the
+ *  source extents spliced through this thread's pipe, or with copied
+ *  bytes (ctx: the fuse_req_t). */
+extern const hpc_splice_ops hm_splice_ops;
 
 /** The signals of lease break notices (blocked in every thread). */
 void hm_lease_sigset(sigset_t *set);

@@ -109,7 +109,7 @@ static void own_tuning_help(void)
            "    -o ra_threads=N        threads advising the sources (default %u)\n"
            "    -o spin_us=N           poll for the next request N us before sleeping\n"
            "                           (default 0; costs CPU, saves a wake-up per request)\n",
-           READ_AHEAD_KB, ZEROCOPY_MIN >> 10, HPC_RA_MAX_DEFAULT >> 10, HPC_RA_MIN_DEFAULT >> 10,
+           READ_AHEAD_KB, HPC_FILE_VERBATIM_MIN >> 10, HPC_RA_MAX_DEFAULT >> 10, HPC_RA_MIN_DEFAULT >> 10,
            HPC_RA_THREADS_DEFAULT);
 }
 

@@ -3,9 +3,10 @@
  * A thin front end over the core library: each low-level handler takes the
  * container from the request, asks the core, and replies exactly once.
  * Node ids are the core's ids, so no path strings or per-entry tables
- * exist here.  Large reads of verbatim bytes are answered with extents of
- * the source files (spliced by libfuse); everything else goes through the
- * core, whose block cache serves small and unaligned reads.
+ * exist here.  An open file is an hpc_file in fi->fh, and READ is its one
+ * read call: large reads of verbatim bytes are answered with extents of
+ * the source files (spliced, hm_zerocopy.c); everything else goes through
+ * the core, whose block cache serves small and unaligned reads.
  */
 #define _GNU_SOURCE       /* splice, pipe2, F_SETPIPE_SZ */
 #define FUSE_USE_VERSION 312
@@ -27,8 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hpc_mount.h"
-#include "hpc_readahead.h"
 #include "hm.h"
 
 #define STATIC_TIMEOUT 86400.0   /* the data never change */
@@ -229,62 +228,54 @@ static void hm_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
     do_readdir(req, ino, size, off, 1);
 }
 
+/* The open file (hpc_file.h) lives in fi->fh until release. */
+static hpc_file *file_of(const struct fuse_file_info *fi)
+{
+    return (hpc_file *)(uintptr_t)fi->fh;
+}
+
 static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    hpc_mount *m = mount_of(req);
-    hpc_stat h;
+    const hm_daemon *d = daemon_of(req);
+    hpc_file_conf conf = { d->ra, d->zerocopy_min };
+    hpc_file *f;
     apply_read_ahead(req);
     if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
         fuse_reply_err(req, EROFS);
         return;
     }
-    int rc = hpc_mount_getattr(m, ino, &h);
+    int rc = hpc_file_open(d->mount, ino, &conf, &f);
     if (rc != HPC_OK) {
         hm_reply_err(req, rc);
         return;
     }
-    if (S_ISDIR(h.mode)) {
-        fuse_reply_err(req, EISDIR);
-        return;
-    }
     hpc_node_meta meta;
-    hpc_mount_node_meta(m, ino, &meta);
+    hpc_mount_node_meta(d->mount, ino, &meta);
     fi->direct_io = meta.direct_io;     /* .info: regenerated as things change */
     fi->keep_cache = meta.keep_cache;   /* the bytes never change */
-    hpc_ra_stream *s = meta.direct_io ? NULL : hpc_ra_stream_new(daemon_of(req)->ra, ino);
-    fi->fh = (uint64_t)(uintptr_t)s;
+    fi->fh = (uint64_t)(uintptr_t)f;
     if (fuse_reply_open(req, fi) != 0)
-        hpc_ra_stream_free(s);     /* the open was interrupted: no release */
+        hpc_file_close(f);     /* the open was interrupted: no release */
 }
 
 static void hm_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
-    hpc_ra_stream_free((hpc_ra_stream *)(uintptr_t)fi->fh);
+    hpc_file_close(file_of(fi));
     fuse_reply_err(req, 0);
 }
 
 static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
-    const hm_daemon *d = daemon_of(req);
-    hpc_mount *m = d->mount;
-    /* queued first: the threads advise while this request reads */
-    hpc_ra_read((hpc_ra_stream *)(uintptr_t)fi->fh, (uint64_t)off, size);
-    if (hm_read_zerocopy(req, d, ino, size, off))
+    hpc_sink sink = { .kind = HPC_SINK_SPLICE, .splice = &hm_splice_ops, .ctx = req };
+    int rc = hpc_file_read(file_of(fi), (uint64_t)off, size, &sink);
+    if (rc == HPC_OK)
         return;
-    char *buf = g_malloc(size ? size : 1);
-    size_t n = 0;
-    int rc = hpc_mount_read(m, ino, buf, size, (uint64_t)off, &n);
-    if (rc != HPC_OK) {
-        if (rc != HPC_E_CHANGED)    /* the core logged that once */
-            hpc_log("read of inode %lu at %lld (+%zu) failed: %s", (unsigned long)ino,
-                    (long long)off, size, hpc_strerror(rc));
-        hm_reply_err(req, rc);
-    } else {
-        fuse_reply_buf(req, buf, n);
-    }
-    g_free(buf);
+    if (rc != HPC_E_CHANGED)    /* the core logged that once */
+        hpc_log("read of inode %lu at %lld (+%zu) failed: %s", (unsigned long)ino,
+                (long long)off, size, hpc_strerror(rc));
+    hm_reply_err(req, rc);
 }
 
 static void hm_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
@@ -495,7 +486,7 @@ int main(int argc, char *argv[])
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
     hm_daemon d = { 0 };
-    hm_args a = { .read_ahead_kb = READ_AHEAD_KB, .zerocopy_min_kb = ZEROCOPY_MIN >> 10,
+    hm_args a = { .read_ahead_kb = READ_AHEAD_KB, .zerocopy_min_kb = HPC_FILE_VERBATIM_MIN >> 10,
                   .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
                   .ra_threads = HPC_RA_THREADS_DEFAULT };
     int ret = 2;

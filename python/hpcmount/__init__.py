@@ -27,8 +27,6 @@ from ._lib import lib
 
 __all__ = ["open", "refs", "refs_dataset", "refs_store", "Container", "FormatError", "version"]
 
-_MAX_LINKS = 40
-_PIECE = 16 << 20           # bytes per read of array()'s thread pool
 
 
 class FormatError(OSError):
@@ -87,7 +85,23 @@ def _bytes(s):
     return os.fsencode(s)
 
 
-class Container:
+class _Closes:
+    """Closed by a with statement's end or when collected (close())."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:          # interpreter shutdown: the module may be gone
+            pass
+
+
+class Container(_Closes):
     """An open SOURCE (container or run directory).  Use hpcmount.open()."""
 
     def __init__(self, source, **options):
@@ -108,18 +122,6 @@ class Container:
         if h:
             lib.hpcmount_close(h)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:          # interpreter shutdown: the module may be gone
-            pass
-
     def _handle(self):
         h = self._h
         if not h:
@@ -127,10 +129,15 @@ class Container:
         return h
 
     # -- nodes ---------------------------------------------------------------
-    def _lstat(self, path):
+    def _resolve(self, path, follow_last):
         st = _lib.Stat()
-        _check(lib.hpcmount_resolve(self._handle(), _bytes(path), ctypes.byref(st)))
+        _check(lib.hpcmount_resolve_follow(self._handle(), _bytes(path), int(follow_last),
+                                           ctypes.byref(st)))
         return st
+
+    def _lstat(self, path):
+        """Stat of path, links in its middle followed (as lstat(2))."""
+        return self._resolve(path, False)
 
     def _readlink_ino(self, ino):
         p = ctypes.c_void_p()
@@ -141,27 +148,22 @@ class Container:
             lib.hpcmount_free(p)
 
     def _follow(self, path):
-        """(path, stat) of the node path names, symlinks followed the way
-        the kernel follows them on the mount."""
-        path = posixpath.normpath("/" + os.fspath(path))
-        for _ in range(_MAX_LINKS):
-            st = self._lstat(path)
-            if not _stat.S_ISLNK(st.mode):
-                return path, st
-            target = self._readlink_ino(st.ino)
-            rel = posixpath.normpath(posixpath.join(posixpath.dirname(path)[1:], target))
-            # a target that climbs above the root leaves the tree, as on the
-            # mount (an HDF5 external link of a file alone): not "/" again
-            if rel == ".." or rel.startswith("../"):
-                raise FileNotFoundError(errno.ENOENT, "%s: %s leads out of the tree" % (path, target))
-            path = posixpath.normpath("/" + rel.lstrip("/"))
-        raise OSError(errno.ELOOP, "%s: too many levels of symbolic links" % path)
+        """(path, stat) of the node path names, symlinks followed in the
+        library the way the kernel follows them on the mount (a target
+        above the root: FileNotFoundError; more than 40: errno ELOOP)."""
+        path = os.fspath(path)
+        return path, self._resolve(path, True)
 
-    def _file(self, path):
-        path, st = self._follow(path)
-        if _stat.S_ISDIR(st.mode):
-            raise IsADirectoryError(errno.EISDIR, "%s: is a directory" % path)
-        return st
+    def _open(self, path, ino=None):
+        """The open file (_File) at path, symlinks followed in the library;
+        or of node ino, found before (path then only names it)."""
+        h = ctypes.c_void_p()
+        if ino is None:
+            rc = lib.hpcmount_file_open(self._handle(), _bytes(path), ctypes.byref(h))
+        else:
+            rc = lib.hpcmount_file_open_node(self._handle(), ino, ctypes.byref(h))
+        _check(rc, path=path)
+        return _File(self, h, path)
 
     def stat(self, path, follow_symlinks=True):
         """os.stat_result of path, as os.stat on the mount."""
@@ -211,54 +213,50 @@ class Container:
             yield from self.walk(posixpath.join(top, d))
 
     # -- bytes ---------------------------------------------------------------
-    def _readinto(self, ino, addr, size, offset, path=None):
-        n = ctypes.c_size_t()
-        _check(lib.hpcmount_read(self._handle(), ino, addr, size, offset, ctypes.byref(n)),
-               path=path)
-        return n.value
-
     def read(self, path, offset=0, size=-1):
         """Bytes [offset, offset+size) of file path (to the end: size -1)."""
-        st = self._file(path)
         if offset < 0:
             raise ValueError("negative offset")
-        if size is None or size < 0:
-            size = max(st.size - offset, 0)
-        size = min(size, max(st.size - offset, 0))
-        buf = ctypes.create_string_buffer(size) if size else None
-        n = self._readinto(st.ino, buf, size, offset, path) if size else 0
+        with self._open(path) as f:
+            end = max(f.st.size - offset, 0)
+            size = end if size is None or size < 0 else min(size, end)
+            buf = ctypes.create_string_buffer(size) if size else None
+            n = f.readinto(buf, size, offset) if size else 0
         return buf.raw[:n] if size else b""
 
     def readinto(self, path, buffer, offset=0):
         """Fill a writable buffer from offset; returns the bytes read."""
-        st = self._file(path)
-        mv = memoryview(buffer).cast("B")
-        if len(mv) == 0:
-            return 0
-        addr = ctypes.addressof((ctypes.c_char * len(mv)).from_buffer(mv))
-        return self._readinto(st.ino, addr, len(mv), offset, path)
+        with self._open(path) as f:
+            mv = memoryview(buffer).cast("B")
+            if len(mv) == 0:
+                return 0
+            addr = ctypes.addressof((ctypes.c_char * len(mv)).from_buffer(mv))
+            return f.readinto(addr, len(mv), offset)
 
     def open(self, path, mode="rb", buffering=io.DEFAULT_BUFFER_SIZE):
         """A seekable binary file object (io.BufferedReader) of file path."""
         if mode not in ("r", "rb"):
             raise OSError(errno.EROFS, "%s: hpcmount is read-only" % path)
-        st = self._file(path)
-        return io.BufferedReader(_RawFile(self, st, path), buffering)
+        return io.BufferedReader(_RawFile(self._open(path)), buffering)
 
     # -- attributes ----------------------------------------------------------
     def getxattr(self, path, name):
         """Value of extended attribute name (bytes)."""
-        st = self._follow(path)[1]
+        return self._getxattr_ino(self._follow(path)[1].ino, name)
+
+    def _getxattr_ino(self, ino, name):
         v, n = ctypes.c_void_p(), ctypes.c_size_t()
-        _check(lib.hpcmount_getxattr(self._handle(), st.ino, _bytes(name), ctypes.byref(v),
+        _check(lib.hpcmount_getxattr(self._handle(), ino, _bytes(name), ctypes.byref(v),
                                      ctypes.byref(n)))
         return _lib.take_bytes(v, n.value)
 
     def listxattr(self, path):
         """Names of the extended attributes of path."""
-        st = self._follow(path)[1]
+        return self._listxattr_ino(self._follow(path)[1].ino)
+
+    def _listxattr_ino(self, ino):
         v, n = ctypes.c_void_p(), ctypes.c_size_t()
-        _check(lib.hpcmount_listxattr(self._handle(), st.ino, ctypes.byref(v), ctypes.byref(n)))
+        _check(lib.hpcmount_listxattr(self._handle(), ino, ctypes.byref(v), ctypes.byref(n)))
         raw = _lib.take_bytes(v, n.value)
         return [os.fsdecode(x) for x in raw.split(b"\0") if x]
 
@@ -294,17 +292,8 @@ class Container:
     def extents(self, path):
         """[(source_path, offset, length)] where the bytes of file path lie
         verbatim in the source files, or None when they are computed."""
-        st = self._file(path)
-        ext, n = ctypes.POINTER(_lib.Extent)(), ctypes.c_size_t()
-        rc = lib.hpcmount_extents(self._handle(), st.ino, ctypes.byref(ext), ctypes.byref(n))
-        if rc == _lib.E_NOTSUP:
-            return None
-        _check(rc)
-        try:
-            return [(os.fsdecode(ext[i].path), ext[i].offset, ext[i].length)
-                    for i in range(n.value)]
-        finally:
-            lib.hpcmount_extents_free(ext, n.value)
+        with self._open(path) as f:
+            return f.extents()
 
     def array(self, path, threads=None, populate=None):
         """A NumPy array of file path with the dtype and shape of its
@@ -326,12 +315,49 @@ def _stat_result(st):
                            t, t, t, t, t, t, None, None, None, st.blksize, blocks))
 
 
-class _RawFile(io.RawIOBase):
-    """The raw, seekable side of Container.open()."""
+class _File(_Closes):
+    """An open file of a Container (libhpcmount's hpcmount_file): its node
+    found once, then read any number of times, from any thread."""
 
-    def __init__(self, container, st, name):
+    def __init__(self, container, handle, path):
+        self._c, self._f, self.path = container, handle, path
+        self.st = _lib.Stat()
+        _check(lib.hpcmount_file_stat(handle, ctypes.byref(self.st)))
+
+    def readinto(self, addr, size, offset):
+        """Read [offset, offset+size) to address addr: the bytes read."""
+        self._c._handle()          # ValueError once the container is closed
+        n = ctypes.c_size_t()
+        _check(lib.hpcmount_file_read(self._f, addr, size, offset, ctypes.byref(n)),
+               path=self.path)
+        return n.value
+
+    def extents(self):
+        """[(source_path, offset, length)], or None for computed bytes."""
+        self._c._handle()
+        ext, n = ctypes.POINTER(_lib.Extent)(), ctypes.c_size_t()
+        rc = lib.hpcmount_file_extents(self._f, ctypes.byref(ext), ctypes.byref(n))
+        if rc == _lib.E_NOTSUP:
+            return None
+        _check(rc, path=self.path)
+        try:
+            return [(os.fsdecode(ext[i].path), ext[i].offset, ext[i].length)
+                    for i in range(n.value)]
+        finally:
+            lib.hpcmount_extents_free(ext, n.value)
+
+    def close(self):
+        f, self._f = self._f, None
+        if f:
+            lib.hpcmount_file_close(f)
+
+
+class _RawFile(io.RawIOBase):
+    """The raw, seekable side of Container.open(), over one _File."""
+
+    def __init__(self, f):
         super().__init__()
-        self._c, self._ino, self._size, self.name = container, st.ino, st.size, name
+        self._f, self._size, self.name = f, f.st.size, f.path
         self._pos = 0
 
     def readable(self):
@@ -346,7 +372,7 @@ class _RawFile(io.RawIOBase):
         if want == 0:
             return 0
         addr = ctypes.addressof((ctypes.c_char * len(mv)).from_buffer(mv))
-        n = self._c._readinto(self._ino, addr, want, self._pos, self.name)
+        n = self._f.readinto(addr, want, self._pos)
         self._pos += n
         return n
 
@@ -359,6 +385,11 @@ class _RawFile(io.RawIOBase):
 
     def tell(self):
         return self._pos
+
+    def close(self):
+        if not self.closed:
+            self._f.close()
+        super().close()
 
 
 def refs_dataset(refs, group="/", netcdf=True, **kwargs):

@@ -27,21 +27,25 @@ def _dtype(text):
     return np.dtype(ast.literal_eval(text) if text[:1] in ("[", "{", "(") else text)
 
 
-def _shape(c, path):
-    text = c.getxattr(path, "user.shape").decode().strip()
+def _parse_shape(value):
+    text = value.decode().strip()
     return tuple(int(x) for x in text.split(",")) if text else ()
 
 
-def _layout(c, path, size, names):
+def _shape(c, path):
+    return _parse_shape(c.getxattr(path, "user.shape"))
+
+
+def _layout(getx, path, size, names):
     """(dtype, shape) from user.dtype and user.shape (names: the file's
-    xattrs): uint8 and (size,) without them; their product must be the
-    file's size (an array type's own axes trail the shape, as h5py gives
-    them)."""
+    xattrs, getx(name) the value of one): uint8 and (size,) without them;
+    their product must be the file's size (an array type's own axes trail
+    the shape, as h5py gives them)."""
     dtype = np.dtype("u1")
     if "user.dtype" in names:
-        dtype = _dtype(c.getxattr(path, "user.dtype").decode().strip())
+        dtype = _dtype(getx("user.dtype").decode().strip())
     if "user.shape" in names:
-        shape = _shape(c, path)
+        shape = _parse_shape(getx("user.shape"))
     else:
         shape = (size // dtype.itemsize,)
     need = math.prod(shape) * dtype.itemsize
@@ -104,9 +108,9 @@ def _mapped(c, st, ext, dtype, shape, populate):
     return a
 
 
-def _read_all(c, path, ino, a, size, threads):
-    """Fill array a (size bytes) with the file: one read, or pieces read by
-    a thread pool (ctypes drops the GIL): the library computes pieces in
+def _read_all(f, a, size, threads):
+    """Fill array a (size bytes) with open file f: one read, or pieces read
+    by a thread pool (ctypes drops the GIL): the library computes pieces in
     parallel, and preads verbatim bytes straight into the array."""
     addr = a.ctypes.data
     if threads is None:
@@ -116,10 +120,10 @@ def _read_all(c, path, ino, a, size, threads):
 
     def one(span):
         o, n = span
-        got = c._readinto(ino, addr + o, n, o, path)
+        got = f.readinto(addr + o, n, o)
         if got != n:
             raise OSError(errno.EIO, "%s: %d bytes at %d, the file ended after %d"
-                          % (path, n, o, got))
+                          % (f.path, n, o, got))
     if threads <= 1 or len(spans) <= 1:
         for s in spans:
             one(s)
@@ -203,24 +207,33 @@ def _members(c, path, names, threads, populate):
 
 
 def array(c, path, threads=None, populate=None):
-    p, st = c._follow(path)
-    names = c.listxattr(p)
+    p, st = c._follow(path)          # the one lookup of path: the node from here on
+    names = c._listxattr_ino(st.ino)
     if stat.S_ISDIR(st.mode) and "user.vlen" in names:
         return _sequences(c, p, threads, populate)
     if stat.S_ISDIR(st.mode) and "user.dtype" in names:
         return _members(c, p, names, threads, populate)
-    st = c._file(path)
-    if "user.dtype" in names and c.getxattr(p, "user.dtype") == b"O":
-        ref = c.getxattr(p, "user.h5ref").decode() if "user.h5ref" in names else None
+    with c._open(p, st.ino) as f:
+        return _file_array(c, f, names, threads, populate)
+
+
+def _file_array(c, f, names, threads, populate):
+    """array() of open file f (names: its xattrs)."""
+    st, p = f.st, f.path
+
+    def getx(name):
+        return c._getxattr_ino(st.ino, name)
+    if "user.dtype" in names and getx("user.dtype") == b"O":
+        ref = getx("user.h5ref").decode() if "user.h5ref" in names else None
         return _text(c, p, ref)
-    dtype, shape = _layout(c, path, st.size, names)
-    ext = c.extents(path) if st.size else None
+    dtype, shape = _layout(getx, p, st.size, names)
+    ext = f.extents() if st.size else None
     a = _mapped(c, st, ext, dtype, shape, populate)
     if a is not None:
         return a
     a = np.empty(shape, dtype)
     if st.size:
-        _read_all(c, path, st.ino, a, st.size, threads)
+        _read_all(f, a, st.size, threads)
     return a
 
 

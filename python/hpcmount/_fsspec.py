@@ -70,6 +70,35 @@ class HpcmountFileSystem(AbstractFileSystem):
             out = [self._detail(base + "/" + n, s) for n, s in self.container.scandir(path)]
         return out if detail else [d["name"] for d in out]
 
+    def walk(self, path, maxdepth=None, topdown=True, **kwargs):
+        """fsspec's walk as os.walk on the mount: a link to a directory is
+        listed among the directories but not entered (a link /grp/self ->
+        ../grp would otherwise be walked round and round)."""
+        path = self._strip_protocol(path)
+        detail = kwargs.pop("detail", False)
+        try:
+            listing = self.ls(path, detail=True, **kwargs)
+        except OSError:
+            return
+        dirs, files, enter = {}, {}, []
+        for info in listing:
+            name = info["name"].rsplit("/", 1)[-1]
+            if info["type"] != "directory" or info["name"] == path:
+                files[name if info["name"] != path else ""] = info
+                continue
+            dirs[name] = info
+            if not info.get("islink"):
+                enter.append(info["name"])
+        out = (path, dirs, files) if detail else (path, list(dirs), list(files))
+        if topdown:
+            yield out
+        if maxdepth is None or maxdepth > 1:
+            for d in enter:
+                yield from self.walk(d, None if maxdepth is None else maxdepth - 1,
+                                     topdown, detail=detail, **kwargs)
+        if not topdown:
+            yield out
+
     def find(self, path, maxdepth=None, withdirs=False, detail=False, **kwargs):
         """fsspec's find less the links that lead nowhere in the tree (an
         HDF5 external link of a file opened alone): such a link names no

@@ -12,7 +12,7 @@ c_int, c_char_p, c_void_p, c_size_t, c_uint64 = (
 P = ctypes.POINTER
 
 E_IO, E_CORRUPT, E_NOMEM, E_NOENT, E_NOTDIR, E_ISDIR, E_INVAL, E_UNSUPPORTED, \
-    E_NODATA, E_RANGE, E_CHECKSUM, E_NOTSUP, E_CHANGED = range(-1, -14, -1)
+    E_NODATA, E_RANGE, E_CHECKSUM, E_NOTSUP, E_CHANGED, E_LOOP = range(-1, -15, -1)
 INO_ROOT = 1
 
 
@@ -42,10 +42,17 @@ _SIGNATURES = {
     "hpcmount_errno": (c_int, [c_int]),
     "hpcmount_options_check": (c_int, [c_char_p]),
     "hpcmount_resolve": (c_int, [c_void_p, c_char_p, P(Stat)]),
+    "hpcmount_resolve_follow": (c_int, [c_void_p, c_char_p, c_int, P(Stat)]),
     "hpcmount_lookup": (c_int, [c_void_p, c_uint64, c_char_p, P(Stat)]),
     "hpcmount_getattr": (c_int, [c_void_p, c_uint64, P(Stat)]),
     "hpcmount_readdir": (c_int, [c_void_p, c_uint64, DIRENT_FN, c_void_p]),
     "hpcmount_read": (c_int, [c_void_p, c_uint64, c_void_p, c_size_t, c_uint64, P(c_size_t)]),
+    "hpcmount_file_open": (c_int, [c_void_p, c_char_p, P(c_void_p)]),
+    "hpcmount_file_open_node": (c_int, [c_void_p, c_uint64, P(c_void_p)]),
+    "hpcmount_file_stat": (c_int, [c_void_p, P(Stat)]),
+    "hpcmount_file_read": (c_int, [c_void_p, c_void_p, c_size_t, c_uint64, P(c_size_t)]),
+    "hpcmount_file_extents": (c_int, [c_void_p, P(P(Extent)), P(c_size_t)]),
+    "hpcmount_file_close": (None, [c_void_p]),
     "hpcmount_readlink": (c_int, [c_void_p, c_uint64, P(c_void_p)]),
     "hpcmount_getxattr": (c_int, [c_void_p, c_uint64, c_char_p, P(c_void_p), P(c_size_t)]),
     "hpcmount_listxattr": (c_int, [c_void_p, c_uint64, P(c_void_p), P(c_size_t)]),

@@ -132,9 +132,38 @@ HPCMOUNT_API int hpcmount_getattr(hpcmount *m, uint64_t ino, hpcmount_stat *st);
 HPCMOUNT_API int hpcmount_readdir(hpcmount *m, uint64_t dir, hpcmount_dirent_fn fn, void *ctx);
 
 /** Copy [off, off+len) of file ino into buf; *nread < len only at the end
- *  of the file.  Bytes that cannot be served exactly fail (HPCMOUNT_E_IO). */
+ *  of the file.  Bytes that cannot be served exactly fail (HPCMOUNT_E_IO),
+ *  bytes whose source changed since it was opened HPCMOUNT_E_CHANGED.  One
+ *  call opens and closes ino (hpcmount_file_open keeps it open). */
 HPCMOUNT_API int hpcmount_read(hpcmount *m, uint64_t ino, void *buf, size_t len, uint64_t off,
                                size_t *nread);
+
+/** An open file of a handle (opaque): the node resolved once, read many
+ *  times (the read path the mount's own open files take). */
+typedef struct hpcmount_file hpcmount_file;
+
+/** Open the file at path, symlinks followed as by hpcmount_resolve_follow
+ *  (HPCMOUNT_E_ISDIR for a directory).  Close it with hpcmount_file_close
+ *  before the handle; any number of threads may read it at once.  Since
+ *  libhpcmount.so.0.2. */
+HPCMOUNT_API int hpcmount_file_open(hpcmount *m, const char *path, hpcmount_file **out);
+
+/** Open file node ino (e.g. of an hpcmount_readdir entry), as
+ *  hpcmount_file_open. */
+HPCMOUNT_API int hpcmount_file_open_node(hpcmount *m, uint64_t ino, hpcmount_file **out);
+
+/** Close f (NULL is a no-op); the last call on f. */
+HPCMOUNT_API void hpcmount_file_close(hpcmount_file *f);
+
+/** The attributes of f's node as it was opened. */
+HPCMOUNT_API int hpcmount_file_stat(hpcmount_file *f, hpcmount_stat *st);
+
+/** Copy [off, off+len) of f into buf, as hpcmount_read. */
+HPCMOUNT_API int hpcmount_file_read(hpcmount_file *f, void *buf, size_t len, uint64_t off,
+                                    size_t *nread);
+
+/** The extents of f, as hpcmount_extents. */
+HPCMOUNT_API int hpcmount_file_extents(hpcmount_file *f, hpcmount_extent **ext, size_t *n);
 
 /** The target of symlink ino (hpcmount_free it). */
 HPCMOUNT_API int hpcmount_readlink(hpcmount *m, uint64_t ino, char **target);

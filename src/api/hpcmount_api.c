@@ -9,14 +9,11 @@
 #include <string.h>
 
 #include "hpc_bytes.h"
-#include "hpc_mount.h"
+#include "hpc_file.h"
 #include "hpc_refs.h"
 #include "hpcmount.h"
 
-#define READ_PIECE (8u << 20)     /* bytes per core read: bounds its buffers */
-#define DIRECT_MIN (1u << 20)     /* reads this large skip the block cache */
-#define DIRECT_SPREAD 4u          /* read ahead a span up to 4x the bytes wanted */
-#define MAP_BATCH 64u             /* extents asked of the core per call */
+#define READ_PIECE (8u << 20)     /* bytes per read of .info */
 
 struct hpcmount {
     hpc_mount *m;
@@ -238,105 +235,85 @@ int hpcmount_readdir(hpcmount *h, uint64_t dir, hpcmount_dirent_fn fn, void *ctx
     return fail_ino(rc, dir);
 }
 
-/* Are extent e's bytes the source file's own?  A growing file's extent
- * is read through a snapshot of its size: only below that size. */
-static gboolean in_source(const hpc_extent *e)
+struct hpcmount_file {
+    hpcmount *h;
+    hpc_file *f;
+};
+
+static int read_failed(uint64_t ino, uint64_t off, int rc)
 {
-    uint64_t end = 0;
-    return e->src && (e->space == 0 ||
-                      (hpc_add_u64(e->off, e->len, &end) && end <= e->space_size));
+    return fail_msg(rc, g_strdup_printf("node %llu: read at %llu: %s", (unsigned long long)ino,
+                                        (unsigned long long)off, hpc_strerror(rc)));
 }
 
-/* Tell the kernel the span of each source holding ext[] is wanted, when
- * the span is not much more than the extents (GSD series: one extent per
- * frame, spread over the file, which sequential read-ahead does not see). */
-static void advise_extents(const hpc_extent *ext, unsigned n)
+/* [off, off+len) of f into buf: the one read of hpc_file.h. */
+static int file_read(hpc_file *f, void *buf, size_t len, uint64_t off, size_t *nread)
 {
-    for (unsigned i = 0; i < n;) {
-        uint64_t lo = ext[i].off, hi = ext[i].off + ext[i].len, want = 0;
-        unsigned j = i;
-        for (; j < n && ext[j].src == ext[i].src; j++) {
-            lo = MIN(lo, ext[j].off);
-            hi = MAX(hi, ext[j].off + ext[j].len);
-            want += ext[j].len;
-        }
-        if (hi - lo <= want * DIRECT_SPREAD)
-            (void)posix_fadvise(ext[i].src->fd, (off_t)lo, (off_t)(hi - lo), POSIX_FADV_WILLNEED);
-        i = j;
-    }
-}
-
-/* pread one map batch of [off, off+len) of ino into buf; *got the bytes
- * (0 at the end of the file).  HPC_E_NOTSUP when the bytes are computed or
- * lie in a growing file's unsnapshotted tail: read them through the core. */
-static int direct_batch(hpcmount *h, uint64_t ino, char *buf, size_t len, uint64_t off,
-                        size_t *got)
-{
-    hpc_extent ext[MAP_BATCH];
-    unsigned n = 0;
-    size_t pos = 0;
-    *got = 0;
-    int rc = hpc_mount_map(h->m, ino, off, len, ext, MAP_BATCH, &n);
+    hpc_sink sink = { .kind = HPC_SINK_BUFFER, .buf = buf };
+    int rc = hpc_file_read(f, off, len, &sink);
+    *nread = rc == HPC_OK ? sink.done : 0;
     if (rc != HPC_OK)
-        return HPC_E_NOTSUP;     /* the core's read says what is wrong */
-    for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
-        rc = ext[i].len <= len - pos && in_source(&ext[i]) ? HPC_OK : HPC_E_NOTSUP;
-        pos += rc == HPC_OK ? ext[i].len : 0;
-    }
-    if (rc == HPC_OK)
-        advise_extents(ext, n);
-    pos = 0;
-    for (unsigned i = 0; rc == HPC_OK && i < n; pos += ext[i].len, i++)
-        rc = hpc_source_pread(ext[i].src, buf + pos, ext[i].len, ext[i].off);
-    if (rc == HPC_OK)
-        rc = hpc_mount_extents_unchanged(h->m, ino, ext, n);
-    hpc_mount_unmap(h->m, ino);
-    *got = rc == HPC_OK ? pos : 0;
-    return rc;
-}
-
-/* A bulk read of verbatim bytes: from the sources straight into buf, no
- * block cache (a bulk load would only evict it) and no copy through it.
- * *done the bytes read, also when a later part must go through the core
- * (HPC_E_NOTSUP). */
-static int read_direct(hpcmount *h, uint64_t ino, char *buf, size_t len, uint64_t off,
-                       size_t *done)
-{
-    int rc = HPC_OK;
-    *done = 0;
-    while (rc == HPC_OK && *done < len) {
-        size_t got = 0;
-        rc = direct_batch(h, ino, buf + *done, len - *done, off + *done, &got);
-        if (rc == HPC_OK && got == 0)
-            break;
-        *done += got;
-    }
-    return rc;
+        return read_failed(hpc_file_stat(f)->ino, off + sink.done, rc);
+    return HPC_OK;
 }
 
 int hpcmount_read(hpcmount *h, uint64_t ino, void *buf, size_t len, uint64_t off, size_t *nread)
 {
-    size_t done = 0;
-    int rc = len >= DIRECT_MIN ? read_direct(h, ino, buf, len, off, &done) : HPC_E_NOTSUP;
-    if (rc == HPC_OK) {
-        *nread = done;
-        return HPC_OK;
-    }
-    rc = rc == HPC_E_NOTSUP ? HPC_OK : rc;
-    while (rc == HPC_OK && done < len) {
-        size_t want = MIN(len - done, (size_t)READ_PIECE), got = 0;
-        rc = hpc_mount_read(h->m, ino, (char *)buf + done, want, off + done, &got);
-        if (rc != HPC_OK || got == 0)
-            break;
-        done += got;
-        if (got < want)
-            break;
-    }
-    *nread = rc == HPC_OK ? done : 0;
+    hpc_file_conf conf = HPC_FILE_CONF_DEFAULT;
+    hpc_file *f;
+    *nread = 0;
+    int rc = hpc_file_open(h->m, ino, &conf, &f);
     if (rc != HPC_OK)
-        return fail_msg(rc, g_strdup_printf("node %llu: read at %llu: %s", (unsigned long long)ino,
-                                            (unsigned long long)(off + done), hpc_strerror(rc)));
+        return read_failed(ino, off, rc);
+    rc = file_read(f, buf, len, off, nread);
+    hpc_file_close(f);
+    return rc;
+}
+
+/* The public handle of open file f (NULL when the open failed). */
+static hpcmount_file *wrap(hpcmount *h, hpc_file *f)
+{
+    hpcmount_file *out = f ? g_new(hpcmount_file, 1) : NULL;
+    if (out)
+        *out = (hpcmount_file){ h, f };
+    return out;
+}
+
+int hpcmount_file_open(hpcmount *h, const char *path, hpcmount_file **out)
+{
+    hpc_file_conf conf = HPC_FILE_CONF_DEFAULT;
+    hpc_file *f = NULL;
+    int rc = path ? hpc_file_open_path(h->m, path, &conf, &f) : HPC_E_INVAL;
+    *out = wrap(h, f);
+    return fail(rc, path ? path : "(null)");
+}
+
+int hpcmount_file_open_node(hpcmount *h, uint64_t ino, hpcmount_file **out)
+{
+    hpc_file_conf conf = HPC_FILE_CONF_DEFAULT;
+    hpc_file *f = NULL;
+    int rc = hpc_file_open(h->m, ino, &conf, &f);
+    *out = wrap(h, f);
+    return fail_ino(rc, ino);
+}
+
+void hpcmount_file_close(hpcmount_file *f)
+{
+    if (!f)
+        return;
+    hpc_file_close(f->f);
+    g_free(f);
+}
+
+int hpcmount_file_stat(hpcmount_file *f, hpcmount_stat *st)
+{
+    export_stat(f->h, hpc_file_stat(f->f), st);
     return HPC_OK;
+}
+
+int hpcmount_file_read(hpcmount_file *f, void *buf, size_t len, uint64_t off, size_t *nread)
+{
+    return file_read(f->f, buf, len, off, nread);
 }
 
 int hpcmount_readlink(hpcmount *h, uint64_t ino, char **target)
@@ -375,20 +352,24 @@ int hpcmount_listxattr(hpcmount *h, uint64_t ino, char **names, size_t *len)
 
 int hpcmount_info(hpcmount *h, char **text, size_t *len)
 {
-    hpc_stat st;
+    hpc_file_conf conf = HPC_FILE_CONF_DEFAULT;
+    hpc_file *f = NULL;
     GString *s = g_string_new(NULL);
     *text = NULL;
     *len = 0;
-    int rc = hpc_mount_resolve(h->m, "/.info", &st);
+    int rc = hpc_file_open_path(h->m, "/.info", &conf, &f);
+    /* to the end as it reads now: the text may have grown since the open */
     for (uint64_t off = 0; rc == HPC_OK;) {
-        size_t got = 0;
+        hpc_sink sink = { .kind = HPC_SINK_BUFFER };
         g_string_set_size(s, off + READ_PIECE);
-        rc = hpc_mount_read(h->m, st.ino, s->str + off, READ_PIECE, off, &got);
-        off += rc == HPC_OK ? got : 0;
+        sink.buf = s->str + off;
+        rc = hpc_file_read(f, off, READ_PIECE, &sink);
+        off += rc == HPC_OK ? sink.done : 0;
         g_string_set_size(s, off);
-        if (got == 0)
+        if (sink.done == 0)
             break;
     }
+    hpc_file_close(f);
     if (rc != HPC_OK) {
         g_string_free(s, TRUE);
         return fail(rc, "/.info");
@@ -398,54 +379,61 @@ int hpcmount_info(hpcmount *h, char **text, size_t *len)
     return HPC_OK;
 }
 
-/* Append the extents of [off, size) from one core map call; *done the bytes
- * they cover (NOTSUP where they are not the source's own: in_source). */
-static int map_batch(hpcmount *h, uint64_t ino, uint64_t off, uint64_t size, GArray *out,
-                     uint64_t *done)
+/* The extent sink's callback: one public extent of e (its path made
+ * absolute). */
+static int add_extent(void *out, const hpc_extent *e)
 {
-    hpc_extent ext[MAP_BATCH];
-    unsigned n = 0;
-    *done = 0;
-    int rc = hpc_mount_map(h->m, ino, off, size - off, ext, MAP_BATCH, &n);
-    if (rc != HPC_OK)
-        return rc;
-    for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
-        if (!in_source(&ext[i]) || !ext[i].src->path) {
-            rc = HPC_E_NOTSUP;
-            break;
-        }
-        hpcmount_extent e = { g_canonicalize_filename(ext[i].src->path, NULL), ext[i].off, ext[i].len };
-        g_array_append_val(out, e);
-        *done += ext[i].len;
-    }
-    if (rc == HPC_OK)
-        rc = hpc_mount_extents_unchanged(h->m, ino, ext, n);
-    hpc_mount_unmap(h->m, ino);
-    if (rc == HPC_OK && n == 0)
-        rc = HPC_E_IO;           /* no progress: the map and the size disagree */
+    hpcmount_extent x = { g_canonicalize_filename(e->src->path, NULL), e->off, e->len };
+    g_array_append_val((GArray *)out, x);
+    return 0;
+}
+
+/* The extents of the whole file f into a. */
+static int file_extents(hpc_file *f, GArray *a)
+{
+    hpc_sink sink = { .kind = HPC_SINK_EXTENTS, .extent = add_extent, .ctx = a };
+    uint64_t size = hpc_file_stat(f)->size;
+    int rc = HPC_OK;
+    /* size_t may be narrower than a file: in pieces */
+    for (uint64_t off = 0; rc == HPC_OK && off < size; off += MIN(size - off, (uint64_t)SIZE_MAX))
+        rc = hpc_file_read(f, off, (size_t)MIN(size - off, (uint64_t)SIZE_MAX), &sink);
     return rc;
 }
 
-int hpcmount_extents(hpcmount *h, uint64_t ino, hpcmount_extent **ext, size_t *n)
+static int extents_out(GArray *a, int rc, hpcmount_extent **ext, size_t *n)
 {
-    hpc_stat st;
-    GArray *a = g_array_new(FALSE, FALSE, sizeof(hpcmount_extent));
-    *ext = NULL;
-    *n = 0;
-    int rc = hpc_mount_getattr(h->m, ino, &st);
-    if (rc == HPC_OK && !S_ISREG(st.mode))
-        rc = HPC_E_NOTSUP;
-    for (uint64_t off = 0, done = 0; rc == HPC_OK && off < st.size; off += done)
-        rc = map_batch(h, ino, off, st.size, a, &done);
     size_t len = a->len;
     hpcmount_extent *v = (hpcmount_extent *)(void *)g_array_free(a, FALSE);
+    *ext = NULL;
+    *n = 0;
     if (rc != HPC_OK) {
         hpcmount_extents_free(v, len);
-        return fail_ino(rc, ino);
+        return rc;
     }
     *ext = v;
     *n = len;
     return HPC_OK;
+}
+
+int hpcmount_file_extents(hpcmount_file *f, hpcmount_extent **ext, size_t *n)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(hpcmount_extent));
+    int rc = extents_out(a, file_extents(f->f, a), ext, n);
+    return fail_ino(rc, hpc_file_stat(f->f)->ino);
+}
+
+int hpcmount_extents(hpcmount *h, uint64_t ino, hpcmount_extent **ext, size_t *n)
+{
+    hpc_file_conf conf = HPC_FILE_CONF_DEFAULT;
+    hpc_file *f;
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(hpcmount_extent));
+    int rc = hpc_file_open(h->m, ino, &conf, &f);
+    if (rc == HPC_OK) {
+        rc = file_extents(f, a);
+        hpc_file_close(f);
+    }
+    rc = extents_out(a, rc == HPC_E_ISDIR || rc == HPC_E_INVAL ? HPC_E_NOTSUP : rc, ext, n);
+    return fail_ino(rc, ino);
 }
 
 void hpcmount_extents_free(hpcmount_extent *ext, size_t n)
