@@ -276,6 +276,16 @@ static uint32_t parts_add(pctx *r, uint32_t pi, uint32_t n)
     return first;
 }
 
+/* Close the pair of types a part was rendered with; returns rc. */
+static int close_pair(hid_t a, hid_t b, int rc)
+{
+    if (a >= 0)
+        H5Tclose(a);
+    if (b >= 0)
+        H5Tclose(b);
+    return rc;
+}
+
 /* Part pi as a directory of offsets and values (Arrow's list array) of
  * n sequences of memory type m (hvl_t). */
 static int render_seq(pctx *r, uint32_t pi, hid_t t, hid_t m, const uint8_t *buf, uint64_t n)
@@ -318,11 +328,7 @@ static int render_seq(pctx *r, uint32_t pi, hid_t t, hid_t m, const uint8_t *buf
     PART(r, pi)->dtype = g_strdup("O");
     PART(r, pi)->extra_name = "user.vlen";
     PART(r, pi)->extra = g_strdup(PART(r, first + 1)->dtype ? PART(r, first + 1)->dtype : "O");
-    if (tb >= 0)
-        H5Tclose(tb);
-    if (mb >= 0)
-        H5Tclose(mb);
-    return rc;
+    return close_pair(tb, mb, rc);
 }
 
 /* Member k of compound t (memory type m) as part pi: its n values
@@ -343,11 +349,7 @@ static int render_member(pctx *r, uint32_t pi, hid_t t, hid_t m, unsigned k, con
         rc = render(r, pi, ft, mt, col, n, dims, rank);
         g_free(col);
     }
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (mt >= 0)
-        H5Tclose(mt);
-    return rc;
+    return close_pair(ft, mt, rc);
 }
 
 /* Part pi as a directory of one entry per member of compound t. */
@@ -385,11 +387,7 @@ static int render_array(pctx *r, uint32_t pi, hid_t t, hid_t m, const uint8_t *b
     } else if (rank + nd > 2 * H5S_MAX_RANK) {
         r->why = g_strdup("arrays nested too deeply");
     }
-    if (tb >= 0)
-        H5Tclose(tb);
-    if (mb >= 0)
-        H5Tclose(mb);
-    return rc;
+    return close_pair(tb, mb, rc);
 }
 
 /* Part pi holding the n elements at buf (memory type m of file type t)
