@@ -18,3 +18,12 @@ pypkg() {
         "$PY" "$@"
     fi
 }
+# h5py_case SCRIPT SOURCE WHAT: SCRIPT gen writes its files into $TMP with
+# h5py, SOURCE (one of them) is mounted at M=$TMP/mnt (log: $TMP/mnt.log),
+# and the check WHAT is SCRIPT tree: the mount against h5py.
+h5py_case() {
+    "$PY" "$1" gen "$TMP" || fail "h5py writes $(basename "$2")"
+    M="$TMP/mnt"
+    mount_container "$2" "$M" -o log="$TMP/mnt.log" || fail "mount $(basename "$2")"
+    check "$3" "$PY" "$1" tree "$M" "$2"
+}

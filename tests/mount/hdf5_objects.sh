@@ -15,11 +15,7 @@ need_fuse
 
 O="$top_srcdir/tests/mount/hdf5_objects.py"
 F="$TMP/objects.h5"
-"$PY" "$O" gen "$TMP" || fail "h5py writes objects.h5"
-
-M="$TMP/mnt"
-mount_container "$F" "$M" -o log="$TMP/objects.log" || fail "mount objects.h5"
-check "mount: every dataset read as documented equals h5py's" "$PY" "$O" tree "$M" "$F"
+h5py_case "$O" "$F" "mount: every dataset read as documented equals h5py's"
 check "a compound is a directory of its members, in the file's order" \
     test "$(ls -f "$M/comp" | grep -v '^\.' | tr '\n' ' ')" = "id name seq ref pos tags "
 check "its user.dtype has object members" \

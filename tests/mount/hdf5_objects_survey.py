@@ -15,6 +15,9 @@ import sys
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hdf5_vlen import selection  # noqa: E402  (the text docs/hdf5.md gives)
+
 
 def kind(dt):
     """A name for what the dtype holds."""
@@ -34,21 +37,6 @@ def kind(dt):
         inner = kind(dt.subdtype[0])
         return "fixed" if inner == "fixed" else "array-of-" + inner
     return "fixed"
-
-
-def selection(sp):
-    """A region's selection as docs/hdf5.md writes it."""
-    st = sp.get_select_type()
-    if st == h5py.h5s.SEL_ALL:
-        return "all"
-    if st == h5py.h5s.SEL_NONE:
-        return "none"
-    if st == h5py.h5s.SEL_POINTS:
-        pts = sp.get_select_elem_pointlist()
-        return "points " + " ".join("(%s)" % ",".join(map(str, p)) for p in pts)
-    blocks = sp.get_select_hyper_blocklist()
-    return "blocks " + " ".join("(%s)-(%s)" % (",".join(map(str, b[0])), ",".join(map(str, b[1])))
-                                for b in blocks)
 
 
 class Norm:

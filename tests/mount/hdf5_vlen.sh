@@ -12,11 +12,7 @@
 need_fuse
 
 V="$top_srcdir/tests/mount/hdf5_vlen.py"
-"$PY" "$V" gen "$TMP" || fail "h5py writes vlen.h5"
-
-M="$TMP/mnt"
-mount_container "$TMP/vlen.h5" "$M" -o log="$TMP/vlen.log" || fail "mount vlen.h5"
-check "mount: every sequence and reference equals h5py's" "$PY" "$V" tree "$M" "$TMP/vlen.h5"
+h5py_case "$V" "$TMP/vlen.h5" "mount: every sequence and reference equals h5py's"
 check "a dataset of sequences is a directory of offsets and values" \
     test "$(ls "$M/int_1d" | tr '\n' ' ')" = "offsets values "
 check "find descends into it" test "$(find "$M/g" -type f | sort | tr '\n' ' ')" = \
