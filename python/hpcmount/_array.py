@@ -186,12 +186,13 @@ def _text(c, path, ref):
     return _objects(lines, _shape(c, path), path)
 
 
-def _members(c, path, names, threads, populate):
+def _members(c, path, getx, threads, populate):
     """An HDF5 compound holding variable-length data or references (a
-    directory of one entry per member): what h5py's ds[()] gives, a
-    structured array with object members (of a scalar, its element)."""
-    dtype = _dtype(c.getxattr(path, "user.dtype").decode().strip())
-    shape = _shape(c, path)
+    directory of one entry per member; getx(name): its xattrs): what
+    h5py's ds[()] gives, a structured array with object members (of a
+    scalar, its element)."""
+    dtype = _dtype(getx("user.dtype").decode().strip())
+    shape = _parse_shape(getx("user.shape"))
     a = np.empty(shape, dtype)
     for name in dtype.names:
         v = array(c, path + "/" + name, threads, populate)
@@ -212,7 +213,7 @@ def array(c, path, threads=None, populate=None):
     if stat.S_ISDIR(st.mode) and "user.vlen" in names:
         return _sequences(c, p, threads, populate)
     if stat.S_ISDIR(st.mode) and "user.dtype" in names:
-        return _members(c, p, names, threads, populate)
+        return _members(c, p, lambda name: c._getxattr_ino(st.ino, name), threads, populate)
     with c._open(p, st.ino) as f:
         return _file_array(c, f, names, threads, populate)
 
