@@ -33,7 +33,8 @@ typedef struct hm_bdi_ra {
 
 /* The daemon's state: set in main before the session starts, then read
  * by every handler through the session's userdata (fuse_req_userdata);
- * only bdi_ra.done changes later (atomically). */
+ * only bdi_ra.done (atomically) and the open-file set (under its lock)
+ * change later. */
 typedef struct hm_daemon {
     hpc_mount *mount;
     hpc_ra *ra;              /* read-ahead of source extents; NULL when disabled */
@@ -43,6 +44,10 @@ typedef struct hm_daemon {
     FILE *log_file;          /* the log (-o log=FILE), or syslog in the */
     int log_syslog;          /* background, else stderr */
     hm_bdi_ra bdi_ra;
+    GMutex files_lock;       /* guards files */
+    GHashTable *files;       /* the hpc_file of every open the kernel holds:
+                              * an unmount drops the RELEASEs still queued,
+                              * so main closes what is left */
 } hm_daemon;
 
 typedef struct hm_args {

@@ -234,9 +234,26 @@ static hpc_file *file_of(const struct fuse_file_info *fi)
     return (hpc_file *)(uintptr_t)fi->fh;
 }
 
+/* Add an open file to the daemon's set, or take it out. */
+static void files_track(hm_daemon *d, hpc_file *f, gboolean add)
+{
+    g_mutex_lock(&d->files_lock);
+    if (add)
+        g_hash_table_add(d->files, f);
+    else
+        g_hash_table_steal(d->files, f);    /* the caller closes it */
+    g_mutex_unlock(&d->files_lock);
+}
+
+static void files_close(hm_daemon *d, hpc_file *f)
+{
+    files_track(d, f, FALSE);
+    hpc_file_close(f);
+}
+
 static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    const hm_daemon *d = daemon_of(req);
+    hm_daemon *d = daemon_of(req);
     hpc_file_conf conf = { d->ra, d->zerocopy_min };
     hpc_file *f;
     apply_read_ahead(req);
@@ -254,14 +271,15 @@ static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     fi->direct_io = meta.direct_io;     /* .info: regenerated as things change */
     fi->keep_cache = meta.keep_cache;   /* the bytes never change */
     fi->fh = (uint64_t)(uintptr_t)f;
+    files_track(d, f, TRUE);
     if (fuse_reply_open(req, fi) != 0)
-        hpc_file_close(f);     /* the open was interrupted: no release */
+        files_close(d, f);     /* the open was interrupted: no release */
 }
 
 static void hm_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
-    hpc_file_close(file_of(fi));
+    files_close(daemon_of(req), file_of(fi));
     fuse_reply_err(req, 0);
 }
 
@@ -480,12 +498,18 @@ static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *cmd, c
     return ret != 0;
 }
 
+/* A file left open at exit: the kernel dropped its RELEASE. */
+static void close_left(gpointer f)
+{
+    hpc_file_close(f);
+}
+
 int main(int argc, char *argv[])
 {
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
-    hm_daemon d = { 0 };
+    hm_daemon d = { .files = g_hash_table_new_full(NULL, NULL, close_left, NULL) };
     hm_args a = { .read_ahead_kb = READ_AHEAD_KB, .zerocopy_min_kb = HPC_FILE_VERBATIM_MIN >> 10,
                   .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
                   .ra_threads = HPC_RA_THREADS_DEFAULT };
@@ -493,6 +517,7 @@ int main(int argc, char *argv[])
     GPtrArray *spec_names = g_ptr_array_new_with_free_func(g_free);
     struct fuse_opt *spec = hm_build_opt_spec(spec_names);
     hpc_options_init(&a.opts);
+    g_mutex_init(&d.files_lock);
     if (fuse_opt_parse(&args, &a, spec, hm_opt_proc) != 0 || (ret = early_exit(&a, argv[0])) >= 0)
         goto out;
     d.zerocopy_min = (uint64_t)a.zerocopy_min_kb << 10;
@@ -527,7 +552,9 @@ out:
     g_ptr_array_free(spec_names, TRUE);
     if (se)
         fuse_session_destroy(se);
+    g_hash_table_destroy(d.files);   /* the files whose RELEASE never came */
     hpc_ra_free(d.ra);           /* its threads use the mount */
+    g_mutex_clear(&d.files_lock);
     hpc_mount_close(d.mount);
     hpc_options_clear(&a.opts);
     g_clear_error(&a.error);
