@@ -11,6 +11,14 @@
  *        file_read SOURCE PATH error     the HPCMOUNT_E_ code of the open
  *                                        (0 when it opens) on stdout
  * Writes the bytes to stdout; exit 1 with one line on stderr on a failure.
+ *
+ *        file_read -m MOUNT SOURCE PIECE,...
+ *            every path of stdin (NUL-terminated, from the container's
+ *            root) read in each piece size and at its extents, compared
+ *            with the bytes read() gives of MOUNT/PATH: one line on stderr
+ *            per file that differs (exit 1), "N files, E by extents" on
+ *            stdout.  One process and one open of the container for all
+ *            the files, as a program using the library would have it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -110,11 +118,105 @@ static int read_each(hpcmount_file *f, uint64_t size, const char *list, unsigned
     return rc;
 }
 
+/* The whole of the file at path into a buffer of *size (+1) bytes. */
+static unsigned char *slurp(const char *path, uint64_t *size)
+{
+    int fd = open(path, O_RDONLY);
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *b = fd < 0 ? NULL : malloc(cap + 1);
+    ssize_t r = 1;
+    while (b && r > 0) {
+        if (n == cap)
+            b = realloc(b, (cap *= 2) + 1);
+        r = b ? read(fd, b + n, cap - n) : -1;
+        n += r > 0 ? (size_t)r : 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (r < 0) {
+        free(b);
+        return NULL;
+    }
+    *size = n;
+    return b;
+}
+
+/* One file of the container every way: 0 when each read gave want's
+ * bytes, 1 when its extents did too, -1 (a line on stderr) when not. */
+static int check_file(hpcmount *m, const char *path, const char *list,
+                      const unsigned char *want, uint64_t size)
+{
+    hpcmount_file *f = NULL;
+    hpcmount_stat st;
+    int rc = hpcmount_file_open(m, path, &f);
+    if (rc == HPCMOUNT_OK)
+        rc = hpcmount_file_stat(f, &st);
+    if (rc == HPCMOUNT_OK && st.size != size) {
+        fprintf(stderr, "%s: %llu bytes, the mount's %llu\n", path,
+                (unsigned long long)st.size, (unsigned long long)size);
+        hpcmount_file_close(f);
+        return -1;
+    }
+    unsigned char *got = rc == HPCMOUNT_OK ? calloc(size + 1, 1) : NULL;
+    if (rc == HPCMOUNT_OK)
+        rc = read_each(f, size, list, got);
+    if (rc == HPCMOUNT_OK && memcmp(got, want, size) != 0)
+        rc = HPCMOUNT_E_IO;
+    int ext = 0;
+    if (rc == HPCMOUNT_OK) {
+        memset(got, 0, size);
+        ext = read_extents(f, size, got);
+        if (ext == HPCMOUNT_OK && memcmp(got, want, size) != 0)
+            ext = HPCMOUNT_E_IO;
+    }
+    if (rc != HPCMOUNT_OK)
+        fprintf(stderr, "%s: pieces of %s: not the mount's bytes (%s)\n", path, list,
+                hpcmount_strerror(rc));
+    else if (ext != HPCMOUNT_OK && ext != HPCMOUNT_E_NOTSUP)
+        fprintf(stderr, "%s: extents: not the mount's bytes (%s)\n", path, hpcmount_strerror(ext));
+    free(got);
+    if (f)
+        hpcmount_file_close(f);
+    return rc != HPCMOUNT_OK || (ext != HPCMOUNT_OK && ext != HPCMOUNT_E_NOTSUP) ? -1 : ext == HPCMOUNT_OK;
+}
+
+/* -m MOUNT SOURCE PIECES: every path of stdin checked against the mount. */
+static int check_all(const char *mnt, const char *source, const char *list)
+{
+    hpcmount *m;
+    char *path = NULL;
+    size_t cap = 0;
+    unsigned files = 0, ext = 0, bad = 0;
+    if (hpcmount_open(source, NULL, &m) != HPCMOUNT_OK) {
+        fprintf(stderr, "file_read: %s\n", hpcmount_last_error());
+        return 1;
+    }
+    while (getdelim(&path, &cap, '\0', stdin) > 0) {
+        char *full = malloc(strlen(mnt) + strlen(path) + 1);
+        uint64_t size = 0;
+        unsigned char *want = full ? slurp(strcat(strcpy(full, mnt), path), &size) : NULL;
+        int r = want ? check_file(m, path, list, want, size) : -1;
+        if (!want)
+            fprintf(stderr, "%s: not read on the mount\n", path);
+        files++;
+        ext += r == 1;
+        bad += r < 0;
+        free(want);
+        free(full);
+    }
+    free(path);
+    hpcmount_close(m);
+    printf("%u files, %u by extents\n", files, ext);
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     hpcmount *m;
     hpcmount_file *f;
     hpcmount_stat st;
+    if (argc == 5 && strcmp(argv[1], "-m") == 0)
+        return check_all(argv[2], argv[3], argv[4]);
     if (argc != 4) {
         fprintf(stderr, "usage: file_read SOURCE PATH PIECE|extents|error\n");
         return 2;
