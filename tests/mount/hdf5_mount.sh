@@ -37,6 +37,22 @@ expect_eq "external raw data from another cwd" \
     "$("$PY" "$top_srcdir/tests/mount/hdf5_verify.py" --expect "$G/capi.h5" external_i8 2>&1)" \
     "$(sha "$TMP/ext.out")"
 
+# a run directory served in one process (-o inproc), where a virtual
+# dataset's source file is a container too: whichever of the two is
+# opened first, libhdf5 must open the other (one locking setting for every
+# open of a file), or the source is missing or the virtual dataset reads
+# its fill value
+want_vds=$("$PY" "$top_srcdir/tests/mount/hdf5_verify.py" --expect "$G/latest.h5" virtual)
+want_src=$("$PY" "$top_srcdir/tests/mount/hdf5_verify.py" --expect "$G/vds_src.h5" a)
+for first in latest.h5/virtual vds_src.h5/a; do
+    M="$TMP/mnt-inproc"
+    mount_container "$G" "$M" -o inproc || fail "mount $G -o inproc"
+    cat "$M/$first" >/dev/null
+    expect_eq "inproc run directory, $first first: the virtual dataset" "$want_vds" "$(sha "$M/latest.h5/virtual")"
+    expect_eq "inproc run directory, $first first: its source" "$want_src" "$(sha "$M/vds_src.h5/a")"
+    unmount_container "$M"
+done
+
 # 8 concurrent readers of compressed, big-endian chunked and contiguous data
 M="$TMP/mnt-big"
 mount_container "$G/big.h5" "$M" || fail "mount big.h5"

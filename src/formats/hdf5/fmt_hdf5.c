@@ -41,6 +41,25 @@ void h5_quiet(void)
     }
 }
 
+/* A read-only view must not take (or wait for) a writer's lock.  Said
+ * through the environment, not a fapl: libhdf5 opens the source files of
+ * a virtual dataset with a fapl of its own, and refuses to open a file
+ * twice with two locking settings, so a source the mount also serves in
+ * this process would fail either as a container or as a source (its
+ * values read as fill).  A user's own setting stays. */
+static gpointer set_no_locking(gpointer unused)
+{
+    (void)unused;
+    g_setenv("HDF5_USE_FILE_LOCKING", "FALSE", FALSE);
+    return NULL;
+}
+
+void h5_no_locking(void)
+{
+    static GOnce once = G_ONCE_INIT;
+    g_once(&once, set_no_locking, NULL);
+}
+
 /* The two most specific messages of the error stack: the innermost alone
  * is often a detail ("can't open directory" of the plugin search). */
 static herr_t errmsg_walk(unsigned n, const H5E_error2_t *e, void *p)
@@ -193,7 +212,7 @@ static int h5_open(hpc_container *c, GError **err)
 {
     h5_quiet();
     h5 *h = h5_new(c);
-    hid_t fapl = H5I_INVALID_HID, root = H5I_INVALID_HID;
+    hid_t root = H5I_INVALID_HID;
     int rc;
     h->src = c->host->add_source(c, c->path, err);
     if (!h->src) {
@@ -201,13 +220,8 @@ static int h5_open(hpc_container *c, GError **err)
         goto out;
     }
     uint64_t sb = superblock_offset(h->src);
-    fapl = H5Pcreate(H5P_FILE_ACCESS);
-#if H5_VERSION_GE(1, 10, 7)
-    /* a read-only view must not take (or wait for) the writer's lock */
-    if (fapl >= 0)
-        H5Pset_file_locking(fapl, 0, 1);
-#endif
-    h->file = H5Fopen(c->path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+    h5_no_locking();
+    h->file = H5Fopen(c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (h->file < 0) {
         char *why = h5_errtext();
         rc = hpc_fail(err, HPC_E_CORRUPT, c->path, "superblock", sb,
@@ -245,8 +259,6 @@ static int h5_open(hpc_container *c, GError **err)
 out:
     if (root >= 0)
         H5Gclose(root);
-    if (fapl >= 0)
-        H5Pclose(fapl);
     h5_free(h);
     return rc;
 }

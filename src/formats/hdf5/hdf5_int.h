@@ -168,6 +168,7 @@ enum { S_NEW = 0, S_OK, S_BAD };
 
 /* fmt_hdf5.c */
 void h5_quiet(void);
+void h5_no_locking(void);
 char *h5_errtext(void);
 
 /* hdf5_dset.c */
