@@ -25,7 +25,10 @@ import threading
 from . import _lib
 from ._lib import lib
 
-__all__ = ["open", "refs", "refs_dataset", "refs_store", "Container", "FormatError", "version"]
+from ._array import Empty
+
+__all__ = ["open", "refs", "refs_dataset", "refs_store", "Container", "Empty", "FormatError",
+           "version"]
 
 
 

@@ -27,6 +27,26 @@ def _dtype(text):
     return np.dtype(ast.literal_eval(text) if text[:1] in ("[", "{", "(") else text)
 
 
+class Empty:
+    """The value of an HDF5 dataset with a null dataspace (user.h5space
+    null): a dtype and no data, as h5py's h5py.Empty, which it equals."""
+    shape = None
+    size = None
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+
+    def __eq__(self, other):
+        return type(other).__name__ == "Empty" and getattr(other, "shape", 0) is None and \
+            getattr(other, "dtype", None) == self.dtype
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __repr__(self):
+        return "Empty(dtype=%r)" % (self.dtype,)
+
+
 def _parse_shape(value):
     text = value.decode().strip()
     return tuple(int(x) for x in text.split(",")) if text else ()
@@ -210,6 +230,8 @@ def _members(c, path, getx, threads, populate):
 def array(c, path, threads=None, populate=None):
     p, st = c._follow(path)          # the one lookup of path: the node from here on
     names = c._listxattr_ino(st.ino)
+    if "user.h5space" in names and c._getxattr_ino(st.ino, "user.h5space") == b"null":
+        return Empty(_dtype(c._getxattr_ino(st.ino, "user.dtype").decode().strip()))
     if stat.S_ISDIR(st.mode) and "user.vlen" in names:
         return _sequences(c, p, threads, populate)
     if stat.S_ISDIR(st.mode) and "user.dtype" in names:
@@ -238,4 +260,4 @@ def _file_array(c, f, names, threads, populate):
     return a
 
 
-__all__ = ["array", "_lib"]
+__all__ = ["array", "Empty", "_lib"]

@@ -59,6 +59,25 @@ def gen(d):
         arr[1] = ["", "e", "f"]
         f.create_dataset("arr_vlen", (2,), dtype=np.dtype((vi, (2,))))
         del vs
+        empties(f, dt)
+
+
+def empties(f, dt):
+    """Null dataspaces (h5py.Empty) of every kind of type, and contiguous
+    datasets whose storage was never allocated (h5py reads the fill
+    value, or zeros where the fill time is never)."""
+    for name, t in [("f8", "<f8"), ("be", ">i4"), ("s5", "S5"), ("str", h5py.string_dtype()),
+                    ("seq", h5py.vlen_dtype(np.int32)), ("ref", h5py.ref_dtype),
+                    ("comp", dt), ("fixed", [("a", "<i4"), ("b", "<f8")])]:
+        f.create_dataset("null/" + name, data=h5py.Empty(t))
+    f["null/f8"].attrs["units"] = "m"
+    f.create_dataset("empty_1d", shape=(0,), dtype="<f8")
+    f.create_dataset("unalloc/fill", shape=(3, 4), dtype="<i4", fillvalue=7)
+    f.create_dataset("unalloc/default", shape=(5,), dtype=">f4")
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_fill_time(h5py.h5d.FILL_TIME_NEVER)
+    sp = h5py.h5s.create_simple((4,))
+    h5py.h5d.create(f.id, b"unalloc/never", h5py.h5t.STD_I16LE, sp, dcpl=dcpl)
 
 
 def xattr(p, name):
@@ -82,6 +101,9 @@ def objects(items, shape):
 def entry(p):
     """The value of tree entry p, read as docs/hdf5.md says."""
     dtype, shape = xattr(p, "user.dtype"), shape_of(p)
+    if xattr(p, "user.h5space") == "null":
+        assert os.path.isdir(p) or os.path.getsize(p) == 0, p
+        return h5py.Empty(np.dtype(ast.literal_eval(dtype) if dtype[0] in "[{(" else dtype))
     if os.path.isdir(p) and xattr(p, "user.vlen") is not None:
         values, offsets = entry(p + "/values"), np.fromfile(p + "/offsets", "<i8")
         items = np.split(values, offsets[1:-1]) if len(offsets) > 1 else []

@@ -1,6 +1,7 @@
 #!/bin/sh
 # hdf5_objects.sh - compounds and arrays holding variable-length data or
-# references, sequences of sequences, strings and references
+# references, sequences of sequences, strings and references, null
+# dataspaces and storage never allocated
 # (docs/hdf5.md) written by h5py, against h5py: through a real mount and
 # an hpcdump extract read with os and NumPy only, hpcdump cat, and the
 # Python package's array() (tests/mount/hdf5_objects.py); a struct
@@ -30,6 +31,11 @@ check "a sequence of sequences: values is itself a sequence directory" \
     test -f "$M/vlen_vlen/values/offsets"
 check "an array of strings at the top is text" test "$(head -3 "$M/arr_str" | tr '\n' ,)" = "a,bb,ccc,"
 check "no .info warning for these datasets" sh -c "! grep -q 'not served' '$M/.info'"
+check "a null dataspace: an empty file" test -f "$M/null/f8" -a ! -s "$M/null/f8"
+check "a null dataspace: user.h5space null, user.shape 0, user.dtype" test \
+    "$(getfattr --only-values -n user.h5space "$M/null/f8") $(getfattr --only-values -n user.shape "$M/null/f8") $(getfattr --only-values -n user.dtype "$M/null/f8")" = "null 0 <f8"
+check "an empty 1-D dataset has no user.h5space" \
+    sh -c "! getfattr -n user.h5space '$M/empty_1d' 2>/dev/null | grep -q null"
 unmount_container "$M"
 
 X="$TMP/extract"
@@ -37,7 +43,14 @@ X="$TMP/extract"
 check "hpcdump extract: every value equals h5py's" "$PY" "$O" tree "$X" "$F"
 check "hpcdump cat of a region member: path, tab, selection" test \
     "$("$HPCDUMP" cat "$F" regions/where | head -1)" = "/target	blocks (1,0)-(2,0) (1,2)-(2,2) (1,4)-(2,4)"
+check "hpcdump xattr of a null dataspace: user.h5space" \
+    sh -c "'$HPCDUMP' xattr '$F' /null/seq | grep -qx 'user.h5space=\"null\"'"
 check "python: array() equals h5py's ds[()] for every dataset" pypkg "$O" package "$F"
+check "python: a null dataspace is an hpcmount.Empty of its dtype" pypkg -c "
+import hpcmount, numpy
+e = hpcmount.open('$F').array('/null/fixed')
+assert isinstance(e, hpcmount.Empty) and e.shape is None, e
+assert e.dtype == numpy.dtype([('a', '<i4'), ('b', '<f8')]), e"
 
 # a struct of Julia's JLD2 (after a user block): its field y refers to
 # an object no path leads to (h5py names it None)

@@ -87,7 +87,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
     attr_ctx a = { 0 };
     char *shape = NULL, *dtype = NULL, *dims = NULL, *extra = NULL;
     const char *extra_name = NULL;
-    int rc = HPC_OK;
+    int rc = HPC_OK, null_space = 0;
     h5_quiet();
     g_mutex_lock(&h->lock);
     uint32_t id = h5_ino_to_id(ino, h);
@@ -115,6 +115,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
             const h5_part *p = h5_part_of(hd->d, 0);
             extra_name = hd->d->ref ? "user.h5ref" : p ? p->extra_name : NULL;
             extra = g_strdup(hd->d->ref ? hd->d->ref : p ? p->extra : NULL);
+            null_space = hd->d->null_space;
             h5_attrs_read(h, id, hd->d->id, &a);
             h5_handle_put(h, hd);
             const h5_ncdims *n = h5_ncdims_of(h, NODE(h, id)->addr);
@@ -138,6 +139,8 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
         stop = fn(ctx, "user.dims", dims, strlen(dims));
     if (extra_name && extra && !stop)
         stop = fn(ctx, extra_name, extra, strlen(extra));
+    if (null_space && !stop)
+        stop = fn(ctx, "user.h5space", "null", 4);
     for (guint i = 0; !stop && a.names && i < a.names->len; i++) {
         GString *v = g_ptr_array_index(a.values, i);
         stop = fn(ctx, g_ptr_array_index(a.names, i), v->str, v->len);

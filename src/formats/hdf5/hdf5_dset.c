@@ -213,8 +213,12 @@ static int dset_shape(h5_dset *d, hid_t space)
         d->rank = 0;
         d->nelem = 1;
     } else if (sc == H5S_NULL) {
-        d->rank = 0;
+        /* no elements and no shape: served as a 1-D empty array (parts
+         * and user.shape "0"), user.h5space tells the two apart */
+        d->rank = 1;
+        d->dims[0] = 0;
         d->nelem = 0;
+        d->null_space = 1;
         g_string_append(g, "0");
     } else {
         goto out;

@@ -70,6 +70,7 @@ typedef struct h5_dset {
     char *path;                    /* first path it was found under */
     ds_kind kind;
     int rank;
+    int null_space;                /* a null dataspace (h5py.Empty): user.h5space null */
     uint64_t dims[HPC_HDF5_MAX_RANK];
     uint64_t nelem;
     size_t esize;                  /* bytes per element in memory */
