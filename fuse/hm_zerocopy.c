@@ -35,7 +35,7 @@
  * error reply, never a short one.
  *
  * The pipes are the daemon's (hm_daemon.pipes): a READ takes one and gives
- * it back once its reply is sent, so there are never more than READs in
+ * it back once its reply is sent, so there are never more pipes than READs in
  * flight, and main closes them all at exit. */
 typedef struct zc_pipe {
     int fd[2];
