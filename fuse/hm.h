@@ -33,8 +33,8 @@ typedef struct hm_bdi_ra {
 
 /* The daemon's state: set in main before the session starts, then read
  * by every handler through the session's userdata (fuse_req_userdata);
- * only bdi_ra.done (atomically) and the open-file set (under its lock)
- * change later. */
+ * only bdi_ra.done (atomically), the open-file set (under its lock) and
+ * the pool of pipes (a GAsyncQueue) change later. */
 typedef struct hm_daemon {
     hpc_mount *mount;
     hpc_ra *ra;              /* read-ahead of source extents; NULL when disabled */
@@ -48,6 +48,7 @@ typedef struct hm_daemon {
     GHashTable *files;       /* the hpc_file of every open the kernel holds:
                               * an unmount drops the RELEASEs still queued,
                               * so main closes what is left */
+    GAsyncQueue *pipes;      /* the splice pipes of READs not in flight */
 } hm_daemon;
 
 typedef struct hm_args {
@@ -71,10 +72,14 @@ static inline void hm_reply_err(fuse_req_t req, int rc)
 
 /* ---- hm_zerocopy.c ------------------------------------------------------ */
 
-/** The hooks of hpc_file_read's splice sink: a READ answered with the
- *  source extents spliced through this thread's pipe, or with copied
- *  bytes (ctx: the fuse_req_t). */
-extern const hpc_splice_ops hm_splice_ops;
+/** The daemon's pool of splice pipes (hm_daemon.pipes); _free closes them. */
+GAsyncQueue *hm_pipes_new(void);
+void hm_pipes_free(GAsyncQueue *pipes);
+
+/** Answer a READ of [off, off + size) of f: the source extents spliced
+ *  through a pipe taken from pipes, or copied bytes.  HPC_OK when it
+ *  replied, else the error, nothing sent (the caller replies it). */
+int hm_read_reply(fuse_req_t req, GAsyncQueue *pipes, hpc_file *f, uint64_t off, size_t size);
 
 /** The signals of lease break notices (blocked in every thread). */
 void hm_lease_sigset(sigset_t *set);

@@ -286,8 +286,7 @@ static void hm_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void hm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
-    hpc_sink sink = { .kind = HPC_SINK_SPLICE, .splice = &hm_splice_ops, .ctx = req };
-    int rc = hpc_file_read(file_of(fi), (uint64_t)off, size, &sink);
+    int rc = hm_read_reply(req, daemon_of(req)->pipes, file_of(fi), (uint64_t)off, size);
     if (rc == HPC_OK)
         return;
     if (rc != HPC_E_CHANGED)    /* the core logged that once */
@@ -509,7 +508,8 @@ int main(int argc, char *argv[])
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
-    hm_daemon d = { .files = g_hash_table_new_full(NULL, NULL, close_left, NULL) };
+    hm_daemon d = { .files = g_hash_table_new_full(NULL, NULL, close_left, NULL),
+                    .pipes = hm_pipes_new() };
     hm_args a = { .read_ahead_kb = READ_AHEAD_KB, .zerocopy_min_kb = HPC_FILE_VERBATIM_MIN >> 10,
                   .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
                   .ra_threads = HPC_RA_THREADS_DEFAULT };
@@ -553,6 +553,7 @@ out:
     if (se)
         fuse_session_destroy(se);
     g_hash_table_destroy(d.files);   /* the files whose RELEASE never came */
+    hm_pipes_free(d.pipes);
     hpc_ra_free(d.ra);           /* its threads use the mount */
     g_mutex_clear(&d.files_lock);
     hpc_mount_close(d.mount);

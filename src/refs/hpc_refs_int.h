@@ -1,6 +1,7 @@
 /* hpc_refs_int.h - what the parts of the reference writer share
- * (hpc_refs.c: the walk and verbatim arrays; hpc_refs_chunks.c: arrays
- * described by a reader's chunk table). */
+ * (hpc_refs.c: the walk; hpc_refs_chunks.c: arrays described by a
+ * reader's chunk table; hpc_refs_array.c, below both: the references'
+ * text, a node's description, verbatim and inline arrays). */
 #ifndef HPC_REFS_INT_H
 #define HPC_REFS_INT_H
 
@@ -85,6 +86,17 @@ void hpc_refs_zarray(const hpc_refs_array *a, const uint64_t *chunks, const char
 void hpc_refs_array_clear(hpc_refs_array *a);
 int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                     const hpc_refs_array *a, const char *extra);
+
+/** The user.attr.* attributes of ino that are valid UTF-8, as JSON members
+ *  appended to o. */
+int hpc_refs_attrs_json(hpc_mount *m, hpc_ino ino, GString *o);
+/** Describe node st into a: its dtype and shape, or a byte stream.  Returns
+ *  a reason (static text) when it cannot be an array. */
+const char *hpc_refs_array_of(hpc_mount *m, const hpc_stat *st, hpc_refs_array *a);
+/** A verbatim array: its extents on a regular grid, else per block; the
+ *  bytes the reader computes inline when small. */
+int hpc_refs_mapped_array(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
+                          const hpc_refs_array *a, const char **why);
 
 /** The whole array as one inline chunk of the mount's bytes. */
 int hpc_refs_inline_array(hpc_refs *r, hpc_ino ino, const char *key, const hpc_refs_array *a);

@@ -22,24 +22,13 @@
  * error stack and the "print errors" switch are per thread, hence
  * h5_quiet() on every entry point.
  *
- * This file: libhdf5 housekeeping, probe, open/close and .info.
+ * This file: probe, open/close and .info; hdf5_lib.c silences libhdf5.
  * hdf5_data.c reads bytes, hdf5_attr.c serves attributes; hdf5_int.h is
  * what the reader's files share.
  */
 #include "hdf5_int.h"
 
 /* ---- libhdf5 housekeeping --------------------------------------------- */
-
-/* Silence libhdf5's error printing in this thread (the setting is per
- * thread in the thread-safe build). */
-void h5_quiet(void)
-{
-    static _Thread_local int done;
-    if (!done) {
-        H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-        done = 1;
-    }
-}
 
 /* A read-only view must not take (or wait for) a writer's lock.  Said
  * through the environment, not a fapl: libhdf5 opens the source files of
@@ -54,41 +43,10 @@ static gpointer set_no_locking(gpointer unused)
     return NULL;
 }
 
-void h5_no_locking(void)
+static void h5_no_locking(void)
 {
     static GOnce once = G_ONCE_INIT;
     g_once(&once, set_no_locking, NULL);
-}
-
-/* The two most specific messages of the error stack: the innermost alone
- * is often a detail ("can't open directory" of the plugin search). */
-static herr_t errmsg_walk(unsigned n, const H5E_error2_t *e, void *p)
-{
-    GString *m = p;
-    char minor[256] = "";
-    const char *d = e->desc;
-    if (n >= 2)
-        return 0;
-    if (!d || !*d) {
-        H5Eget_msg(e->min_num, NULL, minor, sizeof minor);
-        d = minor;
-    }
-    g_string_append_printf(m, "%s%s", n ? "; " : "", d);
-    return 0;
-}
-
-/* This thread's error stack as one line (call right after the failing
- * call, before any other). */
-char *h5_errtext(void)
-{
-    GString *m = g_string_new(NULL);
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, errmsg_walk, m);
-    if (m->len == 0)
-        g_string_append(m, "libhdf5 gave no reason");
-    for (char *c = m->str; *c; c++)
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
-    return g_string_free(m, FALSE);
 }
 
 static int h5_probe(const char *path, const unsigned char *head, size_t len)

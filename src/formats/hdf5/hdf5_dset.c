@@ -157,18 +157,6 @@ static hid_t read_type(hid_t ftype, hid_t mtype)
     return t;
 }
 
-/* Elements of n bytes in the file's (big-endian) order to little-endian. */
-void h5_swap_elements(void *buf, uint64_t count, size_t n)
-{
-    unsigned char *p = buf;
-    for (uint64_t i = 0; i < count; i++, p += n)
-        for (size_t a = 0, b = n - 1; a < b; a++, b--) {
-            unsigned char t = p[a];
-            p[a] = p[b];
-            p[b] = t;
-        }
-}
-
 /* A filter of d libhdf5 does not have: a note and a warning, unless the
  * reader decodes the chunks itself (LZF). */
 static void note_unavailable(h5 *h, h5_dset *d, const char *what, int decoded)
@@ -316,14 +304,6 @@ static void dset_chunking(h5_dset *d, hid_t dcpl, hid_t ftype, H5D_layout_t lay,
     }
     d->chunks = g_strdup(g->len ? g->str : "-");
     g_string_free(g, TRUE);
-}
-
-void h5_dset_leave_out(h5 *h, h5_dset *d, int warn, char *note)
-{
-    d->kind = DS_NONE;
-    d->note = note;
-    if (warn)
-        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, note);
 }
 
 /* Where d's contiguous storage starts in the file, or HADDR_UNDEF when it

@@ -167,10 +167,27 @@ enum { S_NEW = 0, S_OK, S_BAD };
 #define NODE(h, i) (&g_array_index((h)->nodes, h5_node, (i)))
 #define NO_PARENT UINT32_MAX
 
-/* fmt_hdf5.c */
+/* hdf5_lib.c */
+/** Silence libhdf5's error printing in this thread (the setting is per
+ *  thread in the thread-safe build): first thing at every entry point. */
 void h5_quiet(void);
-void h5_no_locking(void);
+/** This thread's error stack as one line (g_free it). */
 char *h5_errtext(void);
+void h5_swap_elements(void *buf, uint64_t count, size_t n);
+/** Elements [e0, e1) of d into buf, by H5Dread, as h5py gives them. */
+int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf);
+
+/* hdf5_dset.c and hdf5_vlen.c leave datasets out: inline here, so that the
+ * renderer needs nothing of the file that describes. */
+/** Leave d out (DS_NONE) with note (taken), and a warning in .info when
+ *  warn. */
+static inline void h5_dset_leave_out(h5 *h, h5_dset *d, int warn, char *note)
+{
+    d->kind = DS_NONE;
+    d->note = note;
+    if (warn)
+        g_string_append_printf(h->warnings, "warning: %s: %s\n", d->path, note);
+}
 
 /* hdf5_dset.c */
 void h5_dset_free(gpointer p);
@@ -178,13 +195,11 @@ hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunk
 /* the access list that finds external raw data files next to the .h5 */
 hid_t h5_dset_access_external(void);
 int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name);
-void h5_swap_elements(void *buf, uint64_t count, size_t n);
 int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
                      uint64_t *nchunks);
 char *h5_dset_external_note(const h5 *h, const h5_dset *d);
 
-/* hdf5_tree.c */
-void h5_headers_init(h5 *h);
+/* hdf5_node.c */
 uint32_t h5_ino_to_id(hpc_ino ino, const h5 *h);
 uint32_t h5_node_new(h5 *h, uint8_t kind, uint64_t addr, uint32_t parent, uint32_t idx);
 const char *h5_node_name(h5 *h, uint32_t id);
@@ -192,6 +207,9 @@ char *h5_node_path(h5 *h, uint32_t id);
 void h5_note_damaged(h5 *h, uint32_t id, const char *what, const char *why);
 int h5_damaged_read(h5 *h, uint32_t id);
 hid_t h5_group_open(h5 *h, uint32_t id);
+
+/* hdf5_tree.c */
+void h5_headers_init(h5 *h);
 int h5_list_group(h5 *h, uint32_t dir, h5_list **out);
 int h5_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
 int h5_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
@@ -243,9 +261,6 @@ const char *h5_ncext(h5 *h);
 void h5_ncdims_free(h5 *h);
 
 /* hdf5_vlen.c: variable-length data and references */
-/** Leave d out (DS_NONE) with note (taken), and a warning in .info when
- *  warn. */
-void h5_dset_leave_out(h5 *h, h5_dset *d, int warn, char *note);
 /** Is a dataset of file type t a directory of parts (docs/hdf5.md)? */
 int h5_type_is_dir(hid_t t);
 /** Render dataset d of a type holding variable-length data or references
@@ -261,7 +276,6 @@ int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype);
 int h5_ref_text(h5_dset *d, GHashTable *names, int region, const void *ref, GString *t);
 
 /* hdf5_data.c */
-int h5_read_elements(const h5_dset *d, uint64_t e0, uint64_t e1, void *buf);
 int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
             size_t *nread);
 int h5_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,

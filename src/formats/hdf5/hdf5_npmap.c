@@ -16,7 +16,10 @@
  *   - HDF5 time types have no NumPy type;
  *   - a compound whose member is served in more bytes than the file gives
  *     it (a 3-byte float read as f4) overlaps the next member: h5py's
- *     bytes for it do not follow its own dtype. */
+ *     bytes for it do not follow its own dtype.
+ *
+ * The memory type a dataset is served in (hpc_h5t_mem_type) is built
+ * here too, by the same rules. */
 #include "hdf5_type.h"
 #include "hpc_error.h"
 
@@ -601,5 +604,216 @@ void hpc_h5t_np_dtype(hid_t t, hid_t m, GString *o)
     if (o->str[at] == '\'') {
         g_string_erase(o, at, 1);
         g_string_truncate(o, o->len - 1);
+    }
+}
+
+/* ---- the memory types h5py reads into ------------------------------------ */
+
+/* Integers and bit fields in full precision: the same size and sign,
+ * little-endian, bit offset 0, so that n-bit data arrive as values.  Bytes
+ * too are little-endian, as h5py's native type: libhdf5 keeps the bits above
+ * a big-endian byte's precision (offset 0) when it converts it to the
+ * native type, and clears them when it converts it to a big-endian one. */
+static hid_t int_mem_type(hid_t t)
+{
+    hid_t m = H5Tcopy(t);
+    if (m < 0)
+        return m;
+    if (H5Tset_order(m, H5T_ORDER_LE) < 0 || H5Tset_offset(m, 0) < 0 ||
+        H5Tset_precision(m, 8 * H5Tget_size(t)) < 0 ||
+        H5Tset_pad(m, H5T_PAD_ZERO, H5T_PAD_ZERO) < 0) {
+        H5Tclose(m);
+        return H5I_INVALID_HID;
+    }
+    return m;
+}
+
+/* IEEE half precision, little-endian (NumPy's <f2). */
+static hid_t half_type(void)
+{
+    hid_t m = H5Tcopy(H5T_IEEE_F32LE);
+    if (m >= 0 && (H5Tset_fields(m, 15, 10, 5, 0, 10) < 0 || H5Tset_precision(m, 16) < 0 ||
+                   H5Tset_size(m, 2) < 0 || H5Tset_ebias(m, 15) < 0)) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    return m;
+}
+
+/* The little-endian NumPy float of size bytes (2, 4, 8, 16). */
+static hid_t np_float_type(size_t size)
+{
+    switch (size) {
+    case 2: return half_type();
+    case 4: return H5Tcopy(H5T_IEEE_F32LE);
+    case 8: return H5Tcopy(H5T_IEEE_F64LE);
+    case 16: return H5Tcopy(H5T_NATIVE_LDOUBLE);
+    default: return H5I_INVALID_HID;
+    }
+}
+
+/* Floats become the NumPy float h5py chooses (hdf5_npmap.c): f2, f4, f8
+ * or the platform's long double (x87 80-bit in 16 bytes on x86_64). */
+static hid_t float_mem_type(hid_t t)
+{
+    size_t size;
+    return hpc_h5t_np_float(t, &size) == HPC_OK ? np_float_type(size) : H5I_INVALID_HID;
+}
+
+/* Fixed-length strings as NumPy's S<n> holds them through h5py: the same
+ * size and character set, NUL-padded (libhdf5 drops the trailing spaces of
+ * space-padded strings and the bytes after the NUL of NUL-terminated ones;
+ * NUL-padded strings are copied as stored). */
+static hid_t str_mem_type(hid_t t)
+{
+    if (H5Tis_variable_str(t) != 0)
+        return H5I_INVALID_HID;
+    hid_t m = H5Tcopy(t);
+    if (m >= 0 && H5Tset_strpad(m, H5T_STR_NULLPAD) < 0) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    return m;
+}
+
+/* h5py's complex: r then i, adjacent, of one little-endian float. */
+static hid_t complex_mem_type(size_t part)
+{
+    hid_t f = np_float_type(part), m = f >= 0 ? H5Tcreate(H5T_COMPOUND, 2 * part) : H5I_INVALID_HID;
+    if (m >= 0 && (H5Tinsert(m, "r", 0, f) < 0 || H5Tinsert(m, "i", part, f) < 0)) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    if (f >= 0)
+        H5Tclose(f);
+    return m;
+}
+
+/* Compound: the same member offsets and size, each member in its memory
+ * type (libhdf5 refuses members that would overlap: no byte image). */
+static hid_t compound_mem_type(hid_t t)
+{
+    size_t part;
+    if (hpc_h5t_is_complex(t, &part))
+        return part == 2 ? H5I_INVALID_HID : complex_mem_type(part);
+    int nm = H5Tget_nmembers(t);
+    hid_t m = nm >= 0 ? H5Tcreate(H5T_COMPOUND, H5Tget_size(t)) : H5I_INVALID_HID;
+    for (int i = 0; m >= 0 && i < nm; i++) {
+        hid_t ft = H5Tget_member_type(t, (unsigned)i);
+        hid_t mt = ft >= 0 ? hpc_h5t_mem_type_of(ft) : H5I_INVALID_HID;
+        char *name = H5Tget_member_name(t, (unsigned)i);
+        int bad = mt < 0 || !name || H5Tinsert(m, name, H5Tget_member_offset(t, (unsigned)i), mt) < 0;
+        H5free_memory(name);
+        if (mt >= 0)
+            H5Tclose(mt);
+        if (ft >= 0)
+            H5Tclose(ft);
+        if (bad) {
+            H5Tclose(m);
+            m = H5I_INVALID_HID;
+        }
+    }
+    return m;
+}
+
+/* h5py's bool: an enum of 1-byte integers, FALSE = 0, TRUE = 1. */
+static hid_t bool_mem_type(void)
+{
+    signed char f = 0, t = 1;
+    hid_t m = H5Tenum_create(H5T_NATIVE_INT8);
+    if (m >= 0 && (H5Tenum_insert(m, "FALSE", &f) < 0 || H5Tenum_insert(m, "TRUE", &t) < 0)) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    return m;
+}
+
+/* Enum members fix the order of the base type: a new enum of the base's
+ * memory type with the same members, when the base already is that type
+ * (libhdf5 then copies the elements: pread and the chunk decoder apply).
+ * Otherwise (another byte order, padding bits) the base's memory type:
+ * h5py reads enums as their numbers, and libhdf5 converting one enum
+ * into another turns values that are not members into all ones.  h5py's
+ * bool for FALSE/TRUE. */
+static hid_t enum_mem_type(hid_t t)
+{
+    if (hpc_h5t_is_bool(t))
+        return bool_mem_type();
+    hid_t m = H5I_INVALID_HID, fbase = H5Tget_super(t);
+    hid_t base = fbase >= 0 ? hpc_h5t_mem_type_of(fbase) : H5I_INVALID_HID;
+    if (base >= 0 && H5Tequal(fbase, base) <= 0) {
+        H5Tclose(fbase);
+        return base;
+    }
+    int nm = H5Tget_nmembers(t);
+    size_t bs = base >= 0 ? H5Tget_size(base) : 0;
+    int ok = base >= 0 && nm >= 0 && bs > 0 && bs <= 16 && (m = H5Tenum_create(base)) >= 0;
+    for (int i = 0; ok && i < nm; i++) {
+        unsigned char v[16];
+        char *name = H5Tget_member_name(t, (unsigned)i);
+        ok = name && H5Tget_member_value(t, (unsigned)i, v) >= 0 &&
+             H5Tconvert(fbase, base, 1, v, NULL, H5P_DEFAULT) >= 0 && H5Tenum_insert(m, name, v) >= 0;
+        H5free_memory(name);
+    }
+    if (!ok && m >= 0) {
+        H5Tclose(m);
+        m = H5I_INVALID_HID;
+    }
+    if (base >= 0)
+        H5Tclose(base);
+    if (fbase >= 0)
+        H5Tclose(fbase);
+    return m;
+}
+
+/* The memory type of an array type: its base's, repeated. */
+static hid_t array_mem_type(hid_t t)
+{
+    hsize_t adims[H5S_MAX_RANK];
+    int nd = H5Tget_array_ndims(t);
+    hid_t m = H5I_INVALID_HID, fbase = H5Tget_super(t);
+    hid_t base = fbase >= 0 ? hpc_h5t_mem_type_of(fbase) : H5I_INVALID_HID;
+    if (base >= 0 && nd >= 1 && nd <= H5S_MAX_RANK && H5Tget_array_dims2(t, adims) >= 0)
+        m = H5Tarray_create2(base, (unsigned)nd, adims);
+    if (base >= 0)
+        H5Tclose(base);
+    if (fbase >= 0)
+        H5Tclose(fbase);
+    return m;
+}
+
+hid_t hpc_h5t_mem_type(hid_t t)
+{
+    char *why = NULL;
+    if (hpc_h5t_refusal(t, &why) != HPC_OK) {
+        g_free(why);
+        return H5I_INVALID_HID;
+    }
+    return hpc_h5t_mem_type_of(t);
+}
+
+/* The memory type for file type t: what h5py reads it into, little-endian,
+ * built recursively for compound, array and enum types.  Negative when t
+ * has no byte image (variable-length data, references). */
+hid_t hpc_h5t_mem_type_of(hid_t t)
+{
+    switch (H5Tget_class(t)) {
+    case H5T_INTEGER:
+    case H5T_BITFIELD:
+        return int_mem_type(t);
+    case H5T_FLOAT:
+        return float_mem_type(t);
+    case H5T_OPAQUE:
+        return H5Tcopy(t);
+    case H5T_STRING:
+        return str_mem_type(t);
+    case H5T_COMPOUND:
+        return compound_mem_type(t);
+    case H5T_ENUM:
+        return enum_mem_type(t);
+    case H5T_ARRAY:
+        return array_mem_type(t);
+    default:
+        return H5I_INVALID_HID;
     }
 }
