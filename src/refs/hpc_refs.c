@@ -201,6 +201,16 @@ static int ext_walk(hpc_refs *r, hpc_mount *xm, const hpc_stat *st, const char *
     return rc;
 }
 
+/* What r->xwalking holds: object real of file, the file by its real path
+ * (a link to the file it is in names it as libhdf5 found it). */
+static char *xwalk_id(const char *file, const char *real)
+{
+    char *rp = realpath(file, NULL);
+    char *id = g_strdup_printf("%s//%s", rp ? rp : file, real);
+    free(rp);
+    return id;
+}
+
 /* A symbolic link out of the tree that is an HDF5 external link the
  * reader followed as libnetcdf does (r->xlinks, by its path from the
  * root): the object in the other file, under the link's name (*done);
@@ -227,7 +237,7 @@ static int external(hpc_refs *r, const char *key, const char *name, GString *not
              hpc_mount_resolve_follow(xm, x->obj, TRUE, &st, &real) != HPC_OK)
         why = "an HDF5 external link to nothing in its file";
     if (!why) {
-        id = g_strdup_printf("%s//%s", x->file, real);
+        id = xwalk_id(x->file, real);
         if (g_hash_table_contains(r->xwalking, id) || r->xdepth >= HPC_MAX_LINKS)
             why = "an HDF5 external link to a group it is in (a cycle)";
         else if (r->linked > MAX_LINKED)
@@ -440,6 +450,20 @@ static int root_array(hpc_refs *r, const hpc_stat *st, const char *path)
     return rc;
 }
 
+/* The walk from the root directory: it is one of the groups an external
+ * link may lead back into (a link to its own file). */
+static int walk_top(hpc_refs *r, const hpc_stat *st, const char *real)
+{
+    char *id = r->xdepth ? NULL : xwalk_id(r->source, real);
+    if (id)
+        g_hash_table_add(r->xwalking, id);
+    int rc = walk_dir(r, st, "", real);
+    if (id)
+        g_hash_table_remove(r->xwalking, id);
+    g_free(id);
+    return rc;
+}
+
 int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GString *out,
                   GError **err)
 {
@@ -466,7 +490,7 @@ int hpc_refs_json(hpc_mount *m, const char *path, const hpc_refs_opts *o, GStrin
     if (rc != HPC_OK)
         r.failed_at = g_strdup(r.root_path);
     else if (S_ISDIR(st.mode))
-        rc = walk_dir(&r, &st, "", real);
+        rc = walk_top(&r, &st, real);
     else
         rc = root_array(&r, &st, r.root_path);
     if (rc == HPC_OK)
