@@ -234,20 +234,20 @@ static hpc_file *file_of(const struct fuse_file_info *fi)
     return (hpc_file *)(uintptr_t)fi->fh;
 }
 
-/* Add an open file to the daemon's set, or take it out. */
-static void files_track(hm_daemon *d, hpc_file *f, gboolean add)
+/* The daemon's set of open files (hm_daemon.files): in at open, out at
+ * release, closed at exit when the RELEASE never came. */
+static void files_add(hm_daemon *d, hpc_file *f)
 {
     g_mutex_lock(&d->files_lock);
-    if (add)
-        g_hash_table_add(d->files, f);
-    else
-        g_hash_table_steal(d->files, f);    /* the caller closes it */
+    g_hash_table_add(d->files, f);
     g_mutex_unlock(&d->files_lock);
 }
 
 static void files_close(hm_daemon *d, hpc_file *f)
 {
-    files_track(d, f, FALSE);
+    g_mutex_lock(&d->files_lock);
+    g_hash_table_steal(d->files, f);
+    g_mutex_unlock(&d->files_lock);
     hpc_file_close(f);
 }
 
@@ -271,7 +271,7 @@ static void hm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     fi->direct_io = meta.direct_io;     /* .info: regenerated as things change */
     fi->keep_cache = meta.keep_cache;   /* the bytes never change */
     fi->fh = (uint64_t)(uintptr_t)f;
-    files_track(d, f, TRUE);
+    files_add(d, f);
     if (fuse_reply_open(req, fi) != 0)
         files_close(d, f);     /* the open was interrupted: no release */
 }
@@ -497,18 +497,13 @@ static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *cmd, c
     return ret != 0;
 }
 
-/* A file left open at exit: the kernel dropped its RELEASE. */
-static void close_left(gpointer f)
-{
-    hpc_file_close(f);
-}
-
 int main(int argc, char *argv[])
 {
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     struct fuse_cmdline_opts cmd = { 0 };
     struct fuse_session *se = NULL;
-    hm_daemon d = { .files = g_hash_table_new_full(NULL, NULL, close_left, NULL),
+    hm_daemon d = { .files = g_hash_table_new_full(NULL, NULL,
+                                                  (GDestroyNotify)hpc_file_close, NULL),
                     .pipes = hm_pipes_new() };
     hm_args a = { .read_ahead_kb = READ_AHEAD_KB, .zerocopy_min_kb = HPC_FILE_VERBATIM_MIN >> 10,
                   .ra_min_kb = HPC_RA_MIN_DEFAULT >> 10, .ra_max_kb = HPC_RA_MAX_DEFAULT >> 10,
