@@ -422,6 +422,8 @@ static int open_container(server *s, const char *format, const char *source, cha
         rc = hpc_container_open(source, &o, &s->c, err);
     }
     hpc_options_clear(&o);
+    if (rc == HPC_OK && s->c->format->before_walk)
+        s->c->format->before_walk(s->c);
     if (rc == HPC_OK)
         walk_tree(s->c, HPC_REMOTE_WALK_NODES);
     if (rc == HPC_OK && s->c->format->after_walk)

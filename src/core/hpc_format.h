@@ -159,8 +159,12 @@ typedef struct hpc_format {
      *  arguments a and b, the payload appended to out. */
     int (*request)(hpc_container *c, uint32_t op, hpc_ino ino, uint64_t a, uint64_t b,
                    GByteArray *out);
-    /** Optional, in the helper process, after the walk that follows the
-     *  open: let go of what the walk left open. */
+    /** Optional, in the helper process, before the walk that follows the
+     *  open: that walk is bounded by nodes, so whole-file work a node's
+     *  answer would start waits for after_walk. */
+    void (*before_walk)(hpc_container *c);
+    /** Optional, in the helper process, after that walk: let go of what
+     *  it left open. */
     void (*after_walk)(hpc_container *c);
 } hpc_format;
 

@@ -421,5 +421,6 @@ const hpc_format hpc_format_hdf5 = {
     .chunks = h5_chunks,
     .remote_side = &hpc_h5remote_side,
     .request = h5_request,
-    .after_walk = hpc_hdf5_drop_handles,   /* open datasets slow down later opens */
+    .before_walk = hpc_hdf5_walk_begins,
+    .after_walk = hpc_hdf5_walk_ends,
 };

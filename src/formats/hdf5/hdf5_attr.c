@@ -118,7 +118,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
             null_space = hd->d->null_space;
             h5_attrs_read(h, id, hd->d->id, &a);
             h5_handle_put(h, hd);
-            const h5_ncdims *n = h5_ncdims_of(h, NODE(h, id)->addr);
+            const h5_ncdims *n = h->walking ? NULL : h5_ncdims_of(h, NODE(h, id)->addr);
             dims = n && n->names ? g_strjoinv(",", n->names) : NULL;
         }
     } else if (kind == K_GROUP) {

@@ -152,6 +152,7 @@ typedef struct h5 {
     GHashTable *ncdims;            /* dataset address -> h5_ncdims, made on first use */
     char *ncext;                   /* with it: the "xfile" and "xdim" lines, or NULL */
     GArray *nctypes;               /* hid_t: native types of the committed types, with it */
+    gboolean walking;              /* the helper's walk at mount: no user.dims yet */
 } h5;
 
 #define NARROWED 0x10000u          /* in h->narrowed: a value, never NULL */
@@ -300,6 +301,7 @@ int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t
 /** Close the datasets the reader holds open but nobody uses: after the
  *  helper's walk at open (open datasets slow down every later
  *  open in libhdf5). */
-void hpc_hdf5_drop_handles(hpc_container *c);
+void hpc_hdf5_walk_begins(hpc_container *c);
+void hpc_hdf5_walk_ends(hpc_container *c);
 
 #endif
