@@ -116,10 +116,11 @@ if part d && [ ! -s "$big" ]; then
 fi
 cat "$many" > /dev/null
 if part b || part c; then cat "$gz" > /dev/null; fi
-# builds from before the helper process have no -o inproc: their library
+# builds from before the helper process have no -o inproc (later ones list
+# it in --help-all, those before 3566b28 in --help): their library
 # runs in the daemon anyway (bench/compare.sh runs this against old builds)
 inproc="-o inproc"
-"$HPCMOUNT" --help 2>&1 | grep -q inproc || inproc=""
+{ "$HPCMOUNT" --help-all; "$HPCMOUNT" --help; } 2>&1 | grep -q inproc || inproc=""
 for k in $(seq "$LOAD"); do sh -c 'while :; do :; done' & busy="$busy $!"; done
 
 # ---- (a) the tree ----------------------------------------------------------
