@@ -193,12 +193,14 @@ def _region(line):
     return (_target(target), sel)
 
 
-def _text(c, path, ref):
+def _text(c, path, ref, eol):
     """A dataset served as text (variable-length strings, references):
     h5py's ds[()], an object array of bytes, of target paths (str, '' for
-    a null reference) or of (path, selection) tuples (None for null)."""
+    a null reference) or of (path, selection) tuples (None for null).
+    Each element ends with eol: NUL where user.h5eol says so, else a
+    newline."""
     data = c.read(path)
-    lines = data.split(b"\n")[:-1] if data else []
+    lines = data.split(eol)[:-1] if data else []
     if ref == "object":
         lines = [_target(os.fsdecode(x)) for x in lines]
     elif ref == "region":
@@ -248,7 +250,8 @@ def _file_array(c, f, names, threads, populate):
         return c._getxattr_ino(st.ino, name)
     if "user.dtype" in names and getx("user.dtype") == b"O":
         ref = getx("user.h5ref").decode() if "user.h5ref" in names else None
-        return _text(c, p, ref)
+        nul = "user.h5eol" in names and getx("user.h5eol") == b"nul"
+        return _text(c, p, ref, b"\0" if nul else b"\n")
     dtype, shape = _layout(getx, p, st.size, names)
     ext = f.extents() if st.size else None
     a = _mapped(c, st, ext, dtype, shape, populate)

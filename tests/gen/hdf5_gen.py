@@ -78,6 +78,8 @@ with h5py.File(os.path.join(out, "basic.h5"), "w") as f:
     g["opaque_str"] = sv.astype(h5py.opaque_dtype(sv.dtype))
     g.create_dataset("vlen_str", data=["first line", "second", "", "ünïcode"], dtype=h5py.string_dtype())
     g.create_dataset("vlen_ascii", data=[b"x", b"yy"], dtype=h5py.string_dtype("ascii"))
+    # strings holding a newline: each ends with NUL (user.h5eol nul)
+    g.create_dataset("vlen_str_nl", data=["two\nlines", "", "\n"], dtype=h5py.string_dtype())
     g["array2d"] = rng.integers(0, 1000, (3, 4, 2)).astype(">i4")
 
     s = f.create_group("shapes")

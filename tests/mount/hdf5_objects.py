@@ -59,7 +59,30 @@ def gen(d):
         arr[1] = ["", "e", "f"]
         f.create_dataset("arr_vlen", (2,), dtype=np.dtype((vi, (2,))))
         del vs
+        newlines(f, s, t, g)
         empties(f, dt)
+
+
+def newlines(f, s, t, g):
+    """Strings holding a newline: in a compound member, an array member,
+    an array at the top, a sequence of strings; the text of each ends its
+    elements with NUL (user.h5eol nul), the other members' with newlines."""
+    dt = np.dtype([("k", "<i4"), ("name", s), ("plain", s), ("tags", s, (2,)),
+                   ("ref", h5py.ref_dtype)])
+    a = np.zeros(3, dt)
+    a["k"] = [1, 2, 3]
+    a["name"] = ["two\nlines", "", "\n"]
+    a["plain"] = ["x", "y", ""]
+    a["tags"] = [["a", "b\n"], ["", ""], ["c\r\n", "d"]]
+    a["ref"] = [t.ref, h5py.Reference(), g.ref]
+    f["comp_nl"] = a
+    f.create_dataset("comp_nl_scalar", data=a[0])
+    arr = f.create_dataset("arr_str_nl", (2,), dtype=np.dtype((s, (2,))))
+    arr[0] = ["p\nq", ""]
+    arr[1] = ["r", "s"]
+    vs = f.create_dataset("vlen_str_nl", (2,), dtype=h5py.vlen_dtype(s))
+    vs[0] = np.array(["one\n", "two"], dtype=object)
+    vs[1] = np.array([], dtype=object)
 
 
 def empties(f, dt):
@@ -115,8 +138,9 @@ def entry(p):
             a[n] = entry(p + "/" + n)
         return a
     if dtype == "O":
+        eol = b"\0" if xattr(p, "user.h5eol") == "nul" else b"\n"
         with open(p, "rb") as fh:
-            lines = fh.read().split(b"\n")[:-1]
+            lines = fh.read().split(eol)[:-1]
         ref = xattr(p, "user.h5ref")
         name = lambda x: None if x.startswith("@") else x  # noqa: E731 (no name: @address)
         if ref == "object":

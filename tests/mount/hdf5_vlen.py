@@ -3,8 +3,9 @@
   gen DIR              write vlen.h5 (h5py) and damaged.h5 into DIR
   list FILE...         print the files holding a dataset of sequences or
                        references that h5py reads (the corpus check)
-  tree ROOT FILE       compare every such dataset of FILE with its form in
-                       ROOT (a mount, or hpcdump extract's copy): docs/hdf5.md
+  tree ROOT FILE       compare every such dataset of FILE, and of
+                       variable-length strings, with its form in ROOT (a
+                       mount, or hpcdump extract's copy): docs/hdf5.md
   pkg FILE...          compare hpcmount.open(FILE).array(p) with h5py's ds[()]
                        for every such dataset, variable-length strings too
 
@@ -56,7 +57,25 @@ def gen(out):
         r2 = f.create_dataset("objrefs_2d", (2, 2), dtype=h5py.ref_dtype)
         r2[0, 0] = f["grp"].ref
         r2[1, 1] = t.ref
+        newlines(f, t)
     damaged(out)
+
+
+def newlines(f, t):
+    """Strings and target paths holding a newline: each element of their
+    text ends with NUL (user.h5eol nul); strings without one stay lines."""
+    s = h5py.string_dtype()
+    f.create_dataset("str_nl", data=np.array([["a\nb", "", "plain"], ["\n", "x\n\ny", "\u00fcn\n"]],
+                                             dtype=object), dtype=s)
+    f.create_dataset("str_scalar_nl", data="only\none", dtype=s)
+    f.create_dataset("str_plain", data=["one", "", "three"], dtype=s)
+    g = f.create_group("grp/new\nline")
+    nt = g.create_dataset("t\n", data=np.arange(6, dtype="<i2").reshape(2, 3))
+    refs = f.create_dataset("objrefs_nl", (3,), dtype=h5py.ref_dtype)
+    refs[0] = t.ref
+    refs[1] = g.ref
+    regs = f.create_dataset("regrefs_nl", (2,), dtype=h5py.regionref_dtype)
+    regs[0] = nt.regionref[0:2, 1]
 
 
 def damaged(out):
@@ -162,6 +181,18 @@ def xattr(path, name):
     return os.getxattr(path, name).decode()
 
 
+def eol_of(path):
+    """What ends each element of the text file path: NUL where user.h5eol
+    says so, else a newline (docs/hdf5.md)."""
+    return b"\0" if "user.h5eol" in os.listxattr(path) and xattr(path, "user.h5eol") == "nul" \
+        else b"\n"
+
+
+def text_bytes(items):
+    """The text docs/hdf5.md gives elements items (bytes)."""
+    eol = b"\0" if any(b"\n" in v for v in items) else b"\n"
+    return b"".join(v + eol for v in items), eol
+
 def shape_of(path):
     s = xattr(path, "user.shape")
     return tuple(int(x) for x in s.split(",") if x)
@@ -208,28 +239,38 @@ def unfollowed(path, e):
     return "h5py cannot follow a reference (%s), the mount served it" % e
 
 
-def tree_refs(root, f, p, k, value):
+def as_bytes(w):
+    return w.encode() if isinstance(w, str) else w
+
+
+def tree_text(root, f, p, k, value):
+    """References or strings (k "str") served as text."""
     path = root + p
     try:
-        want = [ref_text(f, f[p], r, k) for r in value.reshape(-1)]
+        want = [as_bytes(w) if k == "str" else os.fsencode(ref_text(f, f[p], w, k))
+                for w in value.reshape(-1)]
     except (KeyError, ValueError, RuntimeError) as e:
         return unfollowed(path, e)
-    if shape_of(path) != value.shape or xattr(path, "user.h5ref") != \
-            ("object" if k == "obj" else "region"):
-        return "user.shape %s / user.h5ref" % (shape_of(path),)
+    ref = None if k == "str" else "object" if k == "obj" else "region"
+    got_ref = xattr(path, "user.h5ref") if "user.h5ref" in os.listxattr(path) else None
+    if shape_of(path) != value.shape or got_ref != ref:
+        return "user.shape %s / user.h5ref %s" % (shape_of(path), got_ref)
+    text, eol = text_bytes(want)
+    if eol_of(path) != eol:
+        return "elements end with %r, h5py's hold a newline: %s" % (eol_of(path), eol == b"\0")
     with open(path, "rb") as fh:
-        lines = fh.read().decode().split("\n")
-    if lines[:-1] != want or lines[-1] != "":
-        return "lines %r, h5py %r" % (lines[:8], want[:8])
+        got = fh.read()
+    if got != text:
+        return "text %r, h5py %r" % (got[:200], want[:8])
     return None
 
 
 def tree(root, h5):
     bad = 0
     with h5py.File(h5, "r") as f:
-        found = datasets(f)
+        found = datasets(f, with_strings=True)
         for p, k, value in found:
-            why = tree_seq(root, f[p], p, value) if k == "seq" else tree_refs(root, f, p, k, value)
+            why = tree_seq(root, f[p], p, value) if k == "seq" else tree_text(root, f, p, k, value)
             print("%s %s:%s %s" % ("FAIL" if why else "ok", os.path.basename(h5), p, why or k))
             bad += why is not None
     return 1 if bad else 0
@@ -263,9 +304,6 @@ def pkg(files):
     for h5 in files:
         with h5py.File(h5, "r") as f, hpcmount.open(h5) as c:
             for p, k, want in datasets(f, with_strings=True):
-                if k == "str" and any(b"\n" in (w.encode() if isinstance(w, str) else w)
-                                      for w in want.reshape(-1)):
-                    continue        # a line per string: such strings span lines
                 try:
                     got = scalar_as_array(f[p], c.array(p))
                     ok = got.shape == want.shape and same_object(got, want, f, f[p], k)

@@ -4,9 +4,13 @@
 # the Python package (tests/mount/hdf5_vlen.py): sequences of ints and
 # floats in 1-D, 2-D, scalar, chunked and big-endian datasets, empty
 # sequences, object references (null ones too) and region references of
-# hyperslabs, points, all; a damaged global heap gives EIO and a log
-# line.  With HPC_CORPUS: every such dataset of the corpus's HDF5 files
-# that h5py reads, mounted and through the package.
+# hyperslabs, points, all; variable-length strings, and target paths,
+# holding a newline: each element ended with NUL and user.h5eol nul (and
+# strings without one: lines, no user.h5eol), through the mount, hpcdump
+# cat/xattr/extract/refs and the package; a damaged global heap gives EIO
+# and a log line.  With HPC_CORPUS: every such dataset (and of strings)
+# of the corpus's HDF5 files that h5py reads, mounted and through the
+# package.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/python_env.sh"
 need_fuse
@@ -19,6 +23,26 @@ check "find descends into it" test "$(find "$M/g" -type f | sort | tr '\n' ' ')"
     "$M/g/float_2d/offsets $M/g/float_2d/values "
 check ".info: read as sequences" grep -q "^/int_1d	6	O	.*	sequences	" "$M/.info"
 check "null object reference: an empty line" test "$(sed -n 3p "$M/objrefs")" = ""
+# bytes PATH PYTHON-BYTES: PATH holds exactly those bytes
+bytes() {
+    "$PY" -c "import sys; sys.exit(open(sys.argv[1], 'rb').read() != eval(sys.argv[2]))" "$@"
+}
+check "a string holding a newline: ended with NUL" bytes "$M/str_scalar_nl" "b'only\\none\\0'"
+check "strings holding a newline: user.h5eol nul" \
+    test "$(getfattr --only-values -n user.h5eol "$M/str_nl")" = nul
+check "every string ended with NUL" bytes "$M/str_nl" "b'a\\nb\\0\\0plain\\0\\n\\0x\\n\\ny\\0\\xc3\\xbcn\\n\\0'"
+check "strings without a newline: lines, no user.h5eol" sh -c \
+    "test \"\$(cat '$M/str_plain' | tr '\\n' ,)\" = one,,three, && ! getfattr -n user.h5eol '$M/str_plain' 2>/dev/null"
+check "a target path holding a newline: every path ended with NUL" \
+    bytes "$M/objrefs_nl" "b'/target\\0/grp/new\\nline\\0\\0'"
+check "a region's target path holding a newline: the same" \
+    bytes "$M/regrefs_nl" "b'/grp/new\\nline/t\\n\\tblocks (0,1)-(1,1)\\0\\0'"
+check "references without a newline: lines, no user.h5eol" sh -c "! getfattr -n user.h5eol '$M/objrefs' 2>/dev/null"
+"$HPCDUMP" refs "$TMP/vlen.h5" > "$TMP/vlen.json" 2> "$TMP/refs.err" || fail "hpcdump refs: $(cat "$TMP/refs.err")"
+if "$PY" -c "import fsspec, zarr, numcodecs" 2>/dev/null; then
+    check "hpcdump refs: zarr reads strings and paths holding a newline whole, as h5py" \
+        "$PY" "$top_srcdir/tests/mount/refs_verify.py" "$TMP/vlen.json" "$M" --h5 "$TMP/vlen.h5" --no-xarray
+fi
 unmount_container "$M"
 
 mount_container "$TMP/vlen.h5" "$M" -o npy || fail "mount vlen.h5 -o npy"
@@ -34,6 +58,10 @@ X="$TMP/extract"
 check "hpcdump extract: every value equals h5py's" "$PY" "$V" tree "$X" "$TMP/vlen.h5"
 check "hpcdump cat of a region reference: path, tab, selection" test \
     "$("$HPCDUMP" cat "$TMP/vlen.h5" regrefs | sed -n 5p)" = "/target	points (0,1) (3,4) (2,2)"
+check "hpcdump cat of strings holding a newline: the mount's bytes" \
+    sh -c "'$HPCDUMP' cat '$TMP/vlen.h5' str_nl | cmp -s - '$X/str_nl'"
+check "hpcdump xattr of them: user.h5eol" \
+    sh -c "'$HPCDUMP' xattr '$TMP/vlen.h5' /objrefs_nl | grep -qx 'user.h5eol=\"nul\"'"
 check "hpcdump ls of a dataset of sequences" test \
     "$("$HPCDUMP" ls "$TMP/vlen.h5" /g/float_2d | tr '\n' ' ')" = "offsets values "
 check "package: array() equals h5py's ds[()]" pypkg "$V" pkg "$TMP/vlen.h5"

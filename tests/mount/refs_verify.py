@@ -281,15 +281,18 @@ def xarray_value(dsets, name, arr, sel):
 
 def object_check(args, arr, got, libs):
     """An object array (VLenUTF8/VLenBytes of variable-length strings or
-    object references' target paths): the tree serves each element and a
-    newline; h5py reads the strings as bytes, a reference as the object
-    whose name it is (null: falsy).  Returns (failures, compared)."""
+    object references' target paths): the tree serves each element ended
+    with a newline, or with NUL where its user.h5eol says so; h5py reads
+    the strings as bytes, a reference as the object whose name it is
+    (null: falsy).  Returns (failures, compared)."""
     path = arr.attrs["hpcmount_path"]
     vals = [v.encode() if isinstance(v, str) else bytes(v) for v in got.ravel()]
     bad = 0
     if not external(args.tree, path):       # else h5py's, below
-        with open(os.path.join(args.tree, path.lstrip("/")), "rb") as fh:
-            if fh.read() != b"".join(v + b"\n" for v in vals):
+        node = os.path.join(args.tree, path.lstrip("/"))
+        eol = b"\0" if "user.h5eol" in os.listxattr(node) else b"\n"
+        with open(node, "rb") as fh:
+            if fh.read() != b"".join(v + eol for v in vals):
                 print("FAIL: %s differs from the tree's text" % path)
                 bad += 1
     h5f = libs[1]

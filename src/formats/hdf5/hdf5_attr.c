@@ -87,7 +87,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
     attr_ctx a = { 0 };
     char *shape = NULL, *dtype = NULL, *dims = NULL, *extra = NULL;
     const char *extra_name = NULL;
-    int rc = HPC_OK, null_space = 0;
+    int rc = HPC_OK, null_space = 0, eol_nul = 0;
     h5_quiet();
     g_mutex_lock(&h->lock);
     uint32_t id = h5_ino_to_id(ino, h);
@@ -101,6 +101,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
             shape = g_strdup(p->shape);
             extra_name = p->extra_name;
             extra = g_strdup(p->extra);
+            eol_nul = p->eol_nul;
         }
         if (rc == HPC_OK)
             h5_handle_put(h, hd);
@@ -116,6 +117,7 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
             extra_name = hd->d->ref ? "user.h5ref" : p ? p->extra_name : NULL;
             extra = g_strdup(hd->d->ref ? hd->d->ref : p ? p->extra : NULL);
             null_space = hd->d->null_space;
+            eol_nul = hd->d->eol_nul;
             h5_attrs_read(h, id, hd->d->id, &a);
             h5_handle_put(h, hd);
             const h5_ncdims *n = h->walking ? NULL : h5_ncdims_of(h, NODE(h, id)->addr);
@@ -141,6 +143,8 @@ int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx)
         stop = fn(ctx, extra_name, extra, strlen(extra));
     if (null_space && !stop)
         stop = fn(ctx, "user.h5space", "null", 4);
+    if (eol_nul && !stop)             /* elements of text end with NUL */
+        stop = fn(ctx, "user.h5eol", "nul", 3);
     for (guint i = 0; !stop && a.names && i < a.names->len; i++) {
         GString *v = g_ptr_array_index(a.values, i);
         stop = fn(ctx, g_ptr_array_index(a.names, i), v->str, v->len);

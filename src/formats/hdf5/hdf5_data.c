@@ -348,7 +348,8 @@ int h5_chunks(hpc_container *c, hpc_ino ino, GString *out)
     if (rc == HPC_OK && hd->d->kind == DS_TEXT && !hd->d->ref)
         rc = hpc_h5refs_vstrings(did, hd->d->nelem, out);
     else if (rc == HPC_OK && hd->d->kind == DS_TEXT && !strcmp(hd->d->ref, "object"))
-        hpc_h5refs_vpaths(hd->d->text, hd->d->nelem, out);
+        hpc_h5refs_vpaths(hd->d->text, hd->d->size, hd->d->nelem, hd->d->eol_nul ? '\0' : '\n',
+                          out);
     if (t >= 0)
         H5Tclose(t);
     read_release(c, hd);

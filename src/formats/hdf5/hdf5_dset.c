@@ -79,7 +79,18 @@ int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name)
     return d->id >= 0 ? HPC_OK : HPC_E_IO;
 }
 
-/* Render a variable-length string dataset as lines. */
+int h5_text_eol(GString *t)
+{
+    if (memchr(t->str, '\n', t->len))
+        return 1;
+    char *end = t->str + t->len;
+    for (char *p = t->str; (p = memchr(p, '\0', (size_t)(end - p))); p++)
+        *p = '\n';
+    return 0;
+}
+
+/* Render a variable-length string dataset as text, each string ended as
+ * h5_text_eol says. */
 static int dset_text(h5_dset *d, hid_t ftype, hid_t space)
 {
     hid_t m = H5Tcopy(H5T_C_S1);
@@ -94,13 +105,14 @@ static int dset_text(h5_dset *d, hid_t ftype, hid_t space)
     for (uint64_t i = 0; i < d->nelem && t->len <= MAX_TEXT_BYTES; i++) {
         if (v[i])
             g_string_append(t, v[i]);
-        g_string_append_c(t, '\n');
+        g_string_append_c(t, '\0');
     }
     if (t->len > MAX_TEXT_BYTES) {
         d->kind = DS_NONE;
         d->note = g_strdup_printf("strings longer than %u bytes in all: not rendered", MAX_TEXT_BYTES);
         g_string_truncate(t, 0);
     }
+    d->eol_nul = h5_text_eol(t);
     if (d->nelem)
         H5Dvlen_reclaim(m, space, H5P_DEFAULT, v);
     d->size = t->len;

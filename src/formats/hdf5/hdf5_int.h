@@ -59,6 +59,7 @@ typedef struct h5_part {
     char *dtype, *shape;           /* user.dtype, user.shape */
     const char *extra_name;        /* "user.vlen", "user.h5ref" or NULL */
     char *extra;
+    int eol_nul;                   /* text: elements end with NUL (user.h5eol) */
 } h5_part;
 
 typedef struct h5_dset {
@@ -77,6 +78,7 @@ typedef struct h5_dset {
     uint64_t size;                 /* bytes of the file */
     uint64_t addr;                 /* DS_FAST: file offset of the raw data */
     char *text;                    /* DS_TEXT */
+    int eol_nul;                   /* ... its elements end with NUL (user.h5eol) */
     GArray *parts;                 /* DS_SEQ: h5_part */
     uint64_t parts_bytes;          /* what they hold */
     hid_t dxpl;                    /* transfer list of reads; 0: H5P_DEFAULT */
@@ -199,6 +201,11 @@ int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name);
 int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
                      uint64_t *nchunks);
 char *h5_dset_external_note(const h5 *h, const h5_dset *d);
+/** Text t of strings or references, every element ended with NUL (which
+ *  no HDF5 string or name holds): when no element holds a newline
+ *  either, its NULs become newlines (docs/hdf5.md, "user.h5eol");
+ *  returns 1 when they stay. */
+int h5_text_eol(GString *t);
 
 /* hdf5_node.c */
 uint32_t h5_ino_to_id(hpc_ino ino, const h5 *h);
@@ -273,7 +280,8 @@ void h5_parts_free(GArray *parts);
 const h5_part *h5_part_of(const h5_dset *d, uint64_t i);
 int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype);
 /** Reference ref (an object one, or a region one when region) of d's file
- *  as a line appended to t; names caches the paths of objects. */
+ *  appended to t, ended with NUL (h5_text_eol); names caches the paths of
+ *  objects. */
 int h5_ref_text(h5_dset *d, GHashTable *names, int region, const void *ref, GString *t);
 
 /* hdf5_data.c */

@@ -499,11 +499,17 @@ out:
     return rc;
 }
 
-void hpc_h5refs_vpaths(const char *text, uint64_t nelem, GString *o)
+void hpc_h5refs_vpaths(const char *text, uint64_t size, uint64_t nelem, char eol, GString *o)
 {
-    gchar **l = g_strsplit(text, "\n", -1);
-    /* a path holding a newline would shift the lines: then none */
-    for (uint64_t i = 0; g_strv_length(l) == nelem + 1 && i < nelem; i++)
-        put_vs(o, l[i], strlen(l[i]));
-    g_strfreev(l);
+    const char *end = text + size, *p = text, *e = NULL;
+    uint64_t n = 0;
+    while (p < end && (e = memchr(p, eol, (size_t)(end - p)))) {
+        n++;
+        p = e + 1;
+    }
+    int whole = p == end && n == nelem;    /* else: none */
+    for (p = text; whole && p < end; p = e + 1) {
+        e = memchr(p, eol, (size_t)(end - p));
+        put_vs(o, p, (size_t)(e - p));
+    }
 }

@@ -25,9 +25,11 @@ int hpc_h5refs_describe(hid_t did, GString *out);
  *  variable-length strings: none when they are too many or too large. */
 int hpc_h5refs_vstrings(hid_t did, uint64_t nelem, GString *o);
 
-/** The same of object references from the mount's text of them (one
- *  target path per line, an empty one for a null reference). */
-void hpc_h5refs_vpaths(const char *text, uint64_t nelem, GString *o);
+/** The same of object references from the mount's text of them (size
+ *  bytes: a target path per element, empty for a null reference, each
+ *  ended with eol, '\n' or NUL: docs/hdf5.md); none unless it holds
+ *  nelem. */
+void hpc_h5refs_vpaths(const char *text, uint64_t size, uint64_t nelem, char eol, GString *o);
 
 int hpc_h5refs_attrs(hid_t oid, hid_t vtype, uint64_t limit, const GArray *types, GString *out);
 

@@ -3,9 +3,10 @@
  * as Arrow's list arrays lay them out (a directory of `values` and
  * `offsets`), compounds holding variable-length or reference members as a
  * directory of one entry per member, object and region references as the
- * paths (and selections) of their targets, one a line.  What one dataset
- * holds is bounded by MAX_TEXT_BYTES, as the text of variable-length
- * strings is, and the handle LRU (-o h5cache) bounds it across datasets. */
+ * paths (and selections) of their targets, one an element of text
+ * (h5_text_eol).  What one dataset holds is bounded by MAX_TEXT_BYTES, as
+ * the text of variable-length strings is, and the handle LRU (-o h5cache)
+ * bounds it across datasets. */
 #include "hdf5_int.h"
 
 #define SCAN_ELEMS 4096u           /* elements one H5Dread of references reads */
@@ -234,7 +235,8 @@ static int render_fixed(pctx *r, uint32_t pi, hid_t t, hid_t m, const uint8_t *b
     return HPC_OK;
 }
 
-/* Part pi as text, one line a string or reference (docs/hdf5.md). */
+/* Part pi as text, a string or reference an element, each ended as
+ * h5_text_eol says (docs/hdf5.md). */
 static int render_text(pctx *r, uint32_t pi, hid_t m, const uint8_t *buf, uint64_t n)
 {
     size_t es = H5Tget_size(m);
@@ -250,11 +252,12 @@ static int render_text(pctx *r, uint32_t pi, hid_t m, const uint8_t *buf, uint64
         memcpy(&s, buf + i * es, sizeof s);
         if (s)
             g_string_append(t, s);
-        g_string_append_c(t, '\n');
+        g_string_append_c(t, '\0');
     }
     if (rc == HPC_OK)
         rc = part_charge(r, t->len);
     h5_part *p = PART(r, pi);
+    p->eol_nul = h5_text_eol(t);
     p->size = t->len;
     p->bytes = (uint8_t *)g_string_free(t, FALSE);
     p->dtype = g_strdup("O");
@@ -453,6 +456,7 @@ static void parts_to_text(h5_dset *d)
     g_free(d->shape);
     d->shape = g_strdup(p->shape);
     d->ref = g_strdup(p->extra);
+    d->eol_nul = p->eol_nul;
     h5_parts_free(d->parts);
     d->parts = NULL;
 }
@@ -587,8 +591,9 @@ static int all_zero(const uint8_t *p, size_t n)
     return 1;
 }
 
-/* One reference as a line: empty when null, else the target's path, and
- * for a region a tab and its selection. */
+/* One reference as an element of text ended with NUL (h5_text_eol):
+ * empty when null, else the target's path, and for a region a tab and its
+ * selection. */
 static int ref_line(refs_ctx *r, const void *ref)
 {
     int rc = HPC_OK;
@@ -606,11 +611,11 @@ static int ref_line(refs_ctx *r, const void *ref)
         if (oid >= 0)
             H5Oclose(oid);
     }
-    g_string_append_c(r->t, '\n');
+    g_string_append_c(r->t, '\0');
     return rc;
 }
 
-/* Every reference of d as lines, SCAN_ELEMS at a time. */
+/* Every reference of d as text, SCAN_ELEMS at a time. */
 static int refs_scan(refs_ctx *r)
 {
     h5_dset *d = r->d;
@@ -676,6 +681,7 @@ int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype)
                                   MAX_TEXT_BYTES);
         g_string_truncate(r.t, 0);
     }
+    d->eol_nul = h5_text_eol(r.t);
     d->size = r.t->len;
     d->text = g_string_free(r.t, FALSE);
     return rc;
