@@ -1,15 +1,18 @@
 /* hpcmount-helper - runs a reader built on a third-party library (libhdf5,
  * libhdf4) for one container, on behalf of hpcmount or hpcdump, which
- * start it with posix_spawn and supervise it (src/container/hpc_remote.h).
+ * start it with posix_spawn (or have its fork server fork it) and
+ * supervise it (src/container/hpc_remote.h).
  *
  *   hpcmount-helper PROTO FORMAT AS_LIMIT SOURCE [OPTION=VALUE...]
+ *   hpcmount-helper PROTO --fork-server
  *
  * fd 3 is a memfd (control page, then one read buffer per channel), fds
  * 4.. the channel sockets.  The helper opens SOURCE with the real reader,
  * walks its first nodes, answers on channel 0 (the reader's error line, or
  * the sources it opened), then serves requests on every channel, one
- * thread each.  It ends when the daemon closes the channels.  Not meant to
- * be run by hand.
+ * thread each.  It ends when the daemon closes the channels.  The second
+ * form is the fork server (hpc_remote.h): fd 3 is its socket, and each
+ * request forks a helper of the first form.  Not meant to be run by hand.
  */
 #define _GNU_SOURCE       /* gettid */
 #include "config.h"
@@ -27,10 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#define FS_HIGH_FD 64            /* the fork server's socket, above a helper's fds */
 
 typedef struct server {
     hpc_container *c;
@@ -457,13 +465,9 @@ static void log_to_daemon(void *ctx, const char *line)
     }
 }
 
-int main(int argc, char **argv)
+/* The helper proper: argv as documented at the top, its fds in place. */
+static int helper_run(char **argv)
 {
-    if (argc < 5 || strcmp(argv[1], HPC_REMOTE_PROTO) != 0) {
-        fprintf(stderr, "hpcmount-helper: started by hpcmount and hpcdump only "
-                        "(protocol %s)\n", HPC_REMOTE_PROTO);
-        return 2;
-    }
     /* A session of its own, as the daemon has after fuse_daemonize: with
      * the scheduler's autogroups (Linux's default), a helper left in the
      * mounting shell's session shared one group's CPU with everything that
@@ -500,4 +504,165 @@ int main(int argc, char **argv)
         g_thread_unref(g_thread_new("serve", serve, &ch[i]));
     serve(&ch[0]);
     return 0;
+}
+
+/* ---- the fork server ------------------------------------------------------- */
+
+/* Why: an exec of this program costs about 30 ms of CPU (130 under ASan),
+ * a third of all a small container's helper costs: about 45 libraries,
+ * libhdf5's with libcurl's TLS and Kerberos stacks, mapped and relocated
+ * (docs/PERFORMANCE.md, "Helper start").  The
+ * server is this program after the loader's work and before any of its
+ * own: it never initializes libhdf5 or libhdf4 nor opens a file, and it
+ * runs one thread, so each fork is a helper as fresh as an exec'd one, in
+ * a process of its own (one container's damaged file still cannot reach
+ * another's reads). */
+
+static char fs_msg[HPC_REMOTE_FORK_MSG + 1];   /* the request (the child keeps its copy) */
+
+/* One request into fs_msg and its fds: its length, or -1 (the daemon is
+ * gone, or the message is not a request). */
+static ssize_t fs_receive(int sock, int fds[HPC_REMOTE_FORK_FDS])
+{
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int) * HPC_REMOTE_FORK_FDS)];
+    } u;
+    struct iovec iov = { .iov_base = fs_msg, .iov_len = HPC_REMOTE_FORK_MSG };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+                        .msg_controllen = sizeof u.b };
+    ssize_t n;
+    while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    if (!c || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || c->cmsg_level != SOL_SOCKET ||
+        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int) * HPC_REMOTE_FORK_FDS))
+        return -1;
+    memcpy(fds, CMSG_DATA(c), sizeof(int) * HPC_REMOTE_FORK_FDS);
+    fs_msg[n] = '\0';
+    return n;
+}
+
+/* The request's strings: argv (argc of them, NULL-terminated), the
+ * environment (NULL-terminated) and the working directory, pointing into
+ * msg.  -1 if malformed. */
+static int fs_parse(char *msg, size_t len, char ***argv, char ***env, char **cwd)
+{
+    uint32_t n[2];
+    if (len < sizeof n)
+        return -1;
+    memcpy(n, msg, sizeof n);
+    if (n[0] < 5 || n[0] > len || n[1] > len)
+        return -1;
+    char **v = calloc((size_t)n[0] + n[1] + 2, sizeof *v);
+    char *p = msg + sizeof n, *end = msg + len;
+    for (uint32_t i = 0; v && i < n[0] + n[1]; i++) {
+        char *z = memchr(p, '\0', (size_t)(end - p));
+        if (!z) {
+            free(v);
+            return -1;
+        }
+        v[i < n[0] ? i : i + 1] = p;   /* v[n[0]] stays NULL: argv's end */
+        p = z + 1;
+    }
+    *argv = v;
+    *env = v ? v + n[0] + 1 : NULL;
+    *cwd = p < end && memchr(p, '\0', (size_t)(end - p)) ? p : NULL;
+    return v && *cwd && strcmp(v[1], HPC_REMOTE_PROTO) == 0 ? 0 : -1;
+}
+
+/* In the fork: the fds onto 3, 4, ... (where an exec'd helper finds
+ * them), moved above them all first so that none is overwritten. */
+static void fs_place(const int fds[HPC_REMOTE_FORK_FDS])
+{
+    int high[HPC_REMOTE_FORK_FDS];
+    for (int i = 0; i < HPC_REMOTE_FORK_FDS; i++) {
+        high[i] = fcntl(fds[i], F_DUPFD, FS_HIGH_FD);
+        close(fds[i]);
+    }
+    for (int i = 0; i < HPC_REMOTE_FORK_FDS; i++) {
+        if (high[i] < 0 || dup2(high[i], HPC_REMOTE_FD_CTL + i) < 0)
+            _exit(127);
+        close(high[i]);
+    }
+}
+
+/* The daemon's answer: the helper's pid and a pidfd of it, with which it
+ * signals and awaits the helper that is not its child (no pid reuse). */
+static void fs_answer(int sock, pid_t pid, int err)
+{
+    int pfd = pid > 0 ? pidfd_open(pid, 0) : -1;
+    int32_t v = pid > 0 ? (int32_t)pid : -err;
+    if (pid > 0 && pfd < 0) {
+        v = -errno;
+        kill(pid, SIGKILL);      /* unsupervisable: the daemon execs one instead */
+    }
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } u = { 0 };
+    struct iovec iov = { .iov_base = &v, .iov_len = sizeof v };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (pfd >= 0) {
+        m.msg_control = u.b;
+        m.msg_controllen = sizeof u.b;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        *c = (struct cmsghdr){ .cmsg_len = CMSG_LEN(sizeof(int)), .cmsg_level = SOL_SOCKET,
+                               .cmsg_type = SCM_RIGHTS };
+        memcpy(CMSG_DATA(c), &pfd, sizeof pfd);
+    }
+    if (sendmsg(sock, &m, MSG_NOSIGNAL) != (ssize_t)sizeof v)
+        _exit(0);                /* the daemon is gone */
+    if (pfd >= 0)
+        close(pfd);
+}
+
+/* Fork a helper per request until the daemon closes the socket (fd 3).
+ * The helpers are its children; it reaps those that ended before each
+ * fork (the daemon awaits them through their pidfds). */
+static int fork_server(void)
+{
+    int sock = fcntl(HPC_REMOTE_FD_CTL, F_DUPFD_CLOEXEC, FS_HIGH_FD);
+    close(HPC_REMOTE_FD_CTL);
+    setsid();                    /* as a helper: no terminal signal, an autogroup of its own */
+    for (;;) {
+        int fds[HPC_REMOTE_FORK_FDS];
+        char **argv = NULL, **env = NULL, *cwd = NULL;
+        ssize_t n = sock < 0 ? -1 : fs_receive(sock, fds);
+        if (n < 0 || fs_parse(fs_msg, (size_t)n, &argv, &env, &cwd) != 0)
+            _exit(0);            /* gone, or not our daemon: it execs its helpers */
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(sock);
+            fs_place(fds);
+            if (chdir(cwd) != 0)
+                _exit(127);      /* the caller's directory went away: the open fails */
+            environ = env;       /* the daemon's now, not the one it started us with */
+            /* _exit, as every other end of a helper: the daemon kills one
+             * whose open failed as soon as it has the answer, which an exit
+             * scan of LeakSanitizer would race (and in a fork its thread
+             * registry still names the server's thread, whose stack it
+             * would then not scan) */
+            _exit(helper_run(argv));
+        }
+        fs_answer(sock, pid, errno);
+        for (int i = 0; i < HPC_REMOTE_FORK_FDS; i++)
+            close(fds[i]);
+        free(argv);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], HPC_REMOTE_PROTO) == 0 &&
+        strcmp(argv[2], HPC_REMOTE_FORK_SERVER) == 0)
+        return fork_server();
+    if (argc < 5 || strcmp(argv[1], HPC_REMOTE_PROTO) != 0) {
+        fprintf(stderr, "hpcmount-helper: started by hpcmount and hpcdump only "
+                        "(protocol %s)\n", HPC_REMOTE_PROTO);
+        return 2;
+    }
+    return helper_run(argv);
 }

@@ -1,7 +1,8 @@
 /* hpc_helper.c - the helper process as the daemon sees it: start it
- * (posix_spawn with its control page, channels and log pipe), supervise
- * a request while its answer is late (CPU time, memory and wall clock
- * from /proc), kill it, and one request on one channel.
+ * (posix_spawn with its control page, channels and log pipe, or a fork of
+ * the fork server), supervise a request while its answer is late (CPU
+ * time, memory and wall clock from /proc), kill it, and one request on one
+ * channel.
  */
 #define _GNU_SOURCE       /* memfd_create, F_DUPFD_CLOEXEC */
 #include "config.h"
@@ -16,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,6 +81,8 @@ void hpc_helper_unref(hpc_helper *h)
         g_async_queue_unref(h->free);
     if (h->log_fd >= 0 && h->log_pid != getpid())
         close(h->log_fd);        /* no forwarding thread of ours owns it */
+    if (h->pidfd >= 0)
+        close(h->pidfd);
     g_free(h->why);
     g_free(h);
 }
@@ -89,6 +94,14 @@ void hpc_helper_kill(hpc_helper *h, int culprit, const char *why)
         return;
     h->culprit = culprit;
     h->why = g_strdup(why);
+    if (h->pidfd >= 0) {
+        /* the fork server's child: its pidfd is readable once it ended */
+        struct pollfd pf = { .fd = h->pidfd, .events = POLLIN };
+        pidfd_send_signal(h->pidfd, SIGKILL, NULL, 0);
+        while (poll(&pf, 1, -1) < 0 && errno == EINTR)
+            ;
+        return;
+    }
     kill(h->pid, SIGKILL);
     int status;
     if (h->child)
@@ -270,32 +283,192 @@ static int spawn_as(const hpc_creds *cr, hpc_helper *h, const char *exe, char **
     return rc;
 }
 
+/* stdin and stdout on /dev/null, stderr too unless HPC_HELPER_STDERR. */
+static void stdio_actions(posix_spawn_file_actions_t *fa)
+{
+    posix_spawn_file_actions_init(fa);
+    posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(fa, 1, "/dev/null", O_WRONLY, 0);
+    if (!g_getenv("HPC_HELPER_STDERR"))  /* library complaints would add lines */
+        posix_spawn_file_actions_addopen(fa, 2, "/dev/null", O_WRONLY, 0);
+}
+
+/* ---- the fork server ---------------------------------------------------- */
+
+/* A process's first helper is exec'd; from its second on (a run
+ * directory opens a helper per container) each is a fork of the fork
+ * server (hpc_remote.h), which this process starts then: no exec, no
+ * loading and relocating of the libraries per container.  The server is
+ * the helper program before any work of its own (docs/design.md).  Only
+ * the process that started it uses it: the fork of hpcmount into the
+ * daemon (or any fork) has a copy of the socket, which it closes, and
+ * starts its own.  A server that fails is not asked again. */
+static struct {
+    GMutex lock;
+    pid_t owner;                 /* the process counting and owning the server */
+    unsigned started;            /* helpers it started */
+    int off;                     /* the server failed: exec every helper */
+    int fd;                      /* our end of its socket, or -1 */
+    pid_t pid;
+    char *exe;
+} fsrv = { .fd = -1 };
+
+/* Start the server from exe (caller holds fsrv.lock). */
+static int fsrv_start(const char *exe)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return -1;
+    int theirs = fcntl(sv[1], F_DUPFD_CLOEXEC, HIGH_FD);
+    close(sv[1]);
+    char *argv[] = { (char *)exe, (char *)HPC_REMOTE_PROTO, (char *)HPC_REMOTE_FORK_SERVER, NULL };
+    posix_spawn_file_actions_t fa;
+    stdio_actions(&fa);
+    posix_spawn_file_actions_adddup2(&fa, theirs, HPC_REMOTE_FD_CTL);
+    int e = theirs < 0 ? EBADF : posix_spawn(&fsrv.pid, exe, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (theirs >= 0)
+        close(theirs);
+    if (e != 0) {
+        close(sv[0]);
+        return -1;
+    }
+    fsrv.fd = sv[0];
+    fsrv.exe = g_strdup(exe);
+    return 0;
+}
+
+/* Close our end: the server ends (and, if ours, is reaped); off for good. */
+static void fsrv_stop(void)
+{
+    close(fsrv.fd);
+    fsrv.fd = -1;
+    while (waitpid(fsrv.pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    fsrv.off = 1;
+}
+
+/* The request's bytes: argc, envc, then the strings (hpc_remote.h); NULL
+ * without a working directory to give. */
+static GByteArray *fsrv_message(char **argv)
+{
+    static char *none[] = { NULL };
+    char **env = environ ? environ : none;      /* after clearenv() */
+    char *cwd = getcwd(NULL, 0);                /* NULL once removed (an exec keeps it) */
+    if (!cwd)
+        return NULL;
+    GByteArray *m = g_byte_array_new();
+    uint32_t n[2] = { g_strv_length(argv), g_strv_length(env) };
+    g_byte_array_append(m, (const guint8 *)n, sizeof n);
+    for (char **a = argv; *a; a++)
+        g_byte_array_append(m, (const guint8 *)*a, (guint)strlen(*a) + 1);
+    for (char **e = env; *e; e++)
+        g_byte_array_append(m, (const guint8 *)*e, (guint)strlen(*e) + 1);
+    g_byte_array_append(m, (const guint8 *)cwd, (guint)strlen(cwd) + 1);
+    free(cwd);
+    return m;
+}
+
+static int fsrv_send(GByteArray *m, const int fds[CHILD_FDS])
+{
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int) * CHILD_FDS)];
+    } u = { 0 };
+    struct iovec iov = { .iov_base = m->data, .iov_len = m->len };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+                          .msg_controllen = sizeof u.b };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    *c = (struct cmsghdr){ .cmsg_len = CMSG_LEN(sizeof(int) * CHILD_FDS),
+                           .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS };
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * CHILD_FDS);
+    ssize_t n;
+    while ((n = sendmsg(fsrv.fd, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    return n == (ssize_t)m->len ? 0 : -1;
+}
+
+/* The answer: the helper's pid and its pidfd into h.  -1 without them. */
+static int fsrv_answer(hpc_helper *h)
+{
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } u;
+    int32_t v = 0;
+    struct iovec iov = { .iov_base = &v, .iov_len = sizeof v };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+                          .msg_controllen = sizeof u.b };
+    ssize_t n;
+    while ((n = recvmsg(fsrv.fd, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = n == (ssize_t)sizeof v ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (v <= 0 || !c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;               /* a failed fork: -errno, no pidfd */
+    memcpy(&h->pidfd, CMSG_DATA(c), sizeof h->pidfd);
+    h->pid = v;
+    return 0;
+}
+
+/* Fork the helper of argv from the server (caller holds fsrv.lock). */
+static int fsrv_fork(const char *exe, char **argv, const int fds[CHILD_FDS], hpc_helper *h)
+{
+    if (fsrv.fd < 0 && fsrv_start(exe) != 0) {
+        fsrv.off = 1;
+        return -1;
+    }
+    if (strcmp(exe, fsrv.exe) != 0)
+        return -1;               /* HPCMOUNT_HELPER changed: exec that one */
+    GByteArray *m = fsrv_message(argv);
+    int rc = m && m->len <= HPC_REMOTE_FORK_MSG ? fsrv_send(m, fds) : 1;
+    if (m)
+        g_byte_array_free(m, TRUE);
+    if (rc == 0)
+        rc = fsrv_answer(h);
+    if (rc < 0)
+        fsrv_stop();
+    return rc == 0 ? 0 : -1;
+}
+
+/* A helper forked by the fork server, if this is not the process's first
+ * (and the server works): 0 with h->pid and h->pidfd, else -1. */
+static int fork_helper(const char *exe, char **argv, const int fds[CHILD_FDS], hpc_helper *h)
+{
+    g_mutex_lock(&fsrv.lock);
+    if (fsrv.owner != getpid()) {
+        if (fsrv.fd >= 0)
+            close(fsrv.fd);      /* our parent's server */
+        g_free(fsrv.exe);
+        fsrv.exe = NULL;
+        fsrv.fd = -1;
+        fsrv.off = 0;
+        fsrv.started = 0;
+        fsrv.owner = getpid();
+    }
+    int rc = !fsrv.off && fsrv.started++ > 0 ? fsrv_fork(exe, argv, fds, h) : -1;
+    g_mutex_unlock(&fsrv.lock);
+    return rc;
+}
+
 static int spawn(hpc_container *c, const hpc_remote *r, hpc_helper *h, int fds[CHILD_FDS])
 {
-    if (c->core->creds) {
-        char *exe = helper_path();
-        char **argv = helper_argv(c, r, exe);
-        int rc = spawn_as(c->core->creds, h, exe, argv, fds);
-        g_strfreev(argv);
-        g_free(exe);
-        h->child = 1;
-        return rc;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    if (!g_getenv("HPC_HELPER_STDERR"))  /* library complaints would add lines */
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    for (int i = 0; i < CHILD_FDS; i++)
-        posix_spawn_file_actions_adddup2(&fa, fds[i], HPC_REMOTE_FD_CTL + i);
     char *exe = helper_path();
     char **argv = helper_argv(c, r, exe);
-    int rc = posix_spawn(&h->pid, exe, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int rc = 0;
+    if (c->core->creds) {
+        rc = spawn_as(c->core->creds, h, exe, argv, fds);
+        h->child = 1;
+    } else if (fork_helper(exe, argv, fds, h) != 0) {
+        posix_spawn_file_actions_t fa;
+        stdio_actions(&fa);
+        for (int i = 0; i < CHILD_FDS; i++)
+            posix_spawn_file_actions_adddup2(&fa, fds[i], HPC_REMOTE_FD_CTL + i);
+        rc = posix_spawn(&h->pid, exe, &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        h->child = 1;
+    }
     g_strfreev(argv);
     g_free(exe);
-    h->child = 1;
     return rc;
 }
 
@@ -307,6 +480,7 @@ int hpc_helper_start(hpc_container *c, const hpc_remote *r, hpc_helper **out, GE
     h->refs = 1;
     h->culprit = -1;
     h->log_fd = -1;
+    h->pidfd = -1;
     for (int i = 0; i < HPC_REMOTE_CHANNELS; i++)
         h->fd[i] = -1;
     for (int i = 0; i < CHILD_FDS; i++)

@@ -5,7 +5,9 @@
  * or loop for minutes on some damaged files.  A format says it hands files
  * to such a library by setting hpc_format.sandbox_lib; unless -o inproc is
  * given, hpc_container_open then starts `hpcmount-helper` (posix_spawn,
- * never a fork of the threaded daemon), which opens the container with the
+ * never a fork of the threaded daemon; from a process's second helper on,
+ * a fork of the helper's single-threaded fork server, which has opened
+ * nothing), which opens the container with the
  * real reader and serves the reader's calls (lookup, getattr, readdir,
  * readlink, map, read, xattrs, info) over HPC_REMOTE_CHANNELS socket pairs,
  * one helper thread each.  The daemon's container gets a proxy format whose
@@ -48,6 +50,18 @@
 #define HPC_REMOTE_MAX_PAYLOAD (512u << 20)
 #define HPC_REMOTE_MAX_EXTENTS 64
 #define HPC_REMOTE_DIR_BATCH (60u << 10) /* readdir answer bytes per round trip */
+
+/* The fork server: `hpcmount-helper PROTO HPC_REMOTE_FORK_SERVER` with its
+ * socket (SOCK_SEQPACKET) on fd 3.  A request is one message: u32 argc,
+ * u32 envc, then that many NUL-terminated strings (the helper's argv, then
+ * the environment it runs with) and one more (its working directory), at
+ * most HPC_REMOTE_FORK_MSG bytes, with
+ * the helper's 2 + HPC_REMOTE_CHANNELS fds (control memfd, channels, log
+ * pipe, in that order) attached.  The answer: an int32 (the helper's pid,
+ * or -errno) with a pidfd of it attached. */
+#define HPC_REMOTE_FORK_SERVER "--fork-server"
+#define HPC_REMOTE_FORK_MSG (64u << 10)
+#define HPC_REMOTE_FORK_FDS (2 + HPC_REMOTE_CHANNELS)
 
 /* Default limits: CPU seconds of one request (or of the open and its
  * walk), wall-clock seconds of a helper that neither computes nor

@@ -16,6 +16,7 @@ typedef struct hpc_helper {
     gint refs;
     pid_t pid;
     int child;                   /* ours to reap (not started before a fork) */
+    int pidfd;                   /* a fork server's child: signalled and awaited by it, or -1 */
     char *map;                   /* control page, then the buffers */
     size_t map_size;
     int fd[HPC_REMOTE_CHANNELS];

@@ -8,7 +8,9 @@
 # helper fault (remembered as damaged; not for the wall-clock limit), and
 # the other datasets of the same mount and of a second container of the
 # same run directory keep reading right.  Then the same through hpcdump,
-# and a helper that ends with hpcdump killed in the middle of a request.
+# a run directory's fork server (a child of the daemon, forking the
+# helpers after the first, ending with the daemon), and a helper that ends
+# with hpcdump killed in the middle of a request.
 . "$(dirname "$0")/../lib/lib.sh"
 need_fuse
 "$HPCDUMP" --version | grep -q '^formats:.* hdf5' || { echo "SKIP: HDF5 reader not built"; exit 77; }
@@ -94,6 +96,21 @@ h=$(helper_of "$RUN/a.h5")
 check "the helper of a mount is found" test -n "$h"
 expect_eq "the helper leads a session of its own" "$h" "$(ps -o sid= -p "$h" | tr -d ' ')"
 unmount_container "$TMP/sess"
+
+# a run directory's helpers after its first are forks of the fork server
+# (hpc_remote.h), a child of the daemon, which ends with it
+mount_container "$RUN" "$TMP/fsrv"
+both_read() { reads_right "$TMP/fsrv/a.h5" && reads_right "$TMP/fsrv/b.h5"; }
+check "run directory: both containers read right" both_read
+d=$(pgrep -f "hpcmount.* $TMP/fsrv\$" | head -1)
+srv=""
+[ -n "$d" ] && srv=$(pgrep -P "$d" -f -- "hpcmount-helper .* --fork-server\$")
+forked() { [ -n "$srv" ] && pgrep -P "$srv" >/dev/null; }
+check "the daemon started a fork server" test -n "$srv"
+check "the fork server forked a helper" forked
+unmount_container "$TMP/fsrv"
+srv_gone() { [ -z "$srv" ] || ! kill -0 "$srv" 2>/dev/null; }
+check "the fork server ends with the daemon" wait_until srv_gone
 HPCMOUNT_HELPER_FAULT="spin:open" "$HPCDUMP" -o helper_cpu=3600 ls "$RUN/b.h5" >/dev/null 2>&1 &
 dump=$!
 started() { helper_of "$RUN/b.h5" >/dev/null || ! kill -0 "$dump" 2>/dev/null; }
