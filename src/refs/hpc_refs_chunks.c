@@ -1,13 +1,14 @@
 /* hpc_refs_chunks.c - arrays described by a reader's chunk table
  * (hpc_format.chunks; the HDF5 reader's lines are listed in hdf5_refs.c).
  *
- * Chunked datasets: one reference per allocated chunk, the filter
- * pipeline as numcodecs filters in file (encode) order, which zarr undoes
- * in reverse (shuffle -> "shuffle", deflate -> "zlib"; fletcher32 only
- * last and checked by the reader, its 4 bytes left out of the reference),
- * the fill value for chunks never written.  Contiguous data in the file's
- * byte order (zarr reads '>' types); compact data inline.  Everything else
- * is a reason for the group's note.
+ * Chunked arrays: one reference per allocated chunk, the codecs as the
+ * reader names them (numcodecs ids and configurations, in encode order,
+ * which zarr undoes in reverse; a checksum the reader verified left out of
+ * each chunk's reference), the fill value for chunks never written.  The
+ * reader maps its format's filters to codecs: a step no codec expresses
+ * comes as its reason, so nothing here knows a format's filter.
+ * Contiguous data in the file's byte order (zarr reads '>' types);
+ * compact data inline.  Everything else is a reason for the group's note.
  */
 #include "config.h"
 
@@ -20,10 +21,6 @@
 #include "hpc_bytes.h"
 #include "hpc_refs_int.h"
 
-#define H5Z_DEFLATE 1
-#define H5Z_SHUFFLE 2
-#define H5Z_FLETCHER32 3
-#define H5Z_LZF 32000
 #define COMPACT_MAX (64u << 10)   /* HDF5's limit of compact data */
 #define FILL_CHUNK_MAX (16u << 20) /* a chunk never written, inline, at most */
 #define FILL_TOTAL_MAX (64u << 20)  /* and all of them (stored zlib: as large as raw) */
@@ -58,8 +55,9 @@ typedef struct desc {
     int nadims;                /* an array type's dims: trailing axes */
     uint64_t adims[HPC_REFS_MAX_DIMS];
     GString *filters;          /* JSON list members */
-    int fletcher, verified;
-    int compressed;            /* a compressor came before in the pipeline */
+    unsigned trailer;          /* bytes of a checksum ending each stored chunk */
+    char *trailer_name;        /* its name, for reasons */
+    int verified;              /* the reader checked every chunk's checksum */
     GBytes *fill;              /* NULL: none defined */
     int started;               /* .zarray written */
     uint64_t nchunks;
@@ -73,9 +71,12 @@ typedef struct desc {
 
 /* A codec of the pipeline, to encode chunks never written (fsspec 2022.11's
  * reference filesystem fails on a missing key instead of letting zarr use
- * the fill value, so every chunk of the grid gets a reference). */
+ * the fill value, so every chunk of the grid gets a reference): those
+ * numcodecs codecs written here, or one that is not. */
+typedef enum { CODEC_OTHER, CODEC_ZLIB, CODEC_SHUFFLE } codec_kind;
+
 typedef struct codec {
-    int id;
+    codec_kind kind;
     unsigned elemsize;
 } codec;
 
@@ -179,6 +180,7 @@ static void desc_clear(desc *d)
     g_free(d->file);
     g_free(d->layout);
     g_free(d->unsup);
+    g_free(d->trailer_name);
     g_free(d->zdtype);
     g_free(d->zserved);
     g_string_free(d->filters, TRUE);
@@ -258,41 +260,52 @@ static char *fill_json(GBytes *fill, const hpc_refs_array *a, char o)
     return g_strdup_printf("%" G_GINT64_FORMAT, sv);
 }
 
-/* One "filter ID CD..." line as a numcodecs filter, or a reason. */
-static const char *filter_line(desc *d, const char *rest, const hpc_refs_array *a)
+/* A codec's numcodecs configuration as one written here or not: its id,
+ * and the element size of a shuffle. */
+static codec codec_of(const char *json)
 {
-    gchar **w = g_strsplit(rest, " ", -1);
-    const char *why = NULL;
-    int id = atoi(w[0]);
-    unsigned cd0 = w[1] ? (unsigned)strtoul(w[1], NULL, 10) : 0;
-    codec k = { id, cd0 ? cd0 : (unsigned)a->itemsize };
-    if (id == H5Z_DEFLATE || id == H5Z_SHUFFLE)
-        g_array_append_val(d->codecs, k);
-    if (d->fletcher)
-        why = "fletcher32 not last in the filter pipeline";
-    else if (id == H5Z_SHUFFLE && d->compressed)     /* its input: compressed bytes */
-        why = "shuffle after a compressor (numcodecs' shuffle refuses a buffer that is not a "
-              "whole number of elements; libhdf5's leaves the rest as it is)";
-    else if (id == H5Z_DEFLATE)
-        g_string_append_printf(d->filters, "%s{\"id\": \"zlib\", \"level\": %u}",
-                               d->filters->len ? ", " : "", MIN(cd0, 9u));
-    else if (id == H5Z_SHUFFLE)
-        g_string_append_printf(d->filters, "%s{\"id\": \"shuffle\", \"elementsize\": %u}",
-                               d->filters->len ? ", " : "", cd0 ? cd0 : (unsigned)a->itemsize);
-    else if (id == H5Z_FLETCHER32)
-        d->fletcher = 1;
-    else if (id == H5Z_LZF)
-        why = "LZF compression (numcodecs 0.11 has no LZF codec)";
-    else if (id == 4)
-        why = "szip compression (no numcodecs codec)";
-    else if (id == 5)
-        why = "the n-bit filter (no numcodecs codec)";
-    else if (id == 6)
-        why = "the scale-offset filter (no numcodecs codec)";
-    else
-        why = "a filter numcodecs is not known here to decode as libhdf5 does";
-    d->compressed |= id == H5Z_DEFLATE;
-    g_strfreev(w);
+    codec k = { CODEC_OTHER, 0 };
+    const char *es = strstr(json, "\"elementsize\":");
+    unsigned long n = es ? strtoul(es + strlen("\"elementsize\":"), NULL, 10) : 0;
+    if (g_str_has_prefix(json, "{\"id\": \"zlib\""))
+        k.kind = CODEC_ZLIB;
+    else if (g_str_has_prefix(json, "{\"id\": \"shuffle\"") && n && n <= UINT32_MAX)
+        k = (codec){ CODEC_SHUFFLE, (unsigned)n };
+    return k;
+}
+
+/* A "codec JSON" line: one more numcodecs filter, in encode order.  A
+ * checksum the references leave out must end the stored bytes. */
+static const char *codec_line(desc *d, const char *json)
+{
+    if (d->trailer || json[0] != '{')
+        return "the reader's chunk table is malformed";
+    codec k = codec_of(json);
+    g_array_append_val(d->codecs, k);
+    g_string_append_printf(d->filters, "%s%s", d->filters->len ? ", " : "", json);
+    return NULL;
+}
+
+/* A "checksum N NAME" line: each stored chunk ends with an N-byte
+ * checksum NAME that no codec decodes. */
+static const char *checksum_line(desc *d, const char *rest)
+{
+    unsigned n = 0;
+    int at = 0;
+    if (sscanf(rest, "%u %n", &n, &at) != 1 || !at || !n || n > 64)
+        return "the reader's chunk table is malformed";
+    d->trailer = n;
+    g_free(d->trailer_name);
+    d->trailer_name = g_strdup(rest + at);
+    return NULL;
+}
+
+/* A reason about the checksum, in r's texts. */
+static const char *trailer_why(hpc_refs *r, const desc *d, const char *fmt)
+{
+    char *s = g_strdup_printf(fmt, d->trailer_name);
+    const char *why = g_string_chunk_insert(r->texts, s);
+    g_free(s);
     return why;
 }
 
@@ -357,8 +370,8 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
     if (mask)
         return "a chunk is stored with some filters skipped (a nonzero filter mask, e.g. an "
                "unfiltered partial edge chunk)";
-    if (d->fletcher && size < 4)
-        return "a chunk shorter than its fletcher32 checksum";
+    if (size < d->trailer)
+        return trailer_why(r, d, "a chunk shorter than its %s checksum");
     if (!inside_file(d, file, off, size))
         return "a chunk lies beyond the end of its file (a damaged chunk index)";
     gchar **c = g_strsplit(coords, ",", -1);
@@ -377,15 +390,15 @@ static const char *chunk_line(hpc_refs *r, desc *d, const char *key, const char 
     for (int k = 0; k < d->nadims; k++)         /* an array type's axes: one chunk */
         g_string_append(name, rank + k ? ".0" : "0");
     if (!why)
-        hpc_refs_range(r, key, name->str, file, off, d->fletcher ? size - 4 : size);
+        hpc_refs_range(r, key, name->str, file, off, size - d->trailer);
     d->nchunks++;
     g_hash_table_add(d->seen, g_string_free(name, FALSE));
     g_strfreev(c);
     return why;
 }
 
-/* Byte transposition as HDF5's shuffle filter (and numcodecs'): all first
- * bytes of the elements, then all second bytes, ...; a tail stays. */
+/* Byte transposition as numcodecs' shuffle: all first bytes of the
+ * elements, then all second bytes, ...; a tail stays. */
 static void shuffle(GByteArray *b, unsigned es)
 {
     size_t n = es > 1 ? b->len / es : 0;
@@ -444,6 +457,15 @@ static void grid_key(const desc *d, const hpc_refs_array *a, uint64_t idx, GStri
         g_string_append_c(k, '0');
 }
 
+/* Whether every codec is one written here (for chunks never written). */
+static int codecs_known(const desc *d)
+{
+    for (guint i = 0; i < d->codecs->len; i++)
+        if (g_array_index(d->codecs, codec, i).kind == CODEC_OTHER)
+            return 0;
+    return 1;
+}
+
 /* Every chunk never written, inline: the fill value encoded by the pipeline. */
 static const char *fill_chunks(hpc_refs *r, desc *d, const char *key, const hpc_refs_array *a,
                                uint64_t total, int nofill)
@@ -459,6 +481,8 @@ static const char *fill_chunks(hpc_refs *r, desc *d, const char *key, const hpc_
         return NULL;
     if (nofill || !d->fill || total == UINT64_MAX)
         return "chunks never written and a fill value zarr cannot hold (or none defined)";
+    if (!codecs_known(d))
+        return "chunks never written and a codec they are not encoded with here";
     gsize fn;
     const guint8 *fv = g_bytes_get_data(d->fill, &fn);
     for (int i = 0; i < a->nd; i++)
@@ -471,7 +495,7 @@ static const char *fill_chunks(hpc_refs *r, desc *d, const char *key, const hpc_
         g_byte_array_append(b, fv, (guint)fn);
     for (guint i = 0; i < d->codecs->len; i++) {
         const codec *k = &g_array_index(d->codecs, codec, i);
-        if (k->id == H5Z_SHUFFLE)
+        if (k->kind == CODEC_SHUFFLE)
             shuffle(b, k->elemsize);
         else
             zlib_stored(b);
@@ -514,8 +538,9 @@ static const char *dtype_line(desc *d, const char *line)
     return NULL;
 }
 
-/* A header line into d; a reason when the array cannot be referenced. */
-static const char *header_line(desc *d, const char *line, const hpc_refs_array *a)
+/* A header line into d; a reason (in r's texts) when the array cannot be
+ * referenced. */
+static const char *header_line(hpc_refs *r, desc *d, const char *line)
 {
     if (g_str_has_prefix(line, "file ")) {      /* the reader's own overrides the core's */
         g_free(d->file);
@@ -531,8 +556,12 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
         return dtype_line(d, line);
     else if (sscanf(line, "addr %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &d->addr, &d->size) == 2)
         d->has_addr = 1;
-    else if (g_str_has_prefix(line, "filter "))
-        return filter_line(d, line + 7, a);
+    else if (g_str_has_prefix(line, "codec "))
+        return codec_line(d, line + 6);
+    else if (g_str_has_prefix(line, "nocodec "))
+        return g_string_chunk_insert(r->texts, line + 8);
+    else if (g_str_has_prefix(line, "checksum "))
+        return checksum_line(d, line + 9);
     else if (g_str_has_prefix(line, "adims ")) {
         gchar **c = g_strsplit(line + 6, ",", -1);
         for (d->nadims = 0; c[d->nadims] && d->nadims < HPC_REFS_MAX_DIMS; d->nadims++)
@@ -549,7 +578,7 @@ static const char *header_line(desc *d, const char *line, const hpc_refs_array *
         d->fill = hex_bytes(line + 5);
     } else if (meta_line(&d->m, line, 1)) {
         return NULL;
-    } else if (!strcmp(line, "fletcher32 verified"))
+    } else if (!strcmp(line, "checksums verified"))
         d->verified = 1;
     return NULL;
 }
@@ -667,7 +696,7 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
 {
     int i = 0;
     for (; lines[i] && !*why && !g_str_has_prefix(lines[i], "c "); i++)
-        *why = header_line(d, lines[i], f);
+        *why = header_line(r, d, lines[i]);
     if (*why || !d->layout || !d->file)
         return *why || d->layout ? HPC_OK : HPC_E_CORRUPT;
     if (d->m.ncdim) {
@@ -709,9 +738,9 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
     *why = nofill ? NULL : w;
     for (; lines[i] && !*why; i++)
         *why = g_str_has_prefix(lines[i], "c ") ? chunk_line(r, d, key, lines[i] + 2, f)
-                                                : header_line(d, lines[i], f);
-    if (!*why && d->fletcher && !d->verified)
-        *why = "fletcher32 checksums that were not checked";
+                                                : header_line(r, d, lines[i]);
+    if (!*why && d->trailer && !d->verified)
+        *why = trailer_why(r, d, "%s checksums that were not checked");
     if (!*why)      /* by key: chunks beyond a shrunk extent count in nchunks */
         *why = fill_chunks(r, d, key, f, grid_chunks(d, f), nofill);
     return HPC_OK;

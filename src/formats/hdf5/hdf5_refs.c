@@ -12,8 +12,14 @@
  *                             dtypes above are then its base type's)
  *   addr OFFSET SIZE          contiguous and allocated
  *   chunk D0,D1,...           chunk shape
- *   filter ID CD0 CD1 ...     the pipeline in file (encode) order
- *   fletcher32 verified       every chunk's checksum was checked here
+ *   codec JSON                the pipeline as numcodecs codecs, in file
+ *                             (encode) order (filters_out: deflate -> zlib,
+ *                             shuffle -> shuffle)
+ *   nocodec WHY               a filter no numcodecs codec decodes as libhdf5
+ *                             does: the pipeline ends here
+ *   checksum 4 fletcher32     fletcher32, last: each chunk's 4 bytes the
+ *                             references leave out
+ *   checksums verified        every chunk's checksum was checked here
  *   fill HEX | fill none      fill value in the file type
  *   c OFFSET SIZE MASK C0,C1  one allocated chunk: its first element's coordinates
  * and before them, of a dataset or a group (then "layout group" and these
@@ -308,23 +314,65 @@ static int chunk_sum_ok(hid_t did, const hsize_t *off, uint64_t size)
     return ok;
 }
 
-/* The pipeline lines; *fletcher_last when fletcher32 ends it. */
-static int filters_out(hid_t dcpl, GString *o, int *fletcher_last)
+/* Why filter id of the pipeline has no numcodecs codec here (after a
+ * Fletcher-32 checksum, after a compressor), or NULL. */
+static const char *no_codec(H5Z_filter_t id, int fletcher, int compressed)
 {
-    int n = H5Pget_nfilters(dcpl);
-    *fletcher_last = 0;
+    if (fletcher)
+        return "fletcher32 not last in the filter pipeline";
+    if (id == H5Z_FILTER_SHUFFLE && compressed)     /* its input: compressed bytes */
+        return "shuffle after a compressor (numcodecs' shuffle refuses a buffer that is not a "
+               "whole number of elements; libhdf5's leaves the rest as it is)";
+    if (id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_SHUFFLE || id == H5Z_FILTER_FLETCHER32)
+        return NULL;
+    return id == HPC_H5CHUNK_FILTER_LZF ? "LZF compression (numcodecs 0.11 has no LZF codec)"
+           : id == H5Z_FILTER_SZIP ? "szip compression (no numcodecs codec)"
+           : id == H5Z_FILTER_NBIT ? "the n-bit filter (no numcodecs codec)"
+           : id == H5Z_FILTER_SCALEOFFSET ? "the scale-offset filter (no numcodecs codec)"
+           : "a filter numcodecs is not known here to decode as libhdf5 does";
+}
+
+/* Filter id (its first client datum cd0) as a "codec" line, or the
+ * "nocodec" line of why it has none; *fletcher and *compressed say what
+ * came before and are updated.  Shuffle without its element size gets
+ * the type's, which libhdf5 stores there. */
+static const char *filter_out(H5Z_filter_t id, unsigned cd0, hid_t ftype, int *fletcher,
+                              int *compressed, GString *o)
+{
+    const char *why = no_codec(id, *fletcher, *compressed);
+    if (why)
+        g_string_append_printf(o, "nocodec %s\n", why);
+    else if (id == H5Z_FILTER_DEFLATE)
+        g_string_append_printf(o, "codec {\"id\": \"zlib\", \"level\": %u}\n", MIN(cd0, 9u));
+    else if (id == H5Z_FILTER_SHUFFLE)
+        g_string_append_printf(o, "codec {\"id\": \"shuffle\", \"elementsize\": %u}\n",
+                               cd0 ? cd0 : (unsigned)H5Tget_size(ftype));
+    *fletcher |= id == H5Z_FILTER_FLETCHER32;
+    *compressed |= id == H5Z_FILTER_DEFLATE;
+    return why;
+}
+
+/* The pipeline's lines up to its first filter without a codec, then the
+ * "checksum" line of a Fletcher-32 that ends it (numcodecs 0.11 has no
+ * codec for it: the reader checks every chunk instead); *verify when
+ * Fletcher-32 is the last filter. */
+static int filters_out(hid_t dcpl, hid_t ftype, GString *o, int *verify)
+{
+    int n = H5Pget_nfilters(dcpl), fletcher = 0, compressed = 0;
+    const char *why = NULL;
+    *verify = 0;
     for (int i = 0; i < n; i++) {
         unsigned flags = 0, cd[32], conf = 0;
         size_t ncd = G_N_ELEMENTS(cd);
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, &conf);
         if (id < 0)
             return HPC_E_CORRUPT;
-        g_string_append_printf(o, "filter %d", (int)id);
-        for (size_t k = 0; k < MIN(ncd, G_N_ELEMENTS(cd)); k++)
-            g_string_append_printf(o, " %u", cd[k]);
-        g_string_append_c(o, '\n');
-        *fletcher_last = id == H5Z_FILTER_FLETCHER32 && i == n - 1;
+        if (!why)
+            why = filter_out(id, ncd ? cd[0] : 0, ftype, &fletcher, &compressed, o);
+        *verify = id == H5Z_FILTER_FLETCHER32 && i == n - 1;
     }
+    if (fletcher && !why)
+        g_string_append(o, "checksum 4 fletcher32\n");
     return HPC_OK;
 }
 
@@ -368,7 +416,7 @@ static int chunks_out(hid_t did, int rank, int verify, GString *o)
         g_string_append_c(o, '\n');
     }
     if (verify && rc == HPC_OK)
-        g_string_append(o, "fletcher32 verified\n");
+        g_string_append(o, "checksums verified\n");
 out:
     if (space >= 0)
         H5Sclose(space);
@@ -403,7 +451,7 @@ static int chunked_out(hid_t did, hid_t dcpl, hid_t ftype, GString *o)
     hsize_t dims[H5S_MAX_RANK];
     int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
     int fl = 0;
-    if (rank < 1 || filters_out(dcpl, o, &fl) != HPC_OK)
+    if (rank < 1 || filters_out(dcpl, ftype, o, &fl) != HPC_OK)
         return HPC_E_CORRUPT;
     unsigned opts = 0;
     if (H5Pget_nfilters(dcpl) > 0 && H5Pget_chunk_opts(dcpl, &opts) >= 0 &&
