@@ -739,6 +739,8 @@ static int describe(hpc_refs *r, desc *d, gchar **lines, hpc_ino ino, const char
     for (; lines[i] && !*why; i++)
         *why = g_str_has_prefix(lines[i], "c ") ? chunk_line(r, d, key, lines[i] + 2, f)
                                                 : header_line(r, d, lines[i]);
+    if (!*why && d->unsup)      /* found while it listed chunks: some are missing */
+        *why = g_string_chunk_insert(r->texts, d->unsup);
     if (!*why && d->trailer && !d->verified)
         *why = trailer_why(r, d, "%s checksums that were not checked");
     if (!*why)      /* by key: chunks beyond a shrunk extent count in nchunks */

@@ -6,6 +6,8 @@ each damaged in one dataset only, for tests/mount/refs_damaged.sh:
   index.h5    /b's chunk B-tree signature broken (its chunks cannot be listed)
   beyond.h5   one chunk address of /b moved past the end of the file
   contig.h5   /a's contiguous data address moved past the end of the file
+  checksum.h5 a byte of /e's third chunk flipped (its fletcher32 checksum
+              fails; the reader finds it after listing two chunks)
   super.h5    the superblock broken (the whole container is damaged)
 
 Prints one line per damaged copy: FILE DATASET.  The offsets come from
@@ -29,16 +31,19 @@ def write(path):
         f.create_dataset("c", data=numpy.arange(50, dtype="<i2") * 3, chunks=(10,),
                          compression="gzip", shuffle=True)
         f.create_group("g")["d"] = numpy.arange(6, dtype="<f4").reshape(2, 3)
+        f.create_dataset("e", data=numpy.arange(40, dtype="<i4"), chunks=(10,),
+                         fletcher32=True)
 
 
 def where(path):
     """The offsets the damage needs: /b's object header, /b's chunk
-    addresses, /a's object header and data address."""
+    addresses, /a's object header and data address, /e's third chunk."""
     with h5py.File(path, "r") as f:
         b, a = f["b"], f["a"]
         chunks = [b.id.get_chunk_info(i).byte_offset for i in range(b.id.get_num_chunks())]
+        e2 = f["e"].id.get_chunk_info_by_coord((20,)).byte_offset
         return (h5py.h5o.get_info(b.id).addr, chunks,
-                h5py.h5o.get_info(a.id).addr, a.id.get_offset())
+                h5py.h5o.get_info(a.id).addr, a.id.get_offset(), e2)
 
 
 def btree_of(data, chunks):
@@ -69,7 +74,7 @@ def main():
     d = sys.argv[1]
     ok = os.path.join(d, "ok.h5")
     write(ok)
-    bhdr, chunks, ahdr, aaddr = where(ok)
+    bhdr, chunks, ahdr, aaddr, e2 = where(ok)
     data = bytes(open(ok, "rb").read())
     tree, kid3 = btree_of(data, chunks)
     v = bytearray(data)
@@ -87,6 +92,9 @@ def main():
         raise SystemExit("refs_damage.py: /a's data address not in its object header")
     struct.pack_into("<Q", v, k, len(data) + 4096)
     save(d, "contig.h5", v, "a")
+    v = bytearray(data)
+    v[e2 + 5] ^= 0xff
+    save(d, "checksum.h5", v, "e")
     v = bytearray(data)
     v[0:8] = b"\x89HDX\r\n\x1a\n"
     with open(os.path.join(d, "super.h5"), "wb") as fh:

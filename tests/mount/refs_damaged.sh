@@ -1,7 +1,8 @@
 #!/bin/bash
 # refs_damaged.sh - `hpcdump refs` of HDF5 files damaged in one dataset
 # (tests/gen/refs_damage.py: an object header, a chunk index, a chunk or
-# contiguous data past the end of the file): exit 0, the damaged dataset
+# contiguous data past the end of the file, a chunk whose checksum fails
+# after two good ones): exit 0, the damaged dataset
 # left out and listed with its reason in the group's hpcmount_not_covered,
 # every other dataset referenced and read through zarr and xarray equal to
 # h5py's values.  Damage in the container's own structure (the superblock),
@@ -12,7 +13,7 @@ $PY -c "import fsspec, zarr, xarray, h5py" 2>/dev/null ||
     { echo "SKIP: python3-fsspec/zarr/xarray/h5py missing (tests/deps.sh)"; exit 77; }
 V="$top_srcdir/tests/mount/refs_verify.py"
 $PY "$top_srcdir/tests/gen/refs_damage.py" "$TMP" >"$TMP/list" || { fail "refs_damage.py"; finish; }
-expect_eq "four copies damaged in one dataset" 4 "$(wc -l <"$TMP/list")"
+expect_eq "five copies damaged in one dataset" 5 "$(wc -l <"$TMP/list")"
 while read -r f ds; do
     b=${f%.h5}
     check "$b: h5py cannot read /$ds (the damage is real)" \
@@ -34,12 +35,18 @@ sys.exit(1)"
 n=json.loads(r['.zattrs'])['hpcmount_not_covered']; \
 sys.exit(0 if list(n)==['$ds'] and len(n['$ds'])>10 and not [k for k in r if k.startswith('$ds/')] else 1)"
     "$HPCDUMP" extract "$TMP/$f" "$TMP/$b.tree" >/dev/null 2>&1
-    check "$b: the other three datasets read through zarr and xarray equal h5py's" \
-        $PY "$V" "$TMP/$b.json" "$TMP/$b.tree" --h5 "$TMP/$f" --min-arrays 3
+    check "$b: the other four datasets read through zarr and xarray equal h5py's" \
+        $PY "$V" "$TMP/$b.json" "$TMP/$b.tree" --h5 "$TMP/$f" --min-arrays 4
     "$HPCDUMP" refs "$TMP/$f" "/$ds" >"$TMP/out" 2>"$TMP/err"; rc=$?
     expect_eq "$b: refs of /$ds itself: exit 1, one line, nothing on stdout" "1 1 0" \
         "$rc $(wc -l <"$TMP/err") $(wc -c <"$TMP/out")"
 done <"$TMP/list"
+# the reader finds the bad checksum after listing chunks: its reason, not
+# references to the good chunks and the fill value for the rest
+check "checksum: /e's reason is the checksum that does not match" \
+    $PY -c "import json,sys; r=json.load(open('$TMP/checksum.json'))['refs']; \
+n=json.loads(r['.zattrs'])['hpcmount_not_covered']; \
+sys.exit(0 if 'checksum of a chunk does not match' in n['e'] else 1)"
 "$HPCDUMP" refs "$TMP/super.h5" >"$TMP/out" 2>"$TMP/err"; rc=$?
 expect_eq "a broken superblock: exit 1, one line, nothing on stdout" "1 1 0" \
     "$rc $(wc -l <"$TMP/err") $(wc -c <"$TMP/out")"

@@ -5,7 +5,9 @@
  * helper process unchanged:
  *   layout contiguous|chunked|compact|other
  *   order le|be|none          byte order of the file type's elements
- *   unsup WHY                 the bytes are no numpy type zarr decodes
+ *   unsup WHY                 the bytes are no numpy type zarr decodes; after
+ *                             "c" lines: the listing stopped there (a chunk
+ *                             index not trusted, a checksum that fails)
  *   dtype SIZE JSON           a compound's zarr v2 dtype for the file's bytes
  *   sdtype SIZE JSON          the same for the served bytes (little-endian)
  *   adims A0,A1,...           an array type: the dims its elements add (the
