@@ -79,16 +79,6 @@ int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name)
     return d->id >= 0 ? HPC_OK : HPC_E_IO;
 }
 
-int h5_text_eol(GString *t)
-{
-    if (memchr(t->str, '\n', t->len))
-        return 1;
-    char *end = t->str + t->len;
-    for (char *p = t->str; (p = memchr(p, '\0', (size_t)(end - p))); p++)
-        *p = '\n';
-    return 0;
-}
-
 /* Render a variable-length string dataset as text, each string ended as
  * h5_text_eol says. */
 static int dset_text(h5_dset *d, hid_t ftype, hid_t space)

@@ -204,8 +204,17 @@ char *h5_dset_external_note(const h5 *h, const h5_dset *d);
 /** Text t of strings or references, every element ended with NUL (which
  *  no HDF5 string or name holds): when no element holds a newline
  *  either, its NULs become newlines (docs/hdf5.md, "user.h5eol");
- *  returns 1 when they stay. */
-int h5_text_eol(GString *t);
+ *  returns 1 when they stay.  Here, not in a .c file: hdf5_dset.c and
+ *  hdf5_vlen.c both end their text so, and one calls the other. */
+static inline int h5_text_eol(GString *t)
+{
+    if (memchr(t->str, '\n', t->len))
+        return 1;
+    char *end = t->str + t->len;
+    for (char *p = t->str; (p = memchr(p, '\0', (size_t)(end - p))); p++)
+        *p = '\n';
+    return 0;
+}
 
 /* hdf5_node.c */
 uint32_t h5_ino_to_id(hpc_ino ino, const h5 *h);
