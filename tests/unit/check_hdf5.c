@@ -495,7 +495,7 @@ typedef struct ohdr_file {
     uint64_t size;
     uint8_t *buf;
     hpc_h5ohdr_file f;
-    unsigned read, notsup;
+    unsigned read, notsup, hidden;
 } ohdr_file;
 
 /* hpc_h5ohdr_read_fn: exactly the bytes asked for, in a buffer of their
@@ -526,20 +526,26 @@ static herr_t ohdr_compare(hid_t loc, const char *name, const H5O_info_t *info, 
              : info->type == H5O_TYPE_DATASET ? HPC_H5OBJ_DATASET : HPC_H5OBJ_DATATYPE;
     ck_assert_msg(h.kind == want, "%s: kind %d, libhdf5 %d", name, h.kind, want);
     ck_assert_msg(h.nlink == info->rc, "%s: %u links, libhdf5 %u", name, h.nlink, info->rc);
+    for (int i = 0; !h.attrs_hidden && o->f.attr_names[i]; i++)
+        ck_assert_msg(!!(h.attrs >> i & 1) == (H5Aexists_by_name(loc, name, o->f.attr_names[i],
+                      H5P_DEFAULT) > 0), "%s: attribute %s", name, o->f.attr_names[i]);
+    o->hidden += h.attrs_hidden;
     if (want != HPC_H5OBJ_DATASET)
         return 0;
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT), sp = H5Dget_space(d), t = H5Dget_type(d);
-    hsize_t dims[H5S_MAX_RANK];
+    hsize_t dims[H5S_MAX_RANK], max[H5S_MAX_RANK];
     uint64_t d64[H5S_MAX_RANK];
-    int r = H5Sget_simple_extent_dims(sp, dims, NULL);
+    int r = H5Sget_simple_extent_dims(sp, dims, max);
     H5S_class_t cls = H5Sget_simple_extent_type(sp);
     ck_assert_int_eq(h.rank, cls == H5S_SIMPLE ? r : cls == H5S_SCALAR ? -1 : -2);
     for (int i = 0; i < r; i++) {
         ck_assert_uint_eq(h.dims[i], dims[i]);
+        ck_assert_uint_eq(h.unlim >> i & 1, max[i] == H5S_UNLIMITED);
         d64[i] = dims[i];
     }
     if (h.tsize)
         ck_assert_uint_eq(h.tsize, H5Tget_size(t));
+    ck_assert_int_eq(h.tclass, H5Tcommitted(t) > 0 ? -1 : (int)H5Tget_class(t));
     /* what the listing decides from it */
     ck_assert_int_eq(hpc_h5_over_file_size(h.tsize ? h.tsize : UINT32_MAX, h.rank, h.dims) ||
                      !hpc_h5_over_file_size(H5Tget_size(t), cls == H5S_SIMPLE ? r : 0, d64), 1);
@@ -560,7 +566,9 @@ static void ohdr_open(ohdr_file *o, const char *path, hid_t *file)
     H5Pget_sizes(fcpl, &sa, &ss);
     H5Pget_userblock(fcpl, &ub);
     H5Pclose(fcpl);
-    o->f = (hpc_h5ohdr_file){ .base = ub, .sizeof_addr = (unsigned)sa, .sizeof_size = (unsigned)ss };
+    static const char *const names[] = { "a03", "CLASS", "a19", "a1", NULL };
+    o->f = (hpc_h5ohdr_file){ .base = ub, .sizeof_addr = (unsigned)sa, .sizeof_size = (unsigned)ss,
+                              .attr_names = names };
     o->fd = open(path, O_RDONLY);
     ck_assert_int_ge(o->fd, 0);
     o->size = (uint64_t)lseek(o->fd, 0, SEEK_END);
@@ -575,10 +583,10 @@ static void ohdr_close(ohdr_file *o, hid_t file)
 
 /* One file of every object kind the listing meets: groups old and new
  * (compact and dense links), datasets contiguous, chunked, compact,
- * scalar, null, of 2^63 + 8 bytes, of variable-length strings, of a
- * committed type, with attributes that push messages into continuation
- * chunks, a dataset with two hard links, and a virtual dataset (its
- * extent is libhdf5's to say).  latest: version 2 headers (checksums),
+ * scalar, null, of 2^63 + 8 bytes (unlimited), of variable-length
+ * strings, of a committed type, with attributes that push messages into
+ * continuation chunks (or dense storage), a dataset with two hard links,
+ * and a virtual dataset (its extent is libhdf5's to say).  latest: version 2 headers (checksums),
  * else version 1 with 4-byte addresses and a user block. */
 static void ohdr_write(const char *path, int latest)
 {
@@ -628,6 +636,8 @@ static void ohdr_write(const char *path, int latest)
         hid_t a = H5Acreate2(ds[0], an, H5T_STD_I32LE, sa, H5P_DEFAULT, H5P_DEFAULT);
         H5Aclose(a);
     }
+    H5Aclose(H5Acreate2(ds[1], "CLASS", H5T_STD_I32LE, ssc, H5P_DEFAULT, H5P_DEFAULT));
+    H5Aclose(H5Acreate2(g, "a19", H5T_STD_I32LE, ssc, H5P_DEFAULT, H5P_DEFAULT));
     ck_assert_int_ge(H5Lcreate_hard(g, "contig", f, "again", H5P_DEFAULT, H5P_DEFAULT), 0);
     /* more links than a compact group holds (latest: dense storage) */
     hid_t many = H5Gcreate2(f, "many", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -658,6 +668,8 @@ START_TEST(object_headers)
          * virtual dataset left to libhdf5 */
         ck_assert_msg(o.read == 52 && o.notsup == 1, "libver %s: %u read, %u left to libhdf5",
                       latest ? "latest" : "earliest", o.read, o.notsup);
+        /* 20 attributes: dense storage in version 2 headers only */
+        ck_assert_uint_eq(o.hidden, latest ? 1 : 0);
         /* the dataset of 2^63 + 8 bytes is over, by its header alone */
         H5O_info_t info;
         hpc_h5ohdr h;

@@ -277,6 +277,19 @@ static nc_how var_how(hid_t did, ncvar *v, const ncdim *dim)
     return BY_SCALES;
 }
 
+static ncvar *var_new(ncwalk *w, ncgrp *g, const char *name, uint64_t addr, int ext, int rank)
+{
+    ncvar *v = g_new0(ncvar, 1);
+    v->addr = addr;
+    v->path = g_strconcat(g->path, "/", name, NULL);
+    v->rank = rank;
+    v->vialink = g->vialink;
+    v->viaext = g->viaext || ext;
+    v->ax = g_new0(ncaxis, rank);
+    g_ptr_array_add(w->vars, v);
+    return v;
+}
+
 static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint64_t addr,
                          int ext)
 {
@@ -287,18 +300,11 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
         H5Sclose(s);
     if (rank < 0)
         return;
-    ncvar *v = g_new0(ncvar, 1);
-    v->addr = addr;
-    v->path = g_strconcat(g->path, "/", name, NULL);
-    v->rank = rank;
-    v->vialink = g->vialink;
-    v->viaext = g->viaext || ext;
-    v->ax = g_new0(ncaxis, rank);
+    ncvar *v = var_new(w, g, name, addr, ext, rank);
     for (int d = 0; d < rank; d++) {
         v->ax[d].len = len[d];
         v->ax[d].unlim = max[d] == H5S_UNLIMITED;
     }
-    g_ptr_array_add(w->vars, v);
     ncdim *dim = rank > 0 && is_scale(did) ? scale_dim(w, g, did, name, &v->ax[0], addr) : NULL;
     if (dim && dim->dimonly) {             /* not a variable: its own dimension */
         v->dimonly = 1;
@@ -310,6 +316,33 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
         g_ptr_array_add(g->vars, v);
     }
     v->self = dim;
+}
+
+/* The attributes read_dataset asks libhdf5 for (is_scale, var_how); a
+ * dataset whose object header holds none of them needs no libhdf5 call. */
+const char *const h5_nc_attrs[] = { "CLASS", "_Netcdf4Coordinates", "DIMENSION_LIST", NULL };
+
+/* read_dataset from the object header o where it says all that counts:
+ * no attribute of h5_nc_attrs (so no scale, and phony dimensions), a
+ * type whose class decides whether it is a variable.  FALSE: ask
+ * libhdf5.  Opening every dataset of a file made the first `ls -l` of a
+ * mount of 10^4 datasets twice as slow. */
+static gboolean read_header(ncwalk *w, ncgrp *g, const char *name, uint64_t addr,
+                            const hpc_h5ohdr *o)
+{
+    int known = o->tclass == H5T_INTEGER || o->tclass == H5T_FLOAT || o->tclass == H5T_STRING;
+    if (o->attrs || o->attrs_hidden || (!known && (o->tclass < 0 || w->types->len)))
+        return FALSE;
+    ncvar *v = var_new(w, g, name, addr, 0, MAX(o->rank, 0));
+    for (int d = 0; d < v->rank; d++) {
+        v->ax[d].len = o->dims[d];
+        v->ax[d].unlim = o->unlim >> d & 1;
+    }
+    v->novar = !known;
+    v->how = BY_PHONY;
+    if (known && v->rank > 0)
+        g_ptr_array_add(g->vars, v);
+    return TRUE;
 }
 
 /* oi->addr made the object's key: its file's index (0: the file's own)
@@ -384,6 +417,29 @@ static void later_clear(void *p)
     g_free(((later_grp *)p)->name);
 }
 
+static void later_add(ncwalk *w, link_ctx *k, const char *name, uint64_t addr, int soft, int ext)
+{
+    later_grp c = { NULL, addr, soft, ext };
+    if (g_hash_table_contains(w->seen, GSIZE_TO_POINTER(addr)))
+        return;
+    c.name = g_strdup(name);
+    g_array_append_val(k->later, c);
+}
+
+/* Hard link name to an object of the file's own (key: its address), read
+ * from its header where that says enough; FALSE: ask libhdf5. */
+static gboolean read_hard(ncwalk *w, link_ctx *k, const char *name, uint64_t addr)
+{
+    hpc_h5ohdr o;
+    if (k->g->viaext || addr >> FILE_SHIFT || h5_header_read(w->h, addr, &o) != HPC_OK)
+        return FALSE;
+    if (o.kind == HPC_H5OBJ_GROUP) {
+        later_add(w, k, name, addr, 0, 0);
+        return TRUE;
+    }
+    return o.kind == HPC_H5OBJ_DATASET && read_header(w, k->g, name, addr, &o);
+}
+
 static herr_t read_link(hid_t gid, const char *name, const H5L_info_t *info, void *p)
 {
     link_ctx *k = p;
@@ -397,6 +453,8 @@ static herr_t read_link(hid_t gid, const char *name, const H5L_info_t *info, voi
     if (info->type != H5L_TYPE_HARD && info->type != H5L_TYPE_SOFT &&
         info->type != H5L_TYPE_EXTERNAL)
         return 0;
+    if (info->type == H5L_TYPE_HARD && read_hard(w, k, name, (uint64_t)info->u.address))
+        return 0;
     H5O_info_t oi;
     hid_t o = H5I_INVALID_HID;
     int ext = info->type == H5L_TYPE_EXTERNAL;
@@ -406,11 +464,7 @@ static herr_t read_link(hid_t gid, const char *name, const H5L_info_t *info, voi
     if (oi.type == H5O_TYPE_GROUP) {
         /* every link to a group is a group of its own, as libnetcdf reads
          * it; one to a group being read is a cycle libnetcdf loops on */
-        later_grp c = { g_strdup(name), (uint64_t)oi.addr, info->type == H5L_TYPE_SOFT, ext };
-        if (!g_hash_table_contains(w->seen, GSIZE_TO_POINTER(oi.addr)))
-            g_array_append_val(k->later, c);
-        else
-            g_free(c.name);
+        later_add(w, k, name, (uint64_t)oi.addr, info->type == H5L_TYPE_SOFT, ext);
     } else if (oi.type == H5O_TYPE_NAMED_DATATYPE && (o = H5Topen2(gid, name, H5P_DEFAULT)) >= 0) {
         hid_t nt = H5Tget_native_type(o, H5T_DIR_DEFAULT);
         if (nt >= 0)

@@ -12,7 +12,7 @@
 
 enum {
     M_SDSPACE = 0x01, M_LINFO = 0x02, M_DTYPE = 0x03, M_FILL = 0x05, M_LAYOUT = 0x08, M_PLINE = 0x0b,
-    M_ATTR = 0x0c, M_CONT = 0x10, M_STAB = 0x11, M_REFCOUNT = 0x16,
+    M_ATTR = 0x0c, M_CONT = 0x10, M_STAB = 0x11, M_AINFO = 0x15, M_REFCOUNT = 0x16,
     M_LAST = 0x18,                 /* the last message type libhdf5 1.10 knows */
     M_BOGUS = 0x09,                /* libhdf5's test message: never in a real file */
 };
@@ -114,6 +114,14 @@ static int msg_space(walk *w, const uint8_t *p, size_t n)
         w->o->rank = (int)rank;
     for (unsigned i = 0; i < rank; i++)
         w->o->dims[i] = hpc_load_uint(p + at + (size_t)i * ss, ss, FALSE);
+    for (unsigned i = 0; (p[2] & 1) && i < rank; i++) {
+        /* H5S_UNLIMITED is all ones in 8 bytes; in fewer, libhdf5 reads
+         * a finite size, which is not worth telling apart here */
+        uint64_t max = hpc_load_uint(p + at + (size_t)(rank + i) * ss, ss, FALSE);
+        if (ss < 8 && max == (UINT64_C(1) << 8 * ss) - 1)
+            return NOTSUP;
+        w->o->unlim |= (uint32_t)(max == UINT64_MAX) << i;
+    }
     return HPC_OK;
 }
 
@@ -126,12 +134,44 @@ static int msg_dtype(walk *w, const uint8_t *p, size_t n)
     enum { T_COMPOUND = 6, T_REFERENCE, T_ENUM, T_VLEN, T_ARRAY };
     if (n < 8 || (p[0] >> 4) < 1 || (p[0] >> 4) > 4 || (p[0] & 0x0f) > T_ARRAY)
         return NOTSUP;
+    enum { T_STRING = 3 };
     unsigned cls = p[0] & 0x0f;
     int mem = cls == T_COMPOUND || cls == T_REFERENCE || cls == T_VLEN || cls == T_ARRAY;
     w->o->tsize = mem ? 0 : hpc_le32(p + 4);
     w->o->seq = cls == T_VLEN && (p[1] & 0x0f) == 0;   /* class bits: 0 sequence, 1 string */
+    w->o->tclass = cls == T_VLEN && (p[1] & 0x0f) == 1 ? T_STRING : (int)cls;
     if (cls == T_COMPOUND || cls == T_ARRAY)
         w->o->seq = -1;            /* a directory when it holds variable-length data */
+    return HPC_OK;
+}
+
+/* The attribute message (versions 1 to 3): its name, which libhdf5 reads
+ * up to its NUL. */
+static int msg_attr(walk *w, const uint8_t *p, size_t n)
+{
+    const char *const *names = w->f->attr_names;
+    size_t at = n >= 1 && p[0] == 3 ? 9 : 8;      /* version 3: the name's encoding */
+    if (n < at || p[0] < 1 || p[0] > 3)
+        return NOTSUP;
+    size_t len = hpc_le16(p + 2), k;
+    if (len == 0 || len > n - at || (k = strnlen((const char *)p + at, len)) == len)
+        return NOTSUP;
+    for (unsigned i = 0; names && names[i] && i < 32; i++)
+        if (strlen(names[i]) == k && memcmp(names[i], p + at, k) == 0)
+            w->o->attrs |= UINT32_C(1) << i;
+    return HPC_OK;
+}
+
+/* The attribute info message: dense storage when its fractal heap's
+ * address is defined (not all ones). */
+static int msg_ainfo(walk *w, const uint8_t *p, size_t n)
+{
+    unsigned sa = w->f->sizeof_addr;
+    size_t at = n >= 2 && (p[1] & 1) ? 4 : 2;   /* flag 1: the largest creation index */
+    if (n < at + sa || p[0] != 0)
+        return NOTSUP;
+    uint64_t undef = sa < 8 ? (UINT64_C(1) << 8 * sa) - 1 : UINT64_MAX;
+    w->o->attrs_hidden |= hpc_load_uint(p + at, sa, FALSE) != undef;
     return HPC_OK;
 }
 
@@ -167,9 +207,18 @@ static int message(walk *w, unsigned type, unsigned flags, const uint8_t *p, siz
             return NOTSUP;
         if (flags & MF_SHARED) {
             w->o->seq = -1;        /* committed: size and class unknown */
+            w->o->tclass = -1;
             return HPC_OK;
         }
         return msg_dtype(w, p, n);
+    case M_ATTR:
+        if (flags & MF_SHARED) {
+            w->o->attrs_hidden = 1;
+            return HPC_OK;
+        }
+        return msg_attr(w, p, n);
+    case M_AINFO:
+        return msg_ainfo(w, p, n);
     case M_LINFO:
         w->linfo = 1;
         return HPC_OK;

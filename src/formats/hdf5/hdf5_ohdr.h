@@ -1,6 +1,7 @@
 /* hdf5_ohdr.h - what a group listing learns from an object header read
- * without libhdf5: the object's type and link count, and for a dataset its
- * dataspace and the size of its file type.
+ * without libhdf5: the object's type and link count, for a dataset its
+ * dataspace, the class and size of its file type, and which of a few
+ * attribute names the header holds (what the netCDF-4 names need).
  *
  * Listing a group used to ask libhdf5 for each object (H5Gget_objinfo: two
  * name lookups and a header load through its metadata cache) and to open
@@ -39,13 +40,24 @@ typedef struct hpc_h5ohdr {
                                            string) 1, other 0, not known here (a
                                            committed type, a compound or an array,
                                            which may hold one) -1 */
+    uint32_t unlim;                     /* dataset: bit i, axis i is unlimited */
+    int tclass;                         /* dataset: H5Tget_class of its type (a
+                                           variable-length string is a string),
+                                           -1 for a committed type */
+    uint32_t attrs;                     /* bit i: an attribute named the file's
+                                           attr_names[i] */
+    int attrs_hidden;                   /* attributes whose names are not in the
+                                           header (dense or shared storage) */
 } hpc_h5ohdr;
 
 /** The file's addressing: base address (the superblock's offset) and the
- *  sizes of offsets and lengths (superblock fields, 2..8 bytes). */
+ *  sizes of offsets and lengths (superblock fields, 2..8 bytes); the
+ *  attribute names hpc_h5ohdr.attrs looks for (NULL-terminated, at most
+ *  32; NULL: none). */
 typedef struct hpc_h5ohdr_file {
     uint64_t base;
     unsigned sizeof_addr, sizeof_size;
+    const char *const *attr_names;
 } hpc_h5ohdr_file;
 
 /**

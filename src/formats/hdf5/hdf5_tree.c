@@ -139,7 +139,7 @@ void h5_headers_init(h5 *h)
         H5Pclose(fcpl);
     }
     h->ohdr = (hpc_h5ohdr_file){ .base = h->userblock, .sizeof_addr = (unsigned)sa,
-                                 .sizeof_size = (unsigned)ss };
+                                 .sizeof_size = (unsigned)ss, .attr_names = h5_nc_attrs };
     haddr_t image = HADDR_UNDEF;
     hsize_t image_len = 0;
     H5O_info_t oi;
@@ -153,6 +153,13 @@ void h5_headers_init(h5 *h)
                       o.kind != HPC_H5OBJ_GROUP || o.nlink != oi.rc;
 }
 
+int h5_header_read(h5 *h, uint64_t addr, hpc_h5ohdr *o)
+{
+    if (h->ohdr_libhdf5)
+        return HPC_E_NOTSUP;
+    return hpc_h5ohdr_read(&h->ohdr, addr, window_read, h, o);
+}
+
 /* The type and link count of hard link e's object and, for a dataset,
  * whether it certainly fits in a file: from the object header where the
  * reader is sure of it (a type whose size is not known there has at most
@@ -162,8 +169,7 @@ static int object_info(h5 *h, hid_t g, const link_ent *e, H5G_obj_t *type, uint3
                        int *fits, int *seq)
 {
     hpc_h5ohdr o;
-    if (!h->ohdr_libhdf5 &&
-        hpc_h5ohdr_read(&h->ohdr, (uint64_t)e->addr, window_read, h, &o) == HPC_OK) {
+    if (h5_header_read(h, (uint64_t)e->addr, &o) == HPC_OK) {
         *type = o.kind == HPC_H5OBJ_GROUP ? H5G_GROUP : o.kind == HPC_H5OBJ_DATASET ? H5G_DATASET
                                                                                  : H5G_TYPE;
         *nlink = o.nlink;
