@@ -35,6 +35,11 @@
  * in its own group: the mount shows one file with the first link's names
  * (user.dims), the references each link's ("ldim" lines, hdf5_refs.c).
  *
+ * Where a dataset's object header says all that counts (hdf5_ohdr.c: no
+ * attribute libnetcdf looks at, a type class that decides), its header
+ * is read without libhdf5 (read_header); everything else through
+ * libhdf5.
+ *
  * A variable libnetcdf would fail on (a scale missing on a later axis, an
  * unknown id) gets no names; xarray cannot open such a file anyway.  A
  * dataset of a type netCDF has none for is marked as no variable: xarray
