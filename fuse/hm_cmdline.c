@@ -30,7 +30,8 @@
 enum { KEY_HPC, KEY_HELP, KEY_HELP_ALL, KEY_VERSION };
 
 
-/* The daemon's own options; the container's come from hpc_option_defs. */
+/* The daemon's own options; the container's are the rows of
+ * hpc_formats_options_each (the core's and the readers'). */
 static const struct fuse_opt hm_own_opts[] = {
     { "log=%s", offsetof(hm_args, log), 0 },
     { "max_read=%u", offsetof(hm_args, max_read), 0 },
@@ -48,22 +49,31 @@ static const struct fuse_opt hm_own_opts[] = {
     FUSE_OPT_END
 };
 
-/* fuse_opt's list: one KEY_HPC entry per row of the options table ("name="
- * for options with a value), then hm_own_opts.  names keeps the strings. */
+typedef struct {
+    GArray *spec;         /* struct fuse_opt */
+    GPtrArray *names;     /* the strings they point to */
+} hm_spec_ctx;
+
+/* One KEY_HPC entry of fuse_opt's list per option row ("name=" for
+ * options with a value). */
+static int spec_row(const hpc_option_def *d, void *ctx)
+{
+    hm_spec_ctx *s = ctx;
+    char *t = g_strconcat(d->name, d->value ? "=" : "", NULL);
+    g_ptr_array_add(s->names, t);
+    struct fuse_opt o = FUSE_OPT_KEY(t, KEY_HPC);
+    g_array_append_val(s->spec, o);
+    return 0;
+}
+
+/* fuse_opt's list: the container's options, then hm_own_opts.  names
+ * keeps the strings. */
 struct fuse_opt *hm_build_opt_spec(GPtrArray *names)
 {
-    size_t n = 0, own = G_N_ELEMENTS(hm_own_opts);
-    while (hpc_option_defs[n].name)
-        n++;
-    struct fuse_opt *spec = g_new0(struct fuse_opt, n + own);
-    for (size_t i = 0; i < n; i++) {
-        const hpc_option_def *d = &hpc_option_defs[i];
-        char *t = g_strconcat(d->name, d->value ? "=" : "", NULL);
-        g_ptr_array_add(names, t);
-        spec[i] = (struct fuse_opt)FUSE_OPT_KEY(t, KEY_HPC);
-    }
-    memcpy(spec + n, hm_own_opts, sizeof hm_own_opts);
-    return spec;
+    hm_spec_ctx s = { g_array_new(FALSE, TRUE, sizeof(struct fuse_opt)), names };
+    hpc_formats_options_each(spec_row, &s);
+    g_array_append_vals(s.spec, hm_own_opts, G_N_ELEMENTS(hm_own_opts));
+    return (struct fuse_opt *)g_array_free(s.spec, FALSE);
 }
 
 int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -72,7 +82,7 @@ int hm_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
     hm_args *a = data;
     switch (key) {
     case KEY_HPC:
-        if (!a->error && hpc_options_set(&a->opts, arg, &a->error) != HPC_OK && !a->error)
+        if (!a->error && hpc_formats_option_set(&a->opts, arg, &a->error) != HPC_OK && !a->error)
             g_set_error(&a->error, HPC_ERROR, EINVAL, "bad option '%s'", arg);
         return 0;
     case KEY_HELP:
@@ -118,7 +128,7 @@ static void own_tuning_help(void)
 void hm_usage(const char *prog, int all)
 {
     GString *opts = g_string_new(NULL);
-    hpc_options_help(opts, all);
+    hpc_formats_options_help(opts, all);
     printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
            "Mount an HPC container (SIONlib, FTI, GSD, HDF5, distributed HDF, netCDF-3) read-only.\n\n"
            "hpcmount options:\n%s"

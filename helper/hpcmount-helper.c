@@ -421,7 +421,7 @@ static int open_container(server *s, const char *format, const char *source, cha
     hpc_options_init(&o);
     int rc = HPC_OK;
     for (char **a = opts; *a && rc == HPC_OK; a++)
-        rc = hpc_options_set(&o, *a, err);
+        rc = hpc_formats_option_set(&o, *a, err);
     o.inproc = 1;
     g_free(o.format);
     o.format = g_strdup(format);

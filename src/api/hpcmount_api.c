@@ -100,7 +100,7 @@ static int apply_options(hpc_options *opts, const char *options)
         GError *err = NULL;
         if (**p == '\0')
             continue;
-        rc = hpc_options_set(opts, *p, &err);
+        rc = hpc_formats_option_set(opts, *p, &err);
         if (rc != HPC_OK)
             fail_msg(HPC_E_INVAL, err ? g_strdup(err->message)
                                       : g_strdup_printf("unknown option '%s'", *p));
@@ -451,7 +451,7 @@ int hpcmount_sources_unchanged(hpcmount *h, uint64_t ino)
 int hpcmount_options_help(char **text)
 {
     GString *s = g_string_new(NULL);
-    hpc_options_help(s, 1);
+    hpc_formats_options_help(s, 1);
     *text = g_string_free(s, FALSE);
     return HPC_OK;
 }
@@ -459,7 +459,7 @@ int hpcmount_options_help(char **text)
 int hpcmount_options_help_basic(char **text)
 {
     GString *s = g_string_new(NULL);
-    hpc_options_help(s, 0);
+    hpc_formats_options_help(s, 0);
     *text = g_string_free(s, FALSE);
     return HPC_OK;
 }

@@ -129,6 +129,21 @@ uint32_t hpc_container_block_size(hpc_container *c);
  *  the line front ends print for --version. */
 void hpc_formats_describe(GString *out);
 
+/** Call fn on every -o option row in the order --help lists them: the
+ *  core's (hpc_option_defs), with every reader's own (hpc_format.options,
+ *  in probe order) where the core's table has its HPC_OPT_READERS row.
+ *  Stops at the first call that returns nonzero, and returns that. */
+int hpc_formats_options_each(hpc_option_fn fn, void *ctx);
+
+/** Apply one option "name=value" or "name", the core's or a reader's
+ *  (hpc_option_set): HPC_E_NOENT for a name that is no hpcmount option,
+ *  HPC_E_INVAL with *err set for a bad value. */
+int hpc_formats_option_set(hpc_options *opts, const char *arg, GError **err);
+
+/** Append the help lines of the HPC_OPT_BASIC rows, or of every row when
+ *  all is set, in the order of hpc_formats_options_each. */
+void hpc_formats_options_help(GString *out, int all);
+
 /** Whether the first change of a source is logged (default 1).  The
  *  helper process turns it off: the daemon checks the same files after
  *  every read and logs the change itself, once. */

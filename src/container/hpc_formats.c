@@ -4,7 +4,10 @@
  * A reader left out of the build (configure --without-hdf5, or no libhdf5)
  * is replaced by a stand-in that recognises the format's magic number and
  * refuses to open with "HDF5 support not built", so that such a file is
- * not reported as being of an unknown format. */
+ * not reported as being of an unknown format.
+ *
+ * The table also lists the -o options: the core's, with each reader's own
+ * (hpc_format.options) where the core's table says. */
 #include "config.h"
 
 #include <string.h>
@@ -32,8 +35,10 @@ static int hdf5_magic(const char *path, const unsigned char *head, size_t len)
     return 0;
 }
 
+/* with the reader's options, which a build without it still accepts */
 static const hpc_format hpc_format_hdf5_not_built = {
     .name = "hdf5", .probe = hdf5_magic, .open = not_built_open,
+    .options = hpc_hdf5_options,
 };
 #endif
 
@@ -93,6 +98,68 @@ void hpc_formats_describe(GString *out)
         }
     if (!*sep)
         g_string_append(out, ")");
+}
+
+/* The readers' own option rows, in probe order. */
+static int readers_options_each(hpc_option_fn fn, void *ctx)
+{
+    for (const hpc_format *const *f = hpc_formats; *f; f++) {
+        for (const hpc_option_def *d = (*f)->options; d && d->name; d++) {
+            int rc = fn(d, ctx);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int hpc_formats_options_each(hpc_option_fn fn, void *ctx)
+{
+    for (const hpc_option_def *d = hpc_option_defs; d->name; d++) {
+        int rc = d->kind == HPC_OPT_READERS ? readers_options_each(fn, ctx) : fn(d, ctx);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+typedef struct {
+    hpc_options *opts;
+    const char *arg;
+    GError **err;
+    int rc;
+} fmt_set_ctx;
+
+static int set_row(const hpc_option_def *d, void *ctx)
+{
+    fmt_set_ctx *s = ctx;
+    s->rc = hpc_option_set(s->opts, d, s->arg, s->err);
+    return s->rc != HPC_E_NOENT;
+}
+
+int hpc_formats_option_set(hpc_options *opts, const char *arg, GError **err)
+{
+    fmt_set_ctx s = { opts, arg, err, HPC_E_NOENT };
+    hpc_formats_options_each(set_row, &s);
+    return s.rc;
+}
+
+typedef struct {
+    GString *out;
+    int all;
+} fmt_help_ctx;
+
+static int help_row(const hpc_option_def *d, void *ctx)
+{
+    fmt_help_ctx *h = ctx;
+    hpc_option_help(h->out, d, h->all);
+    return 0;
+}
+
+void hpc_formats_options_help(GString *out, int all)
+{
+    fmt_help_ctx h = { out, all };
+    hpc_formats_options_each(help_row, &h);
 }
 
 const hpc_format *hpc_format_by_name(const char *name)

@@ -16,6 +16,9 @@ extern const hpc_format hpc_format_fti;
 extern const hpc_format hpc_format_hdf5;
 extern const hpc_format hpc_format_dhdf;
 extern const hpc_format hpc_format_netcdf3;
+/** The HDF5 reader's -o options, which need no libhdf5: the stand-in of a
+ *  build without the reader accepts them too. */
+extern const hpc_option_def hpc_hdf5_options[];
 
 /** Find a format by name, NULL if unknown. */
 const hpc_format *hpc_format_by_name(const char *name);

@@ -166,6 +166,11 @@ typedef struct hpc_format {
     /** Optional, in the helper process, after that walk: let go of what
      *  it left open. */
     void (*after_walk)(hpc_container *c);
+    /** Optional: the reader's own -o options, ended by a row whose name is
+     *  NULL.  Their rows have no field (offset and width 0): the reader
+     *  reads what was set with hpc_options_number / hpc_options_text on
+     *  c->opts and applies its defaults itself. */
+    const hpc_option_def *options;
 } hpc_format;
 
 /* What a reader sees of its container: the first block is the core's and

@@ -70,18 +70,12 @@ const hpc_option_def hpc_option_defs[] = {
       HPC_OPT_STRING, FIELD(rankname), 0, 0, check_rankname, HPC_OPT_BASIC },
     { "nocheck", NULL, "serve data whose checksums fail",
       HPC_OPT_FLAG, FIELD(nocheck), 0, 0, NULL, HPC_OPT_BASIC },
-    { "fticonfig", "PATH", "FTI: the config.fti giving the L2/L3 groups",
-      HPC_OPT_STRING, FIELD(fticonfig), 0, 0, NULL, HPC_OPT_BASIC },
     { "allowholes", NULL, "serve holes of distributed arrays as zeros",
       HPC_OPT_FLAG, FIELD(allowholes), 0, 0, NULL, HPC_OPT_BASIC },
     { "salvage", NULL, "serve files of writers killed before close",
       HPC_OPT_FLAG, FIELD(salvage), 0, 0, NULL, HPC_OPT_BASIC },
-    { "h5cache", "SIZE", "HDF5: chunk caches of open datasets in all\n"
-                         "(default " G_STRINGIFY(HPC_DEFAULT_H5_CACHE_MB) "M)",
-      HPC_OPT_SIZE, FIELD(h5_cache), 1u << 20, 0, NULL, HPC_OPT_TUNING },
-    { "h5handles", "N", "HDF5: datasets open at once (default "
-                        G_STRINGIFY(HPC_DEFAULT_H5_HANDLES) ")",
-      HPC_OPT_COUNT, FIELD(h5_handles), 1, 1000000, NULL, HPC_OPT_TUNING },
+    /* the readers' own rows (hpc_format.options), in the readers' order */
+    { "", NULL, NULL, HPC_OPT_READERS, 0, 0, 0, 0, NULL, HPC_OPT_BASIC },
     { "inproc", NULL, "run the HDF5/HDF4 libraries in this process, not\n"
                       "in the supervised helper (for tests and measuring)",
       HPC_OPT_FLAG, FIELD(inproc), 0, 0, NULL, HPC_OPT_TUNING },
@@ -93,7 +87,7 @@ const hpc_option_def hpc_option_defs[] = {
       HPC_OPT_CUSTOM, 0, 0, 0, 0, set_helper_wait, HPC_OPT_TUNING },
     { "helper_mem", "SIZE", "memory a helper may hold (default "
                             G_STRINGIFY(HPC_DEFAULT_HELPER_MEM_MB) "M plus\n"
-                            "twice cache_size and h5cache)",
+                            "twice cache_size and the reader's caches)",
       HPC_OPT_SIZE, FIELD(helper_mem), 64u << 20, 0, NULL, HPC_OPT_TUNING },
     { "open_timeout", "SECS", "former name of helper_cpu (0: inproc)",
       HPC_OPT_CUSTOM, 0, 0, 0, 0, set_open_timeout, HPC_OPT_TUNING },
@@ -124,6 +118,8 @@ void hpc_options_clear(hpc_options *opts)
             *p = NULL;
         }
     }
+    g_strfreev(opts->more);
+    opts->more = NULL;
 }
 
 void hpc_options_copy(hpc_options *dst, const hpc_options *src)
@@ -135,6 +131,7 @@ void hpc_options_copy(hpc_options *dst, const hpc_options *src)
             *p = g_strdup(*p);
         }
     }
+    dst->more = g_strdupv(src->more);
 }
 
 /* Parse "64M" style sizes (K, M, G; optional "i", "iB" or "B"); refuses
@@ -180,6 +177,31 @@ static void store_uint(hpc_options *o, const hpc_option_def *d, uint64_t n)
     }
 }
 
+/* The entry of a reader's row in o->more ("name=value" or "name"), or NULL. */
+static char **more_find(const hpc_options *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (char **p = o->more; p && *p; p++)
+        if (strncmp(*p, name, n) == 0 && ((*p)[n] == '=' || (*p)[n] == '\0'))
+            return p;
+    return NULL;
+}
+
+/* Keep text (owned) as row d's value, in place of an earlier one. */
+static void more_put(hpc_options *o, const hpc_option_def *d, char *text)
+{
+    char **p = more_find(o, d->name);
+    if (p) {
+        g_free(*p);
+        *p = text;
+        return;
+    }
+    guint n = o->more ? g_strv_length(o->more) : 0;
+    o->more = g_renew(char *, o->more, n + 2);
+    o->more[n] = text;
+    o->more[n + 1] = NULL;
+}
+
 /* A SIZE or COUNT value inside [min, max] (max 0: the machine's memory). */
 static int set_number(hpc_options *o, const hpc_option_def *d, const char *v, GError **err)
 {
@@ -195,8 +217,22 @@ static int set_number(hpc_options *o, const hpc_option_def *d, const char *v, GE
                         v ? v : "", d->kind == HPC_OPT_SIZE ? "size" : "number",
                         (guint64)d->min, (guint64)max,
                         d->kind == HPC_OPT_SIZE ? " bytes (K, M, G suffixes)" : "");
-    store_uint(o, d, n);
+    if (d->width)
+        store_uint(o, d, n);
+    else
+        more_put(o, d, g_strdup_printf("%s=%" G_GUINT64_FORMAT, d->name, (guint64)n));
     return HPC_OK;
+}
+
+static void set_string(hpc_options *o, const hpc_option_def *d, const char *v)
+{
+    if (!d->width) {
+        more_put(o, d, g_strdup_printf("%s=%s", d->name, v));
+        return;
+    }
+    char **p = (char **)((char *)o + d->offset);
+    g_free(*p);
+    *p = g_strdup(v);
 }
 
 static int set_one(hpc_options *o, const hpc_option_def *d, const char *v, GError **err)
@@ -206,7 +242,10 @@ static int set_one(hpc_options *o, const hpc_option_def *d, const char *v, GErro
     if (d->kind == HPC_OPT_FLAG) {
         if (v)
             return hpc_fail(err, HPC_E_INVAL, d->name, NULL, 0, "takes no value");
-        *(int *)((char *)o + d->offset) = 1;
+        if (d->width)
+            *(int *)((char *)o + d->offset) = 1;
+        else
+            more_put(o, d, g_strdup(d->name));
         return HPC_OK;
     }
     if (!v || !*v)
@@ -214,30 +253,45 @@ static int set_one(hpc_options *o, const hpc_option_def *d, const char *v, GErro
     if (d->kind != HPC_OPT_STRING)
         return set_number(o, d, v, err);
     int rc = d->parse ? d->parse(o, v, err) : HPC_OK;
-    if (rc != HPC_OK)
-        return rc;
-    char **p = (char **)((char *)o + d->offset);
-    g_free(*p);
-    *p = g_strdup(v);
-    return HPC_OK;
+    if (rc == HPC_OK)
+        set_string(o, d, v);
+    return rc;
 }
 
-int hpc_options_set(hpc_options *opts, const char *arg, GError **err)
+int hpc_option_set(hpc_options *opts, const hpc_option_def *d, const char *arg, GError **err)
 {
     const char *eq = strchr(arg, '=');
     size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-    for (const hpc_option_def *d = hpc_option_defs; d->name; d++)
-        if (strlen(d->name) == nlen && strncmp(arg, d->name, nlen) == 0)
-            return set_one(opts, d, eq ? eq + 1 : NULL, err);
-    return HPC_E_NOENT;
+    if (d->kind == HPC_OPT_READERS || strlen(d->name) != nlen || strncmp(arg, d->name, nlen) != 0)
+        return HPC_E_NOENT;
+    return set_one(opts, d, eq ? eq + 1 : NULL, err);
 }
 
-/* One option as "name=value" (NULL when it has its default). */
+uint64_t hpc_options_number(const hpc_options *opts, const hpc_option_def *d)
+{
+    char **p = more_find(opts, d->name);
+    uint64_t n = 0;
+    if (p && d->kind == HPC_OPT_FLAG)
+        return 1;
+    if (p)                /* set_number wrote it, in decimal */
+        (void)parse_size(*p + strlen(d->name) + 1, &n);
+    return n;
+}
+
+const char *hpc_options_text(const hpc_options *opts, const hpc_option_def *d)
+{
+    char **p = more_find(opts, d->name);
+    return p && (*p)[strlen(d->name)] == '=' ? *p + strlen(d->name) + 1 : NULL;
+}
+
+/* One of the core's options as "name=value" (NULL when it has its default). */
 static char *option_string(const hpc_options *o, const hpc_option_def *d)
 {
     const char *p = (const char *)o + d->offset;
     char *out = NULL;
-    if (d->kind == HPC_OPT_CUSTOM) {
+    if (d->kind == HPC_OPT_READERS) {
+        out = NULL;
+    } else if (d->kind == HPC_OPT_CUSTOM) {
         print_seconds(o, d->name, &out);
     } else if (d->kind == HPC_OPT_FLAG) {
         out = *(const int *)p ? g_strdup(d->name) : NULL;
@@ -266,21 +320,21 @@ char **hpc_options_to_strv(const hpc_options *opts)
         if (s)
             g_ptr_array_add(a, s);
     }
+    for (char **p = opts->more; p && *p; p++)
+        g_ptr_array_add(a, g_strdup(*p));
     g_ptr_array_add(a, NULL);
     return (char **)g_ptr_array_free(a, FALSE);
 }
 
-void hpc_options_help(GString *out, int all)
+void hpc_option_help(GString *out, const hpc_option_def *d, int all)
 {
-    for (const hpc_option_def *d = hpc_option_defs; d->name; d++) {
-        if (d->level == HPC_OPT_TUNING && !all)
-            continue;
-        char *head = d->value ? g_strdup_printf("%s=%s", d->name, d->value) : g_strdup(d->name);
-        gchar **lines = g_strsplit(d->help, "\n", -1);
-        g_string_append_printf(out, "    -o %-19s %s\n", head, lines[0]);
-        for (gchar **l = lines + 1; *l; l++)
-            g_string_append_printf(out, "    %-22s %s\n", "", *l);
-        g_strfreev(lines);
-        g_free(head);
-    }
+    if (d->kind == HPC_OPT_READERS || (d->level == HPC_OPT_TUNING && !all))
+        return;
+    char *head = d->value ? g_strdup_printf("%s=%s", d->name, d->value) : g_strdup(d->name);
+    gchar **lines = g_strsplit(d->help, "\n", -1);
+    g_string_append_printf(out, "    -o %-19s %s\n", head, lines[0]);
+    for (gchar **l = lines + 1; *l; l++)
+        g_string_append_printf(out, "    %-22s %s\n", "", *l);
+    g_strfreev(lines);
+    g_free(head);
 }

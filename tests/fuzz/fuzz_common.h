@@ -86,7 +86,7 @@ static inline int hpc_fuzz_container_with(const char *format, const char *option
     gchar **set = g_strsplit(options ? options : "", ",", -1);
     for (gchar **o = set; *o; o++)
         if (**o)
-            hpc_options_set(&opts, *o, NULL);
+            hpc_formats_option_set(&opts, *o, NULL);
     g_strfreev(set);
     opts.format = g_strdup(format);
     opts.cache_size = 1 << 20;

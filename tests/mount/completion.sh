@@ -32,8 +32,9 @@ check "complete -p: hpcmount and hpcdump are bound to their functions" bound
 
 # -o names: every row of the options table and every daemon option, "=" for
 # those that take a value (the table's placeholder column)
-awk '/^    \{ "[a-z_0-9]+",/ { split($0, q, "\""); print q[2] ($0 ~ /^    \{ "[a-z_0-9]+", NULL/ ? "" : "=") }' \
-    "$top_srcdir/src/core/hpc_options.c" > "$TMP/table"
+# (the core's and the readers' own, hpc_format.options)
+awk '/^    (\[[A-Z0-9_]+\] = )?\{ "[a-z_0-9]+",/ { split($0, q, "\""); print q[2] ($0 ~ /\{ "[a-z_0-9]+", NULL/ ? "" : "=") }' \
+    "$top_srcdir/src/core/hpc_options.c" $(grep -l hpc_option_def "$top_srcdir"/src/formats/*/*.c) > "$TMP/table"
 sed -n 's/^    { "\([a-z_]*\)=%[su]".*/\1=/p' "$top_srcdir/fuse/hm_cmdline.c" >> "$TMP/table"
 comp _hpcmount "hpcmount -o " > "$TMP/onames"
 check "hpcmount -o: the options table has rows" [ "$(wc -l < "$TMP/table")" -ge 20 ]

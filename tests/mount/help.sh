@@ -1,14 +1,22 @@
 #!/bin/bash
 # help.sh - the short --help and the full --help-all of hpcmount and
-# hpcdump: every row of the options table (src/core/hpc_options.c) and
-# every daemon option (fuse/hm_cmdline.c) is in --help-all and in the man
-# page; --help leaves out exactly the rows marked HPC_OPT_TUNING.
+# hpcdump: every row of the options tables (src/core/hpc_options.c and the
+# readers' hpc_format.options) and every daemon option (fuse/hm_cmdline.c)
+# is in --help-all and in the man page; --help leaves out exactly the rows
+# marked HPC_OPT_TUNING.
 . "$(dirname "$0")/../lib/lib.sh"
 
-# "name level" for each row of the container options table
-awk '/^    \{ "[a-z_0-9]+",/ { split($0, q, "\""); name = q[2] }
-     name && /HPC_OPT_(BASIC|TUNING) \},/ { print name, ($0 ~ /TUNING/ ? "tuning" : "basic"); name = "" }' \
-    "$top_srcdir/src/core/hpc_options.c" > "$TMP/rows"
+# "name level" for each row of the container options: the core's table and
+# the readers' own (hpc_format.options)
+tables=$(grep -l hpc_option_def "$top_srcdir"/src/formats/*/*.c)
+rows() {
+    awk '/^    (\[[A-Z0-9_]+\] = )?\{ "[a-z_0-9]+",/ { split($0, q, "\""); name = q[2] }
+         name && /HPC_OPT_(BASIC|TUNING) \},/ { print name, ($0 ~ /TUNING/ ? "tuning" : "basic"); name = "" }' "$@"
+}
+rows "$top_srcdir/src/core/hpc_options.c" > "$TMP/rows"
+rows $tables > "$TMP/reader_rows"
+check "the readers' tables have rows" [ -s "$TMP/reader_rows" ]
+cat "$TMP/reader_rows" >> "$TMP/rows"
 # the daemon's own -o options ("log=%s" ...)
 sed -n 's/^    { "\([a-z_]*\)=%[su]".*/\1/p' "$top_srcdir/fuse/hm_cmdline.c" > "$TMP/own"
 check "the options table has rows of both levels" \

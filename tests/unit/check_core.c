@@ -236,7 +236,7 @@ START_TEST(source_changes)
     hpc_options o;
     hpc_options_init(&o);
     hpc_container *c = NULL;
-    ck_assert_int_eq(hpc_options_set(&o, "format=sion", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "format=sion", NULL), HPC_OK);
     ck_assert_int_eq(hpc_container_open(fp, &o, &c, &err), HPC_E_INVAL);
     ck_assert(strstr(err->message, "not a regular file") != NULL);
     g_clear_error(&err);
@@ -330,33 +330,111 @@ START_TEST(options_parse)
     GError *err = NULL;
     hpc_options_init(&o);
     ck_assert_uint_eq(o.cache_size, 64u << 20);
-    ck_assert_int_eq(hpc_options_set(&o, "cache_size=16M", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "cache_size=16M", NULL), HPC_OK);
     ck_assert_uint_eq(o.cache_size, 16u << 20);
-    ck_assert_int_eq(hpc_options_set(&o, "blocksize=128K", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "blocksize=128K", NULL), HPC_OK);
     ck_assert_uint_eq(o.blocksize, 128u << 10);
-    ck_assert_int_eq(hpc_options_set(&o, "nocheck", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "nocheck", NULL), HPC_OK);
     ck_assert_int_eq(o.nocheck, 1);
-    ck_assert_int_eq(hpc_options_set(&o, "format=sion", NULL), HPC_OK);
-    ck_assert_int_eq(hpc_options_set(&o, "allow_other", NULL), HPC_E_NOENT);
-    ck_assert_int_eq(hpc_options_set(&o, "cache_size=lots", &err), HPC_E_INVAL);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "format=sion", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "allow_other", NULL), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "cache_size=lots", &err), HPC_E_INVAL);
     ck_assert(strstr(err->message, "cache_size") != NULL);
     g_clear_error(&err);
     /* a format's name is the container's to check, at open */
-    ck_assert_int_eq(hpc_options_set(&o, "format=zip", &err), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "format=zip", &err), HPC_OK);
     hpc_container *c = NULL;
     ck_assert_int_eq(hpc_container_open("/", &o, &c, &err), HPC_E_INVAL);
     ck_assert(c == NULL);
     ck_assert(strstr(err->message, "unknown format 'zip'") != NULL);
     g_clear_error(&err);
     /* overflow of strtoull is refused, not clamped */
-    ck_assert_int_eq(hpc_options_set(&o, "cache_size=99999999999999999999", &err), HPC_E_INVAL);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "cache_size=99999999999999999999", &err), HPC_E_INVAL);
     g_clear_error(&err);
-    ck_assert_int_eq(hpc_options_set(&o, "cache_size=17179869184G", &err), HPC_E_INVAL);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "cache_size=17179869184G", &err), HPC_E_INVAL);
     g_clear_error(&err);
     ck_assert_uint_eq(o.cache_size, 16u << 20);
-    ck_assert_int_eq(hpc_options_set(&o, "rankname=%s", &err), HPC_E_INVAL);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "rankname=%s", &err), HPC_E_INVAL);
     g_clear_error(&err);
     hpc_options_clear(&o);
+}
+END_TEST
+
+/* The row of option name, found by the walk every front end uses. */
+static int find_row(const hpc_option_def *d, void *ctx)
+{
+    const hpc_option_def **want = ctx;
+    if (strcmp(d->name, (*want)->name) != 0)
+        return 0;
+    *want = d;
+    return 1;
+}
+
+static const hpc_option_def *row_named(const char *name)
+{
+    hpc_option_def key = { .name = name };
+    const hpc_option_def *d = &key;
+    return hpc_formats_options_each(find_row, &d) ? d : NULL;
+}
+
+/* A reader's options: parsed by its own rows, kept as text the reader
+ * reads back, carried through copies and to the helper (to_strv). */
+START_TEST(options_readers)
+{
+    hpc_options o, copy, back;
+    GError *err = NULL;
+    const hpc_option_def *cache = row_named("h5cache"), *cfg = row_named("fticonfig");
+    ck_assert(cache != NULL && cfg != NULL);
+    ck_assert_uint_eq(cache->width, 0);
+    hpc_options_init(&o);
+    ck_assert_uint_eq(hpc_options_number(&o, cache), 0);
+    ck_assert(hpc_options_text(&o, cfg) == NULL);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "h5cache=2M", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "h5cache=3M", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "h5cache=lots", &err), HPC_E_INVAL);
+    ck_assert(strstr(err->message, "h5cache") != NULL);
+    g_clear_error(&err);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "h5cache=1K", &err), HPC_E_INVAL);
+    g_clear_error(&err);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "h5cachex=1M", NULL), HPC_E_NOENT);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "fticonfig", &err), HPC_E_INVAL);
+    g_clear_error(&err);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "fticonfig=/a/config.fti", NULL), HPC_OK);
+    ck_assert_uint_eq(hpc_options_number(&o, cache), 3u << 20);
+    ck_assert_str_eq(hpc_options_text(&o, cfg), "/a/config.fti");
+    ck_assert_uint_eq(g_strv_length(o.more), 2);
+
+    hpc_options_copy(&copy, &o);
+    hpc_options_clear(&o);
+    ck_assert_uint_eq(hpc_options_number(&copy, cache), 3u << 20);
+    char **strv = hpc_options_to_strv(&copy);
+    hpc_options_init(&back);
+    for (char **a = strv; *a; a++)
+        ck_assert_int_eq(hpc_formats_option_set(&back, *a, NULL), HPC_OK);
+    ck_assert_uint_eq(hpc_options_number(&back, cache), 3u << 20);
+    ck_assert_str_eq(hpc_options_text(&back, cfg), "/a/config.fti");
+    g_strfreev(strv);
+    hpc_options_clear(&copy);
+    hpc_options_clear(&back);
+}
+END_TEST
+
+/* The readers' rows are listed where the core's table puts them: after
+ * the reading options, before the helper's. */
+START_TEST(options_help_order)
+{
+    GString *all = g_string_new(NULL);
+    hpc_formats_options_help(all, 1);
+    const char *salvage = strstr(all->str, "-o salvage "), *fti = strstr(all->str, "-o fticonfig=");
+    const char *h5 = strstr(all->str, "-o h5cache="), *inproc = strstr(all->str, "-o inproc ");
+    ck_assert(salvage && fti && h5 && inproc);
+    ck_assert(salvage < fti && fti < h5 && h5 < inproc);
+    GString *basic = g_string_new(NULL);
+    hpc_formats_options_help(basic, 0);
+    ck_assert(strstr(basic->str, "-o fticonfig=") != NULL);
+    ck_assert(strstr(basic->str, "-o h5cache=") == NULL);
+    g_string_free(all, TRUE);
+    g_string_free(basic, TRUE);
 }
 END_TEST
 
@@ -568,6 +646,8 @@ int main(void)
     tcase_add_test(tc, rankname_default_and_custom);
     tcase_add_test(tc, rankname_rejects);
     tcase_add_test(tc, options_parse);
+    tcase_add_test(tc, options_readers);
+    tcase_add_test(tc, options_help_order);
     tcase_add_test(tc, tree_build_and_walk);
     tcase_add_test(tc, error_message_format);
     tcase_add_test(tc, perm_narrow_classes);

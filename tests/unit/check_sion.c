@@ -121,7 +121,7 @@ START_TEST(rankname_option)
     char *path = g_build_filename(test_data_dir(), "a_4tasks.sion", NULL);
     hpc_options o;
     hpc_options_init(&o);
-    ck_assert_int_eq(hpc_options_set(&o, "rankname=restart.%04d", NULL), HPC_OK);
+    ck_assert_int_eq(hpc_formats_option_set(&o, "rankname=restart.%04d", NULL), HPC_OK);
     hpc_container *c = NULL;
     ck_assert_int_eq(hpc_container_open(path, &o, &c, NULL), HPC_OK);
     hpc_stat st;

@@ -2,8 +2,9 @@
 # tests/unit/layers.sh - every #include between source folders goes down the
 # layers docs/design.md draws (core < formats < container < view < mount <
 # refs < api < front ends), so no include cycle between folders comes back
-# unseen, no reader calls a function of the layers above it, and the
-# references name no format's filter.  Prints each include, call or name
+# unseen, no reader calls a function of the layers above it, the
+# references name no format's filter, and no layer above the readers
+# names a reader's -o option.  Prints each include, call or name
 # that breaks a rule and fails if there is one.
 set -eu
 top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -65,6 +66,17 @@ up=$(grep -rnE '\<hpc_(container|sandbox|remote|mount)_[a-z_]+ *\(' src/formats 
 # format's filter is known in src/refs, where it would take a format's id
 flt=$(grep -rniE 'H5Z|fletcher|szip|lzf|n-bit|scale.offset' src/refs || true)
 [ -z "$flt" ] || { printf '%s\n' "$flt" | sed 's/$/: a filter named in the references/'; bad=$((bad + 1)); }
+
+# a reader's -o options are its own (hpc_format.options): no layer above
+# the readers, nor a front end, names one, as a field or in a text
+opts=$(grep -l hpc_option_def src/formats/*/*.c |
+    xargs sed -nE 's/.*\{ "([a-z_0-9]+)", ("[A-Z]+"|NULL),.*/\1/p' | sort -u)
+[ "$(printf '%s\n' $opts | wc -l)" -ge 3 ] || { echo "layers: too few reader options found"; bad=$((bad + 1)); }
+for o in $opts; do
+    named=$(grep -rnw -e "$o" src/core src/container src/view src/mount src/refs src/api \
+        fuse dump helper || true)
+    [ -z "$named" ] || { printf '%s\n' "$named" | sed "s/\$/: names the reader's option $o/"; bad=$((bad + 1)); }
+done
 
 echo "layers: $checked includes between folders checked, $bad against the rules"
 # a rule that checks nothing would pass for the wrong reason

@@ -401,11 +401,19 @@ static int build_tree(hpc_container *c, fti *f, GError **err)
     return f->single ? HPC_OK : add_lost_dirs(c, f, err);
 }
 
+/* The reader's own -o options (hpc_format.options). */
+enum { FTI_OPT_CONFIG, FTI_OPT_END };
+static const hpc_option_def fti_options[] = {
+    [FTI_OPT_CONFIG] = { "fticonfig", "PATH", "FTI: the config.fti giving the L2/L3 groups",
+      HPC_OPT_STRING, 0, 0, 0, 0, NULL, HPC_OPT_BASIC },
+    [FTI_OPT_END] = { NULL, NULL, NULL, HPC_OPT_FLAG, 0, 0, 0, 0, NULL, HPC_OPT_BASIC },
+};
+
 /* config.fti: -o fticonfig=PATH, else the first found below SOURCE (or,
  * by fti_find_above, above it). */
 static int config_option(hpc_container *c, fti *f, fti_walk_ctx *w, GError **err)
 {
-    const char *opt = c->opts.fticonfig;
+    const char *opt = hpc_options_text(&c->opts, &fti_options[FTI_OPT_CONFIG]);
     if (!opt) {
         f->config = w->config;
         w->config = NULL;
@@ -621,4 +629,5 @@ const hpc_format hpc_format_fti = {
     .read = fti_read,
     .map = fti_map,
     .info = fti_info,
+    .options = fti_options,
 };

@@ -158,8 +158,8 @@ static h5 *h5_new(const hpc_container *c)
     g_queue_init(&h->lru);
     h->warnings = g_string_new(NULL);
     h->damaged = g_string_new(NULL);
-    h->max_handles = c->opts.h5_handles ? c->opts.h5_handles : HPC_DEFAULT_H5_HANDLES;
-    h->max_handle_bytes = c->opts.h5_cache ? c->opts.h5_cache : ((uint64_t)HPC_DEFAULT_H5_CACHE_MB << 20);
+    h->max_handles = hpc_hdf5_opt_handles(&c->opts);
+    h->max_handle_bytes = hpc_hdf5_opt_cache(&c->opts);
     h->elems = hpc_h5elem_new();
     h->chunks = hpc_h5chunk_cache_new(c->opts.cache_size ? c->opts.cache_size : (64u << 20));
     return h;
@@ -423,4 +423,5 @@ const hpc_format hpc_format_hdf5 = {
     .request = h5_request,
     .before_walk = hpc_hdf5_walk_begins,
     .after_walk = hpc_hdf5_walk_ends,
+    .options = hpc_hdf5_options,
 };

@@ -14,6 +14,7 @@
 #include "hdf5_remote.h"
 #include "hdf5_chunk.h"
 #include "hdf5_elem.h"
+#include "hdf5_options.h"
 #include "hdf5_ohdr.h"
 #include "hdf5_type.h"
 

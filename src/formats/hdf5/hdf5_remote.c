@@ -3,6 +3,7 @@
 #include "config.h"
 #include "hdf5_remote.h"
 #include "hdf5_chunk.h"
+#include "hdf5_options.h"
 #include "hpc_error.h"
 #include "hpc_format.h"
 #include "hpc_source.h"
@@ -223,7 +224,7 @@ static void h5r_info(void *st, GString *out)
 /* libhdf5's chunk caches of the open datasets (-o h5cache). */
 static uint64_t h5r_library_bytes(const hpc_options *opts)
 {
-    return opts->h5_cache ? opts->h5_cache : ((uint64_t)HPC_DEFAULT_H5_CACHE_MB << 20);
+    return hpc_hdf5_opt_cache(opts);
 }
 
 const hpc_remote_side hpc_h5remote_side = {
