@@ -1,7 +1,7 @@
 /* hpcdump.c - the tree, bytes and attributes of a container without FUSE.
  *
  *   hpcdump [-o OPTS] ls [-l] [-R] [--json] SOURCE [PATH]
- *   hpcdump [-o OPTS] cat SOURCE PATH
+ *   hpcdump [-o OPTS] cat SOURCE PATH...
  *   hpcdump [-o OPTS] info [--json] SOURCE
  *   hpcdump [-o OPTS] xattr [-R] SOURCE [PATH]
  *   hpcdump [-o OPTS] extract SOURCE DIR
@@ -432,7 +432,7 @@ static int cmd_ls(dump *d, const hpcmount_stat *st, const char *path)
 
 /* ---- cat ---------------------------------------------------------------- */
 
-static int cmd_cat(dump *d, const char *path)
+static int cat_one(dump *d, const char *path)
 {
     hpcmount_file *f;
     int rc = hpcmount_file_open(d->c, path, &f);
@@ -442,6 +442,21 @@ static int cmd_cat(dump *d, const char *path)
     }
     rc = copy_file(d, f, STDOUT_FILENO, path, NULL);
     hpcmount_file_close(f);
+    return rc;
+}
+
+/* Each path in turn, as cat(1): one open of the container for many files
+ * (a process and, for HDF5, its helper per file cost more than most
+ * reads).  A path that fails is said and skipped; the first failure is
+ * the result. */
+static int cmd_cat(dump *d, char **paths)
+{
+    int rc = HPCMOUNT_OK;
+    for (; *paths; paths++) {
+        int r = cat_one(d, *paths);
+        if (rc == HPCMOUNT_OK)
+            rc = r;
+    }
     return rc;
 }
 
@@ -726,7 +741,7 @@ typedef struct command {
 static const command commands[] = {
     { "ls", 0, 1, "ls [-l] [-R] [--json] SOURCE [PATH]\n"
       "                               list a directory like ls (-l long, -R recursive)" },
-    { "cat", 1, 1, "cat SOURCE PATH              write a file's bytes to stdout (follows symlinks)" },
+    { "cat", 1, G_MAXINT, "cat SOURCE PATH...           write files' bytes to stdout, in turn (follows symlinks)" },
     { "info", 0, 0, "info [--json] SOURCE         print the container's /.info (or /.info.json)" },
     { "xattr", 0, 1, "xattr [-R] SOURCE [PATH]     extended attributes like getfattr -d -m -" },
     { "extract", 1, 1, "extract SOURCE DIR           copy the tree to DIR with attributes and times" },
@@ -808,7 +823,7 @@ static int run(dump *d, const command *cmd, char **args)
     if (strcmp(name, "refs") == 0)
         return cmd_refs(d, args[0] ? args[0] : "/") == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     if (strcmp(name, "cat") == 0)
-        return cmd_cat(d, args[0]) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
+        return cmd_cat(d, args) == HPCMOUNT_OK ? EXIT_OK : EXIT_FAIL;
     const char *info = d->json ? "/.info.json" : "/.info";
     const char *path = strcmp(name, "info") == 0 ? info : args[0] ? args[0] : "/";
     int rc = hpcmount_resolve(d->c, path, &st);
@@ -904,8 +919,10 @@ int main(int argc, char *argv[])
         fprintf(stderr, "hpcdump: %s\n", hpcmount_last_error());
         goto out;
     }
-    char *args[2] = { nargs > 0 ? argv[3] : NULL, NULL };
+    char **args = g_new0(char *, nargs + 1);     /* NULL-ended */
+    memcpy(args, argv + 3, nargs * sizeof *args);
     ret = run(&d, cmd, args);
+    g_free(args);
 out:
     hpcmount_close(d.c);
     g_free(d.buf);

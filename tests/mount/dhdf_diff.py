@@ -118,16 +118,27 @@ def check(root, setdir, xattrs=True):
 
 
 def via_hpcdump(hpcdump, setdir):
+    """Every array and piece through one `hpcdump cat` of them all (each
+    in turn): the output must be their SDreaddata bytes, one after the
+    other."""
     arrays, pieces = layout(setdir)
     main = os.path.join(setdir, "main.hdf")
     paths = [(n, n + ".expect") for n in arrays]
     paths += [("%s.pieces/%s" % (a, c), "%s.pieces/%s.expect" % (a, c)) for a, c, _, _ in pieces]
-    bad = 0
+    r = subprocess.run([hpcdump, "cat", main] + ["/" + node for node, _ in paths], capture_output=True)
+    bad = 0 if r.returncode == 0 else 1
+    if bad:
+        print("hpcdump cat: exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace").strip()[:300]))
+    at = 0
     for node, exp in paths:
-        got = subprocess.run([hpcdump, "cat", main, "/" + node], capture_output=True).stdout
-        if got != open(os.path.join(setdir, exp), "rb").read():
+        want = open(os.path.join(setdir, exp), "rb").read()
+        if r.stdout[at:at + len(want)] != want:
             print("hpcdump cat %s differs from SDreaddata's" % node)
             bad += 1
+        at += len(want)
+    if at != len(r.stdout):
+        print("hpcdump cat: %d bytes, SDreaddata's %d" % (len(r.stdout), at))
+        bad += 1
     print("hpcdump cat: %d arrays and pieces, %d bad" % (len(paths), bad))
     return 1 if bad or not paths else 0
 

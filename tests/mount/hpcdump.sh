@@ -34,6 +34,15 @@ one_line_exit 1 "missing SOURCE file: exit 1, one line" "$HPCDUMP" ls "$TMP/none
 one_line_exit 1 "not a container: exit 1, one line" "$HPCDUMP" ls "$DATA/a_4tasks.sion.manifest.txt"
 one_line_exit 1 "no such PATH: exit 1, one line" "$HPCDUMP" cat "$SION" /rank-000099
 one_line_exit 1 "cat of a directory: exit 1, one line" "$HPCDUMP" cat "$GSD" /frames
+# several PATHs: each in turn, as cat(1); one that fails is said and
+# skipped, and fails the call
+expect_eq "cat of two PATHs: both, in turn" \
+    "$( { "$HPCDUMP" cat "$SION" /rank-000001; "$HPCDUMP" cat "$SION" /rank-000000; } | sha256sum)" \
+    "$("$HPCDUMP" cat "$SION" /rank-000001 /rank-000000 | sha256sum)"
+one_line_exit 1 "cat of PATHs, one missing: exit 1, one line" "$HPCDUMP" cat "$SION" /rank-000000 /rank-000099 /rank-000001
+expect_eq "cat of PATHs, one missing: the others' bytes" \
+    "$( { "$HPCDUMP" cat "$SION" /rank-000000; "$HPCDUMP" cat "$SION" /rank-000001; } | sha256sum)" \
+    "$(sha256sum < "$TMP/out")"
 
 # --- ls -l = ls -lA of the mount ----------------------------------------
 M="$TMP/gsd"

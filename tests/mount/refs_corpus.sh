@@ -32,75 +32,80 @@ O="$top_builddir/tests/gen/hdf4_oracle"
 ulimit -v 4194304
 shard=${HPC_REFS_CORPUS_SHARD:-0/1}
 # xarray on the file, in a server process reused from file to file
-# (refs_verify.py's Worker), costs about 0.1-0.3 CPU s per file, 20 (its
-# CPU limit) per file libnetcdf loops on, and all of them are compared;
+# (refs_verify.py's Worker), costs about 0.1-0.3 CPU s per file, 8 (its
+# CPU limit per step) per file libnetcdf loops on, and all of them are compared;
 # HPC_REFS_XARRAY_EVERY=N compares every Nth HDF5 file of each shard only
 # (every netCDF-3 file)
 XEVERY=${HPC_REFS_XARRAY_EVERY:-1}
 sk=${shard%/*} sn=${shard#*/}
-files=0 refused=0 described=0 idx=-1 inbatch=0
-: >"$TMP/refused"
-: >"$TMP/batch"
-: >"$TMP/all"
-# BATCH files per interpreter (imports of zarr, xarray and h5py cost more
-# than most files' checks); each file's output is read once at the end
-BATCH=${HPC_REFS_CORPUS_BATCH:-60}
-verify_batch() {
-    [ -s "$TMP/batch" ] || return 0
-    pypkg "$V" --batch "$TMP/batch" >"$TMP/batch.out" 2>&1 || sed 's/^/  /' "$TMP/batch.out"
-    cat "$TMP/batch" >>"$TMP/all"
-    rm -rf "$TMP"/w/*/x
-    : >"$TMP/batch"; inbatch=0
-}
+files=0 refused=0 described=0 idx=-1
+: >"$TMP/list"
 dirs=()
 for d in gsd hdf5 hdf4 sion netcdf3; do
     [ ! -d "$HPC_CORPUS/$d" ] || dirs+=("$HPC_CORPUS/$d")
 done
+# the shard's files and the libraries each is compared with; every file
+# is then checked by one refs_verify.py --corpus (one interpreter for all:
+# `hpcdump refs`, its refusal, `hpcdump extract`, hdf4_oracle and the
+# comparisons; each file's verdict in its own WORK/v)
 while IFS= read -r f; do
     idx=$((idx + 1))
     [ $((idx % sn)) -eq "$sk" ] || continue
-    files=$((files + 1)); echo "[$files] $f"
-    w="$TMP/w/$idx"; mkdir -p "$w"
-    "$HPCDUMP" refs "$f" >"$w/r.json" 2>"$TMP/err"; rc=$?
-    if [ $rc -ne 0 ]; then
-        refused=$((refused + 1))
-        mapfile -t err <"$TMP/err"
-        [ $rc -eq 1 ] && [ ${#err[@]} -eq 1 ] && [ ! -s "$w/r.json" ] ||
-            fail "$f: refused without exit 1, one line and nothing on stdout (rc $rc)"
-        echo "refused: ${err[*]}" >>"$TMP/refused"
-        continue
-    fi
-    described=$((described + 1))
-    # the tree is read for the arrays of the references only (and, of a
-    # GSD file, walked for chunks that are none): references without an
-    # array (tbigdims.h5: 4 GiB of fill value, not covered) need none
-    mkdir -p "$w/x"
-    if [[ $f == */gsd/* ]] || grep -q '\.zarray": ' "$w/r.json"; then
-        "$HPCDUMP" extract "$f" "$w/x" >/dev/null 2>&1
-    fi
+    files=$((files + 1))
     lib=()
     case "$f" in
         */gsd/*) lib=(--gsd "$f") ;;
         */hdf5/*) lib=(--h5 "$f")
                   [ $((idx / sn % XEVERY)) -ne 0 ] || lib+=(--nc "$f") ;;
         */netcdf3/*) lib=(--nc "$f") ;;
-        */hdf4/*) [ -x "$O" ] && "$O" "$f" >"$w/o" 2>/dev/null && lib=(--hdf4 "$w/o") ;;
+        */hdf4/*) [ -x "$O" ] && lib=(--hdf4-oracle "$O") ;;
     esac
-    printf -v args '%q ' "$w/r.json" "$w/x" "${lib[@]}" --min-arrays 0
-    printf '%s\t%s\t%s\n' "$w/v" "$args" "$f" >>"$TMP/batch"
-    inbatch=$((inbatch + 1))
-    [ "$inbatch" -lt "$BATCH" ] || verify_batch
+    args=""
+    [ ${#lib[@]} -eq 0 ] || printf -v args '%q ' "${lib[@]}"
+    printf '%s\t%s\t%s\n' "$TMP/w/$idx" "$f" "$args" >>"$TMP/list"
 done < <(find -H "${dirs[@]}" -type f ! -name '*.txt' ! -name '*.log' ! -name '*.md' ! -name 'SOURCES*' |
          sort)
-verify_batch
-# every file's verdict and counts, in one pass over the outputs
-while IFS=$'\t' read -r v _ f; do
-    if grep -qx 'status: 0' "$v" 2>/dev/null; then
+pypkg "$V" --corpus "$TMP/list" || fail "refs_verify.py --corpus: exit $?"
+# every file's verdict in one pass over the outputs: FILE, its last
+# "status: N" (none: the verifier never finished it), "refused: ..." (or
+# -), its first FAIL or Error lines, its last line, its "xarray: " line
+# (a field without: -; a tab is IFS white space, so no field may be empty)
+awk -F'\t' '{
+        v = $1 "/v"; st = "none"; ref = "-"; bad = ""; nb = 0; last = ""; xa = ""
+        while ((getline line < v) > 0) {
+            if (line ~ /^status: /) st = substr(line, 9)
+            if (line ~ /^refused: /) ref = substr(line, 10)
+            if (line ~ /^xarray: / && xa == "") xa = substr(line, 9)
+            if (line ~ /FAIL|Error/ && nb < 3) { bad = bad line " "; nb++ }
+            last = line
+        }
+        close(v)
+        printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, $2, st, ref, bad == "" ? "-" : bad,
+               last == "" ? "-" : last, xa == "" ? "-" : xa
+    }' "$TMP/list" >"$TMP/verdicts"
+: >"$TMP/refused"
+: >"$TMP/all"
+: >"$TMP/xarray"
+while IFS=$'\t' read -r w f st ref bad last xa; do
+    if [ "$ref" != "-" ]; then
+        refused=$((refused + 1))
+        echo "refused: $ref" >>"$TMP/refused"
+        [ "$st" = 0 ] || fail "$f: ${bad#-}"
+        continue
+    fi
+    described=$((described + 1))
+    printf '%s/v\t\t%s\n' "$w" "$f" >>"$TMP/all"
+    if [ "$st" = 0 ]; then
         checks=$((checks + 1))
     else
-        fail "$f: $(grep -m3 -E 'FAIL|Error' "$v" 2>/dev/null | tr '\n' ' ')(verifier status: $(tail -1 "$v" 2>/dev/null))"
+        fail "$f: ${bad#-}(verifier status: ${last#-})"
     fi
-done <"$TMP/all"
+    # HDF5 files named below hdf5/, netCDF-3 ones as netcdf3/...
+    if [ "$xa" != - ]; then
+        rel=${f#"$HPC_CORPUS"/}
+        printf '%s\t%s\n' "${rel#hdf5/}" "$xa" >>"$TMP/xarray"
+    fi
+done <"$TMP/verdicts"
 # a file's output: "arrays: N, compared with the library: L, not covered: M",
 # "  not covered: NAME: WHY" and "  sampled (...): NAME"
 summary() {
@@ -114,24 +119,21 @@ summary() {
           close($1) }
         END { if (what == "counts") print a + 0, l + 0 }'
 }
-# xarray through the references against xarray on the file (HDF5 files
-# named below hdf5/, netCDF-3 ones as netcdf3/...)
+# xarray through the references against xarray on the file ($TMP/xarray)
+# against refs_xarray_expected.txt: FILE, a tab, why (a why beginning
+# "sometimes: " allows the file to agree too)
 xarray_verdicts() {
-    local v f rel line
-    while IFS=$'\t' read -r v _ f; do
-        line=$(grep -m1 '^xarray: ' "$v" 2>/dev/null) || continue
-        rel=${f#"$HPC_CORPUS"/}
-        rel=${rel#hdf5/}
-        printf '%s\t%s\n' "$rel" "${line#xarray: }"
-    done <"$TMP/all" >"$TMP/xarray"
-    grep -v '^#' "$EXPECTED" | grep . | cut -f1 | sort >"$TMP/expected"
-    grep -P '^[^#][^\t]*\tsometimes: ' "$EXPECTED" | cut -f1 >"$TMP/sometimes"
+    local rel why verdict
+    local -A expected=() sometimes=()
+    while IFS=$'\t' read -r rel why || [ -n "$rel" ]; do
+        [ -n "$rel" ] && [ "${rel:0:1}" != "#" ] || continue
+        expected[$rel]=1
+        [[ $why != "sometimes: "* ]] || sometimes[$rel]=1
+    done <"$EXPECTED"
     while IFS=$'\t' read -r rel verdict; do
-        listed=0
-        grep -qxF "$rel" "$TMP/expected" && listed=1
         case "$verdict" in
-            differ*) [ $listed = 1 ] || fail "$rel: xarray through the references differs from xarray on the file: ${verdict#differ }" ;;
-            *) [ $listed = 0 ] || grep -qxF "$rel" "$TMP/sometimes" ||
+            differ*) [ -n "${expected[$rel]:-}" ] || fail "$rel: xarray through the references differs from xarray on the file: ${verdict#differ }" ;;
+            *) [ -z "${expected[$rel]:-}" ] || [ -n "${sometimes[$rel]:-}" ] ||
                    fail "$rel: listed in refs_xarray_expected.txt, but ${verdict%% *} now" ;;
         esac
     done <"$TMP/xarray"

@@ -36,6 +36,12 @@ it): the bytes must be fsspec's reference filesystem's.
   refs_verify.py --batch LIST
 
 runs the calls listed in LIST in one interpreter (see batch()).
+
+  refs_verify.py --corpus LIST
+
+checks the files listed in LIST (tests/mount/refs_corpus.sh: `hpcdump
+refs`, its refusal, `hpcdump extract`, the libraries) in one
+interpreter (see corpus()).
 """
 import argparse
 import json
@@ -762,6 +768,77 @@ def batch(listfile):
     return 0
 
 
+def corpus_file(work, path, libargs):
+    """One file of refs_corpus.sh, its verdict into WORK/v: `hpcdump refs`
+    into WORK/r.json; a refusal must be exit 1, one line on stderr and
+    nothing on stdout ("refused: LINE"); else the tree (`hpcdump extract`
+    into WORK/x, only for the arrays of the references and a GSD file's
+    walk: references without an array, such as tbigdims.h5's 4 GiB of fill
+    value, need none) and the libraries (--hdf4-oracle PROG: PROG's output
+    of the file, if PROG reads it) against the references (verify()).
+    The tree is removed after."""
+    import contextlib
+    import shlex
+    import shutil
+    import subprocess
+    import traceback
+    hpcdump = os.environ["HPCDUMP"]
+    refs, tree = os.path.join(work, "r.json"), os.path.join(work, "x")
+    os.makedirs(tree, exist_ok=True)
+    with open(refs, "wb") as out:
+        r = subprocess.run([hpcdump, "refs", path], stdout=out, stderr=subprocess.PIPE)
+    with open(os.path.join(work, "v"), "w") as fh, contextlib.redirect_stdout(fh):
+        if r.returncode != 0:
+            err = r.stderr.decode(errors="replace").splitlines()
+            print("refused: %s" % " ".join(err))
+            ok = r.returncode == 1 and len(err) == 1 and os.path.getsize(refs) == 0
+            if not ok:
+                print("FAIL: refused without exit 1, one line and nothing on stdout (rc %d)" % r.returncode)
+            print("status: %d" % (not ok), flush=True)
+            return
+        argv = shlex.split(libargs)
+        if "--hdf4-oracle" in argv:
+            i = argv.index("--hdf4-oracle")
+            prog, argv = argv[i + 1], argv[:i] + argv[i + 2:]
+            o = os.path.join(work, "o")
+            with open(o, "wb") as out:
+                if subprocess.run([prog, path], stdout=out, stderr=subprocess.DEVNULL).returncode == 0:
+                    argv += ["--hdf4", o]
+        try:
+            with open(refs, "rb") as jf:
+                arrays = b'.zarray": ' in jf.read()
+            if "--gsd" in argv or arrays:
+                subprocess.run([hpcdump, "extract", path, tree],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            rc = verify(parse([refs, tree] + argv + ["--min-arrays", "0"]))
+        except Exception:          # one file's failure, not the others'
+            traceback.print_exc(file=fh)
+            print("FAIL: exception")
+            rc = 1
+        print("status: %d" % rc, flush=True)
+    shutil.rmtree(tree, ignore_errors=True)
+
+
+def corpus(listfile):
+    """The files of refs_corpus.sh, one a line of listfile: WORK (a
+    directory), a tab, the file, a tab, the library options (shell words;
+    --hdf4-oracle PROG: see corpus_file()), each checked by corpus_file()
+    in this one interpreter: its start, the imports of zarr, xarray and
+    h5py and the xarray worker's (forked once, with xarray imported) are
+    paid once for all files, and no shell starts a process per file."""
+    lines = open(listfile).readlines()
+    if any("--nc" in line for line in lines):
+        import xarray           # noqa: F401 - the worker inherits it
+        WORKER.start()          # before this process holds any file's data
+    for n, line in enumerate(lines, 1):
+        work, path, libargs = line.rstrip("\n").split("\t")
+        print("[%d] %s" % (n, path), flush=True)
+        corpus_file(work, path, libargs)
+    if WORKER.pid is not None:
+        WORKER.stop()
+    return 0
+
+
 def stores(paths):
     bad = keys = 0
     for p in paths:
@@ -777,6 +854,8 @@ def stores(paths):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--batch":
         return batch(sys.argv[2])
+    if len(sys.argv) == 3 and sys.argv[1] == "--corpus":
+        return corpus(sys.argv[2])
     if len(sys.argv) > 2 and sys.argv[1] == "--stores":
         return stores(sys.argv[2:])
     return verify(parse(sys.argv[1:]))
