@@ -229,7 +229,8 @@ hid_t h5_group_open(h5 *h, uint32_t id);
 /* hdf5_tree.c */
 void h5_headers_init(h5 *h);
 /** The object header at addr read without libhdf5 (lock held): HPC_OK,
- *  else libhdf5 must be asked. */
+ *  else libhdf5 must be asked.  o->attrs is not 0 when the header holds
+ *  CLASS, _Netcdf4Coordinates or DIMENSION_LIST (hdf5_ncdims.c). */
 int h5_header_read(h5 *h, uint64_t addr, hpc_h5ohdr *o);
 int h5_list_group(h5 *h, uint32_t dir, h5_list **out);
 int h5_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
@@ -270,8 +271,6 @@ typedef struct h5_ncdims {
  *  NULL (a scalar, one libnetcdf cannot name).  The whole file is read at
  *  the first call.  Lock held. */
 const h5_ncdims *h5_ncdims_of(h5 *h, uint64_t addr);
-/** The attribute names the object headers are read for (hpc_h5ohdr_file). */
-extern const char *const h5_nc_attrs[];
 /** The native types of the file's committed types libnetcdf reads (an
  *  attribute of a type equal to one is an attribute of that netCDF type),
  *  made with the above.  Lock held; alive until h5_ncdims_free. */

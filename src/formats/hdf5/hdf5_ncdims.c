@@ -323,12 +323,9 @@ static void read_dataset(ncwalk *w, ncgrp *g, hid_t did, const char *name, uint6
     v->self = dim;
 }
 
-/* The attributes read_dataset asks libhdf5 for (is_scale, var_how); a
- * dataset whose object header holds none of them needs no libhdf5 call. */
-const char *const h5_nc_attrs[] = { "CLASS", "_Netcdf4Coordinates", "DIMENSION_LIST", NULL };
-
 /* read_dataset from the object header o where it says all that counts:
- * no attribute of h5_nc_attrs (so no scale, and phony dimensions), a
+ * none of the attributes read_dataset asks libhdf5 for (o->attrs, see
+ * h5_header_read: so no scale, and phony dimensions), a
  * type whose class decides whether it is a variable.  FALSE: ask
  * libhdf5.  Opening every dataset of a file made the first `ls -l` of a
  * mount of 10^4 datasets twice as slow. */

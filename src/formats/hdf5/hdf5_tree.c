@@ -126,6 +126,11 @@ static int window_read(void *ctx, uint64_t off, size_t len, const uint8_t **p)
     return HPC_OK;
 }
 
+/* The attributes hdf5_ncdims.c asks libhdf5 for (a dimension scale's
+ * and attached scales'): a dataset whose header holds none of them is
+ * read from its header there. */
+static const char *const nc_attrs[] = { "CLASS", "_Netcdf4Coordinates", "DIMENSION_LIST", NULL };
+
 /* Whether the headers can be read here: the root group's must say what
  * libhdf5 says of it (this checks the base address and the field sizes),
  * and a file closed with a metadata cache image has its headers there,
@@ -139,7 +144,7 @@ void h5_headers_init(h5 *h)
         H5Pclose(fcpl);
     }
     h->ohdr = (hpc_h5ohdr_file){ .base = h->userblock, .sizeof_addr = (unsigned)sa,
-                                 .sizeof_size = (unsigned)ss, .attr_names = h5_nc_attrs };
+                                 .sizeof_size = (unsigned)ss, .attr_names = nc_attrs };
     haddr_t image = HADDR_UNDEF;
     hsize_t image_len = 0;
     H5O_info_t oi;
