@@ -101,12 +101,19 @@ void hpc_refs_note(hpc_refs *r, GString *notes, const char *name, const char *wh
 
 /* ---- node attributes ---------------------------------------------------- */
 
+/* The text of xattr name of ino; NULL for none, or for one holding NUL
+ * (HDF5's NUL-ended strings, docs/hdf5.md), which a JSON string of its
+ * text up to the NUL would give wrong. */
 static char *xattr_str(hpc_mount *m, hpc_ino ino, const char *name)
 {
     void *v = NULL;
     size_t len = 0;
     if (hpc_mount_getxattr(m, ino, name, &v, &len) != HPC_OK)
         return NULL;
+    if (v && memchr(v, '\0', len)) {
+        g_free(v);
+        return NULL;
+    }
     char *s = v ? g_strndup(v, len) : g_strdup("");
     g_free(v);
     return s;

@@ -87,8 +87,8 @@ void hpc_refs_array_clear(hpc_refs_array *a);
 int hpc_refs_zattrs(hpc_refs *r, hpc_ino ino, const char *key, const char *name,
                     const hpc_refs_array *a, const char *extra);
 
-/** The user.attr.* attributes of ino that are valid UTF-8, as JSON members
- *  appended to o. */
+/** The user.attr.* attributes of ino that are valid UTF-8 holding no NUL,
+ *  as JSON members appended to o. */
 int hpc_refs_attrs_json(hpc_mount *m, hpc_ino ino, GString *o);
 /** Describe node st into a: its dtype and shape, or a byte stream.  Returns
  *  a reason (static text) when it cannot be an array. */

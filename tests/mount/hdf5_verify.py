@@ -234,7 +234,8 @@ def attr_matches(text, v):
     if isinstance(v, h5py.Empty):
         return text == ""
     if isinstance(v, (bytes, str)):
-        return text == (v.decode() if isinstance(v, bytes) else v)
+        v = v.decode() if isinstance(v, bytes) else v
+        return text == (v + "\0" if "\n" in v else v)
     a = np.asarray(v)
     if a.size == 0:
         return text == ""
@@ -244,7 +245,10 @@ def attr_matches(text, v):
         byval = {int(val): name for name, val in names.items()}
         return text == ",".join(byval.get(int(x), "?") for x in np.ravel(a))
     if a.dtype.kind == "O" or a.dtype.kind in "SU":
+        # one a line, or each ended with NUL where one holds a newline
         vals = [x.decode() if isinstance(x, bytes) else str(x) for x in np.ravel(a)]
+        if any("\n" in x for x in vals):
+            return text == "".join(x + "\0" for x in vals)
         return text == "\n".join(vals)
     if a.dtype.kind == "b":
         return text == ",".join("TRUE" if x else "FALSE" for x in np.ravel(a))

@@ -8,6 +8,10 @@
                        mount, or hpcdump extract's copy): docs/hdf5.md
   pkg FILE...          compare hpcmount.open(FILE).array(p) with h5py's ds[()]
                        for every such dataset, variable-length strings too
+  attrs ROOT FILE      compare every string attribute of FILE with its
+                       user.attr.NAME in ROOT (a mount, or extract's copy)
+  pkgattrs FILE        the same through hpcmount.open(FILE).getxattr
+  zattrs REFS FILE     the same through zarr's attrs of hpcdump refs' REFS
 
 tree and pkg print one line per dataset compared and exit 1 on the first
 difference; 0 datasets compared in a file that has some is a failure.
@@ -76,6 +80,24 @@ def newlines(f, t):
     refs[1] = g.ref
     regs = f.create_dataset("regrefs_nl", (2,), dtype=h5py.regionref_dtype)
     regs[0] = nt.regionref[0:2, 1]
+    string_attrs(f, nt)
+
+
+def string_attrs(f, ds):
+    """String attributes, several or one, holding a newline or not: the
+    text of those holding one ends each element with NUL."""
+    s = h5py.string_dtype()
+    f.attrs.create("vl_nl", np.array(["a\nb", "", "c\n"], dtype=object), dtype=s)
+    f.attrs.create("vl_scalar_nl", "x\ny", dtype=s)
+    f.attrs.create("vl_plain", np.array(["one", "", "three"], dtype=object), dtype=s)
+    f.attrs.create("vl_empty_last", np.array(["one", ""], dtype=object), dtype=s)
+    f.attrs["fx_nl"] = np.array([b"a\nb", b"cd", b""])
+    f.attrs["fx_scalar_nl"] = np.bytes_(b"history: made by h5py\nline 2\n")
+    f.attrs["fx_plain"] = np.array([b"ab", b"c"])
+    f.attrs["fx_nul"] = np.array([b"a\0b", b"cd"])       # NUL inside, no newline: lines
+    f.attrs["fx_nul_nl"] = np.array([b"a\0b", b"c\nd"])  # no text form: left out
+    ds.attrs.create("grid_nl", np.array([["1\n", "2"], ["3", "\n"]], dtype=object), dtype=s)
+    ds.attrs.create("utf8", np.array(["\u00fc\n", "\u00e9"], dtype=object), dtype=s)
 
 
 def damaged(out):
@@ -318,6 +340,91 @@ def pkg(files):
     return 1 if bad or not compared else 0
 
 
+def string_items(obj):
+    """(name, [bytes, ...]) of the string attributes of obj, in C order."""
+    for name in obj.attrs:
+        try:
+            v = obj.attrs[name]
+        except Exception:        # noqa: BLE001 - h5py cannot read it: nothing to compare
+            continue
+        a = np.asarray(v)
+        if isinstance(v, (bytes, str)) or a.dtype.kind in "OSU":
+            if a.dtype.kind == "O" and not all(isinstance(x, (bytes, str)) for x in a.ravel()):
+                continue
+            yield name, [as_bytes(x) for x in a.ravel()]
+
+
+def attr_value(text):
+    """The strings of an attribute's xattr (docs/hdf5.md): NUL-ended
+    elements where the value ends with NUL, else lines."""
+    return text.split(b"\0")[:-1] if text.endswith(b"\0") else text.split(b"\n")
+
+
+def objects(f):
+    out = [("/", f)]
+    f.visititems(lambda name, o: out.append(("/" + name, o)))
+    return out
+
+
+def compare_attrs(f, getx, names, label):
+    """getx(path, xattr name) -> bytes, names(path) -> xattr names: every
+    string attribute equals h5py's; one holding NUL and a newline is left
+    out."""
+    bad = compared = 0
+    for p, obj in objects(f):
+        for name, want in string_items(obj):
+            key = "user.attr." + name
+            lossy = any(b"\0" in w for w in want) and any(b"\n" in w for w in want)
+            if lossy:
+                why = "shown, yet it has no text form" if key in names(p) else None
+            else:
+                got = getx(p, key)
+                why = None if attr_value(got) == want else "%r, h5py %r" % (got, want)
+            compared += 1
+            print("%s %s %r@%r %s" % ("FAIL" if why else "ok", label, p, name, why or ""))
+            bad += why is not None
+    print("%s: %d string attributes compared, %d differ" % (label, compared, bad))
+    return 1 if bad or not compared else 0
+
+
+def attrs(root, h5):
+    with h5py.File(h5, "r") as f:
+        return compare_attrs(f, lambda p, k: os.getxattr(root + p, k),
+                             lambda p: os.listxattr(root + p), "xattr")
+
+
+def pkgattrs(h5):
+    import hpcmount
+    with h5py.File(h5, "r") as f, hpcmount.open(h5) as c:
+        return compare_attrs(f, c.getxattr, c.listxattr, "pkg")
+
+
+def zattrs(refs, h5):
+    """The references' attributes: zarr's attrs hold h5py's strings (a
+    list of them, in C order, for several; the string for a scalar)."""
+    import fsspec
+    import zarr
+    fs = fsspec.filesystem("reference", fo=refs, remote_protocol="file")
+    root = zarr.open(fs.get_mapper(""), mode="r")
+    bad = compared = 0
+    with h5py.File(h5, "r") as f:
+        for p, obj in objects(f):
+            if p != "/" and p.strip("/") not in root:
+                continue           # not an array for zarr (references, sequences)
+            node = root[p.strip("/")] if p != "/" else root
+            for name, want in string_items(obj):
+                lossy = any(b"\0" in w for w in want)    # netCDF's: up to the first NUL
+                got = node.attrs.get(name)
+                text = [w.decode() for w in want]
+                ok = lossy or got == (text if np.ndim(obj.attrs[name]) else text[0])
+                compared += 1
+                print("%s zattrs %r@%r %s" % ("ok" if ok else "FAIL", p, name,
+                                              "" if ok else "%r, h5py %r" % (got, text)))
+                bad += not ok
+    print("zattrs: %d string attributes compared, %d differ" % (compared, bad))
+    return 1 if bad or not compared else 0
+
+
 def listing(files):
     for h5 in files:
         try:
@@ -339,6 +446,12 @@ def main(argv):
         return tree(argv[2], argv[3])
     if cmd == "pkg":
         return pkg(argv[2:])
+    if cmd == "attrs":
+        return attrs(argv[2], argv[3])
+    if cmd == "pkgattrs":
+        return pkgattrs(argv[2])
+    if cmd == "zattrs":
+        return zattrs(argv[2], argv[3])
     raise SystemExit("unknown command " + cmd)
 
 

@@ -7,7 +7,9 @@
 # hyperslabs, points, all; variable-length strings, and target paths,
 # holding a newline: each element ended with NUL and user.h5eol nul (and
 # strings without one: lines, no user.h5eol), through the mount, hpcdump
-# cat/xattr/extract/refs and the package; a damaged global heap gives EIO
+# cat/xattr/extract/refs and the package; string attributes (xattrs,
+# zarr's attrs of the references) as h5py's, NUL-ended where one holds a
+# newline; a damaged global heap gives EIO
 # and a log line.  With HPC_CORPUS: every such dataset (and of strings)
 # of the corpus's HDF5 files that h5py reads, mounted and through the
 # package.
@@ -38,10 +40,19 @@ check "a target path holding a newline: every path ended with NUL" \
 check "a region's target path holding a newline: the same" \
     bytes "$M/regrefs_nl" "b'/grp/new\\nline/t\\n\\tblocks (0,1)-(1,1)\\0\\0'"
 check "references without a newline: lines, no user.h5eol" sh -c "! getfattr -n user.h5eol '$M/objrefs' 2>/dev/null"
+check "string attributes: each string ended with NUL where one holds a newline, as h5py's" \
+    "$PY" "$V" attrs "$M" "$TMP/vlen.h5"
+check "a string attribute holding a newline: NUL-ended" test \
+    "$(getfattr --only-values -n user.attr.vl_scalar_nl "$M" | od -An -c | tr -s ' ')" = " x \\n y \\0"
+check "string attributes without a newline: lines" test \
+    "$(getfattr --only-values -n user.attr.vl_plain "$M" | tr '\n' ,)" = "one,,three"
+check "strings holding NUL and a newline: left out, a warning" sh -c \
+    "! getfattr -n user.attr.fx_nul_nl '$M' 2>/dev/null && grep -q \"attribute 'fx_nul_nl'.*no text form\" '$M/.info'"
 "$HPCDUMP" refs "$TMP/vlen.h5" > "$TMP/vlen.json" 2> "$TMP/refs.err" || fail "hpcdump refs: $(cat "$TMP/refs.err")"
 if "$PY" -c "import fsspec, zarr, numcodecs" 2>/dev/null; then
     check "hpcdump refs: zarr reads strings and paths holding a newline whole, as h5py" \
         "$PY" "$top_srcdir/tests/mount/refs_verify.py" "$TMP/vlen.json" "$M" --h5 "$TMP/vlen.h5" --no-xarray
+    check "hpcdump refs: zarr's attrs hold h5py's strings" "$PY" "$V" zattrs "$TMP/vlen.json" "$TMP/vlen.h5"
 fi
 unmount_container "$M"
 
@@ -64,7 +75,11 @@ check "hpcdump xattr of them: user.h5eol" \
     sh -c "'$HPCDUMP' xattr '$TMP/vlen.h5' /objrefs_nl | grep -qx 'user.h5eol=\"nul\"'"
 check "hpcdump ls of a dataset of sequences" test \
     "$("$HPCDUMP" ls "$TMP/vlen.h5" /g/float_2d | tr '\n' ' ')" = "offsets values "
+check "hpcdump extract: string attributes as h5py's" "$PY" "$V" attrs "$X" "$TMP/vlen.h5"
+check "hpcdump xattr: a NUL-ended attribute as getfattr shows it" sh -c "'$HPCDUMP' xattr '$TMP/vlen.h5' / |
+    grep -qx 'user.attr.fx_scalar_nl=\"history: made by h5py\\\\012line 2\\\\012\\\\000\"'"
 check "package: array() equals h5py's ds[()]" pypkg "$V" pkg "$TMP/vlen.h5"
+check "package: getxattr's string attributes as h5py's" pypkg "$V" pkgattrs "$TMP/vlen.h5"
 
 # a damaged global heap: the values cannot be read
 mount_container "$TMP/damaged.h5" "$M" -o log="$TMP/damaged.log" || fail "mount damaged.h5"

@@ -12,7 +12,10 @@ static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, vo
     GString *v = g_string_new(NULL);
     hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
     int rc = aid >= 0 ? hpc_h5t_attr_text(aid, a->h->src->size, v) : HPC_E_IO;
-    if (rc != HPC_OK) {
+    if (rc == HPC_E_UNSUPPORTED) {
+        g_string_append_printf(a->notes, "warning: %s: attribute '%s': strings holding both "
+                               "NUL and a newline have no text form: not shown\n", a->path, name);
+    } else if (rc != HPC_OK) {
         char *why = h5_errtext();
         if (!a->failed)
             a->failed = g_strdup_printf("attribute '%s': %s", name, why);

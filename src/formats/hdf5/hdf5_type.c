@@ -54,40 +54,76 @@ static int attr_reals(hid_t aid, size_t n, size_t tsize, GString *o)
     return rc;
 }
 
-/* The attribute's n variable-length strings, one a line. */
-static int attr_vstrings(hid_t aid, hid_t t, hid_t s, size_t n, GString *o)
+/* Strings s[i] of len[i] bytes as the text of an attribute: joined by
+ * '\n', or, where one holds '\n', each ended with NUL (as the text of a
+ * dataset of strings: docs/hdf5.md), so that a value ends with NUL only
+ * then.  Strings holding NUL (fixed-length ones may) have no such text
+ * when one of them holds '\n' too: HPC_E_UNSUPPORTED. */
+static int put_strings(const char *const *s, const size_t *len, size_t n, GString *o)
+{
+    int nl = 0, nul = 0;
+    for (size_t i = 0; i < n; i++) {
+        nl |= memchr(s[i], '\n', len[i]) != NULL;
+        nul |= memchr(s[i], '\0', len[i]) != NULL;
+    }
+    if (nl && nul)
+        return HPC_E_UNSUPPORTED;
+    for (size_t i = 0; i < n; i++) {
+        if (i && !nl)
+            g_string_append_c(o, '\n');
+        g_string_append_len(o, s[i], (gssize)len[i]);
+        if (nl)
+            g_string_append_c(o, '\0');
+    }
+    return HPC_OK;
+}
+
+/* The attribute's n variable-length strings (put_strings); a null one
+ * is empty, as h5py gives it. */
+static int attr_vstrings(hid_t aid, hid_t t, hid_t sp, size_t n, GString *o)
 {
     hid_t m = H5Tcopy(H5T_C_S1);
     char **v = NULL;
     int rc = HPC_E_IO;
     if (m >= 0 && H5Tset_size(m, H5T_VARIABLE) >= 0 && H5Tset_cset(m, H5Tget_cset(t)) >= 0)
         rc = attr_read(aid, m, n * sizeof *v, (void **)&v);
-    for (size_t i = 0; rc == HPC_OK && i < n; i++)
-        g_string_append_printf(o, "%s%s", i ? "\n" : "", v[i] ? v[i] : "");
-    if (rc == HPC_OK)
-        H5Dvlen_reclaim(m, s, H5P_DEFAULT, v);
+    const char **s = g_new0(const char *, n + 1);
+    size_t *len = g_new0(size_t, n + 1);
+    for (size_t i = 0; rc == HPC_OK && i < n; i++) {
+        s[i] = v[i] ? v[i] : "";
+        len[i] = strlen(s[i]);
+    }
+    if (rc == HPC_OK) {
+        rc = put_strings(s, len, n, o);
+        H5Dvlen_reclaim(m, sp, H5P_DEFAULT, v);
+    }
+    g_free(s);
+    g_free(len);
     g_free(v);
     if (m >= 0)
         H5Tclose(m);
     return rc;
 }
 
-/* The attribute's n fixed-length strings of tsize bytes, one a line, as
+/* The attribute's n fixed-length strings of tsize bytes (put_strings), as
  * h5py gives them: NUL-padded, trailing NULs dropped. */
 static int attr_fstrings(hid_t aid, hid_t t, size_t n, size_t tsize, GString *o)
 {
     hid_t m = hpc_h5t_mem_type_of(t);   /* a fixed string: NUL-padded */
     char *v = NULL;
     int rc = attr_read(aid, m, n * tsize, (void **)&v);
+    const char **s = g_new0(const char *, n + 1);
+    size_t *len = g_new0(size_t, n + 1);
     for (size_t i = 0; rc == HPC_OK && i < n; i++) {
-        const char *e = v + i * tsize;
-        size_t l = tsize;
-        while (l > 0 && e[l - 1] == '\0')
-            l--;
-        if (i)
-            g_string_append_c(o, '\n');
-        g_string_append_len(o, e, (gssize)l);
+        s[i] = v + i * tsize;
+        len[i] = tsize;
+        while (len[i] > 0 && s[i][len[i] - 1] == '\0')
+            len[i]--;
     }
+    if (rc == HPC_OK)
+        rc = put_strings(s, len, n, o);
+    g_free(s);
+    g_free(len);
     g_free(v);
     if (m >= 0)
         H5Tclose(m);
@@ -171,8 +207,8 @@ static int attr_values(hid_t aid, hid_t t, hid_t s, size_t n, size_t tsize, GStr
 }
 
 /* Render attribute aid as text: numbers joined by ',', strings one per
- * line, enums by member name, other types as hex.  limit: the file size,
- * which the attribute's raw data must fit in. */
+ * line (or NUL-ended: put_strings), enums by member name, other types as
+ * hex.  limit: the file size, which the attribute's raw data must fit in. */
 int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o)
 {
     hid_t t = H5Aget_type(aid), s = H5Aget_space(aid);

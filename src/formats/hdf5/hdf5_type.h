@@ -75,9 +75,11 @@ void hpc_h5t_np_dtype(hid_t t, hid_t m, GString *o);
 
 /**
  * Append the value of attribute aid to o as text: numbers joined by ',',
- * strings one per line, enum members by name, other types as hex.  limit
- * is the file size, which the attribute's raw data must fit in.  Returns
- * HPC_OK or HPC_E_IO (the libhdf5 error stack tells why).
+ * strings one per line (each ended with NUL where one holds a newline),
+ * enum members by name, other types as hex.  limit is the file size, which
+ * the attribute's raw data must fit in.  Returns HPC_OK, HPC_E_UNSUPPORTED
+ * (strings holding NUL and a newline: no text form) or HPC_E_IO (the
+ * libhdf5 error stack tells why).
  */
 int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o);
 
