@@ -29,8 +29,7 @@ if [ -z "${HPC_PKG_DEBS:-}" ]; then
             sh -c "mk-build-deps -i -r -t 'apt-get -y -qq --no-install-recommends' debian/control > '$TMP/deps.log' 2>&1"
     fi
     check "dpkg-checkbuilddeps: every build dependency is there" dpkg-checkbuilddeps
-    # -J: make on every core (debhelper builds with one job unless told)
-    if ! dpkg-buildpackage -us -uc -b -J"$(nproc)" > "$TMP/build.log" 2>&1; then
+    if ! dpkg-buildpackage -us -uc -b > "$TMP/build.log" 2>&1; then
         fail "dpkg-buildpackage -us -uc -b"; tail -40 "$TMP/build.log"; finish
     fi
     pass "dpkg-buildpackage -us -uc -b"
