@@ -2,13 +2,15 @@
 """chunk_sums.py MNT SRC HPCDUMP EXPECT [xattrs] - the chunks a test expects,
 through a mount and through hpcdump cat.
 
-EXPECT has a line "PATH SHA256 [SHAPE DTYPE NBYTES]" per chunk (the
+EXPECT has a line "PATH SHA256 SHAPE DTYPE NBYTES" per chunk (the
 manifest lines of tests/data/gsd/gsdtest.py): MNT/PATH must have that
-sha256 (with "xattrs" also that size, user.shape and user.dtype) and
-`HPCDUMP cat SRC /PATH` must print the same bytes.  Prints a line per
+sha256 (with "xattrs" also that size, user.shape and user.dtype), and one
+`HPCDUMP cat SRC /PATH...` of every chunk must exit 0 and print each
+chunk's bytes in turn, NBYTES each, and nothing more.  Prints a line per
 difference and "checked: N"; exit 1 on any difference or when EXPECT is
-empty.  One interpreter for every chunk: a sha256sum, a cut, a getfattr
-and their subshells per chunk cost more CPU than the reads themselves.
+empty.  One interpreter and one hpcdump for every chunk: a sha256sum, a
+cut, a getfattr, their subshells and an hpcdump per chunk cost more CPU
+than the reads themselves.
 """
 import hashlib
 import os
@@ -43,25 +45,44 @@ def mount_diffs(full, want, xattrs):
     return out
 
 
+def dump_diffs(dump, src, want):
+    """What differs in one `hpcdump cat` of every chunk of want (PATH,
+    SHA256, NBYTES): a line each."""
+    r = subprocess.run([dump, "cat", src] + ["/" + p for p, _, _ in want],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = []
+    if r.returncode != 0:
+        out.append("hpcdump cat: exit %d: %s" % (r.returncode,
+                   r.stderr.decode(errors="replace").strip()[:300]))
+    at = 0
+    for path, sha, nbytes in want:
+        got = r.stdout[at:at + nbytes]
+        if hashlib.sha256(got).hexdigest() != sha:
+            out.append("hpcdump bytes of %s" % path)
+        at += nbytes
+    if at != len(r.stdout):
+        out.append("hpcdump cat: %d bytes, the chunks %d" % (len(r.stdout), at))
+    return out
+
+
 def main(argv):
     mnt, src, dump, expect = argv[1:5]
     xattrs = argv[5:] == ["xattrs"]
-    bad = n = 0
+    bad = 0
+    want = []
     with open(expect) as fh:
         for line in fh:
             w = line.split()
-            path, want = w[0], w[1:]
-            n += 1
-            for what in mount_diffs(os.path.join(mnt, path), want, xattrs):
+            path = w[0]
+            want.append((path, w[1], int(w[4])))
+            for what in mount_diffs(os.path.join(mnt, path), w[1:], xattrs):
                 print("  %s of %s" % (what, path))
                 bad = 1
-            got = subprocess.run([dump, "cat", src, "/" + path], stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL).stdout
-            if hashlib.sha256(got).hexdigest() != want[0]:
-                print("  hpcdump bytes of %s" % path)
-                bad = 1
-    print("checked: %d" % n)
-    return 1 if bad or n == 0 else 0
+    for what in dump_diffs(dump, src, want) if want else []:
+        print("  " + what)
+        bad = 1
+    print("checked: %d" % len(want))
+    return 1 if bad or not want else 0
 
 
 if __name__ == "__main__":
