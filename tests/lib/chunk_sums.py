@@ -14,8 +14,9 @@ than the reads themselves.
 """
 import hashlib
 import os
-import subprocess
 import sys
+
+import dump_cat
 
 
 def mount_diffs(full, want, xattrs):
@@ -48,20 +49,13 @@ def mount_diffs(full, want, xattrs):
 def dump_diffs(dump, src, want):
     """What differs in one `hpcdump cat` of every chunk of want (PATH,
     SHA256, NBYTES): a line each."""
-    r = subprocess.run([dump, "cat", src] + ["/" + p for p, _, _ in want],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = []
-    if r.returncode != 0:
-        out.append("hpcdump cat: exit %d: %s" % (r.returncode,
-                   r.stderr.decode(errors="replace").strip()[:300]))
-    at = 0
-    for path, sha, nbytes in want:
-        got = r.stdout[at:at + nbytes]
-        if hashlib.sha256(got).hexdigest() != sha:
-            out.append("hpcdump bytes of %s" % path)
-        at += nbytes
-    if at != len(r.stdout):
-        out.append("hpcdump cat: %d bytes, the chunks %d" % (len(r.stdout), at))
+    sums, rc, rest, err = dump_cat.cat_each(
+        dump, src, [("/" + p, n) for p, _, n in want],
+        lambda b: hashlib.sha256(b).hexdigest())
+    out = ["hpcdump cat: exit %d: %s" % (rc, err[:300])] if rc != 0 else []
+    out += ["hpcdump bytes of %s" % path for (path, sha, _), got in zip(want, sums) if got != sha]
+    if rest:
+        out.append("hpcdump cat: %d bytes after the chunks" % rest)
     return out
 
 

@@ -13,8 +13,11 @@ written by tests/gen/dhdf_diffgen against libhdf4's SDreaddata bytes.
 """
 import os
 import random
-import subprocess
 import sys
+
+# tests/lib's dump_cat
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dump_cat  # noqa: E402
 
 
 def layout(setdir):
@@ -125,19 +128,18 @@ def via_hpcdump(hpcdump, setdir):
     main = os.path.join(setdir, "main.hdf")
     paths = [(n, n + ".expect") for n in arrays]
     paths += [("%s.pieces/%s" % (a, c), "%s.pieces/%s.expect" % (a, c)) for a, c, _, _ in pieces]
-    r = subprocess.run([hpcdump, "cat", main] + ["/" + node for node, _ in paths], capture_output=True)
-    bad = 0 if r.returncode == 0 else 1
+    exp = [os.path.join(setdir, e) for _, e in paths]
+    got, rc, rest, err = dump_cat.cat_each(hpcdump, main, [("/" + node, os.path.getsize(e))
+                                                           for (node, _), e in zip(paths, exp)])
+    bad = 0 if rc == 0 else 1
     if bad:
-        print("hpcdump cat: exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace").strip()[:300]))
-    at = 0
-    for node, exp in paths:
-        want = open(os.path.join(setdir, exp), "rb").read()
-        if r.stdout[at:at + len(want)] != want:
+        print("hpcdump cat: exit %d: %s" % (rc, err[:300]))
+    for (node, _), e, g in zip(paths, exp, got):
+        if g != open(e, "rb").read():
             print("hpcdump cat %s differs from SDreaddata's" % node)
             bad += 1
-        at += len(want)
-    if at != len(r.stdout):
-        print("hpcdump cat: %d bytes, SDreaddata's %d" % (len(r.stdout), at))
+    if rest:
+        print("hpcdump cat: %d bytes after SDreaddata's" % rest)
         bad += 1
     print("hpcdump cat: %d arrays and pieces, %d bad" % (len(paths), bad))
     return 1 if bad or not paths else 0

@@ -24,6 +24,10 @@ import sys
 import h5py
 import numpy as np
 
+# tests/lib's dump_cat
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import dump_cat  # noqa: E402
+
 
 def vlen_strings(ds):
     """The strings of a dataset of variable-length strings, as bytes, in
@@ -479,23 +483,12 @@ def verify(h5file, mnt, hpcdump, nodd=20, notserved=None, extracted=None, attrs=
 
 def cat_all(h5file, hpcdump, cats, check):
     """The datasets of cats, (path, size, sha256 of h5py's bytes), through
-    one `hpcdump cat` of them all, each in turn (a process and a helper
-    per dataset cost more than most datasets' reads): each one's bytes,
-    read from the output by its size, must be h5py's, and the call must
-    succeed."""
+    one `hpcdump cat` of them all (dump_cat): each one's bytes must be
+    h5py's, and the call must succeed."""
     if not cats:
         return
-    import tempfile
-    with tempfile.TemporaryFile() as errf:
-        p = subprocess.Popen([hpcdump, "cat", h5file] + [c[0] for c in cats],
-                             stdout=subprocess.PIPE, stderr=errf)
-        # hashed as read: one dataset's bytes in memory at a time
-        got = [(path, sha(p.stdout.read(size)), want) for path, size, want in cats]
-        rest = len(p.stdout.read())
-        rc = p.wait()
-        errf.seek(0)
-        err = errf.read().decode(errors="replace").strip()
-    for path, b, want in got:
+    sums, rc, rest, err = dump_cat.cat_each(hpcdump, h5file, [(c[0], c[1]) for c in cats], sha)
+    for (path, _, want), b in zip(cats, sums):
         check(b == want, "%s: sha256 through hpcdump" % path)
     check(rc == 0 and rest == 0, "hpcdump cat of the %d datasets: exit %d, %d bytes after them%s"
           % (len(cats), rc, rest, ": " + err[:300] if err else ""))
