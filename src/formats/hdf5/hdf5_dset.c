@@ -80,7 +80,7 @@ int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name)
 }
 
 /* Render a variable-length string dataset as text, each string ended as
- * h5_text_eol says. */
+ * hpc_h5t_text_eol says. */
 static int dset_text(h5_dset *d, hid_t ftype, hid_t space)
 {
     hid_t m = H5Tcopy(H5T_C_S1);
@@ -102,7 +102,7 @@ static int dset_text(h5_dset *d, hid_t ftype, hid_t space)
         d->note = g_strdup_printf("strings longer than %u bytes in all: not rendered", MAX_TEXT_BYTES);
         g_string_truncate(t, 0);
     }
-    d->eol_nul = h5_text_eol(t);
+    d->eol_nul = hpc_h5t_text_eol(t);
     if (d->nelem)
         H5Dvlen_reclaim(m, space, H5P_DEFAULT, v);
     d->size = t->len;

@@ -202,21 +202,6 @@ int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name);
 int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
                      uint64_t *nchunks);
 char *h5_dset_external_note(const h5 *h, const h5_dset *d);
-/** Text t of strings or references, every element ended with NUL (which
- *  no HDF5 string or name holds): when no element holds a newline
- *  either, its NULs become newlines (docs/hdf5.md, "user.h5eol");
- *  returns 1 when they stay.  Here, not in a .c file: hdf5_dset.c and
- *  hdf5_vlen.c both end their text so, and one calls the other. */
-static inline int h5_text_eol(GString *t)
-{
-    if (memchr(t->str, '\n', t->len))
-        return 1;
-    char *end = t->str + t->len;
-    for (char *p = t->str; (p = memchr(p, '\0', (size_t)(end - p))); p++)
-        *p = '\n';
-    return 0;
-}
-
 /* hdf5_node.c */
 uint32_t h5_ino_to_id(hpc_ino ino, const h5 *h);
 uint32_t h5_node_new(h5 *h, uint8_t kind, uint64_t addr, uint32_t parent, uint32_t idx);
@@ -294,7 +279,7 @@ void h5_parts_free(GArray *parts);
 const h5_part *h5_part_of(const h5_dset *d, uint64_t i);
 int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype);
 /** Reference ref (an object one, or a region one when region) of d's file
- *  appended to t, ended with NUL (h5_text_eol); names caches the paths of
+ *  appended to t, ended with NUL (hpc_h5t_text_eol); names caches the paths of
  *  objects. */
 int h5_ref_text(h5_dset *d, GHashTable *names, int region, const void *ref, GString *t);
 

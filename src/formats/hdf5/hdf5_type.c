@@ -293,3 +293,13 @@ GArray *hpc_h5t_padding(hid_t m, size_t esize)
     }
     return pads;
 }
+
+int hpc_h5t_text_eol(GString *t)
+{
+    if (memchr(t->str, '\n', t->len))
+        return 1;
+    char *end = t->str + t->len;
+    for (char *p = t->str; (p = memchr(p, '\0', (size_t)(end - p))); p++)
+        *p = '\n';
+    return 0;
+}

@@ -83,4 +83,12 @@ void hpc_h5t_np_dtype(hid_t t, hid_t m, GString *o);
  */
 int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o);
 
+/**
+ * Text t of strings or references, every element ended with NUL (which
+ * no HDF5 string or name holds): when no element holds a newline either,
+ * its NULs become newlines (docs/hdf5.md, "user.h5eol").  Returns 1 when
+ * they stay.
+ */
+int hpc_h5t_text_eol(GString *t);
+
 #endif

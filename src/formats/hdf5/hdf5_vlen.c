@@ -4,7 +4,7 @@
  * `offsets`), compounds holding variable-length or reference members as a
  * directory of one entry per member, object and region references as the
  * paths (and selections) of their targets, one an element of text
- * (h5_text_eol).  What one dataset holds is bounded by MAX_TEXT_BYTES, as
+ * (hpc_h5t_text_eol).  What one dataset holds is bounded by MAX_TEXT_BYTES, as
  * the text of variable-length strings is, and the handle LRU (-o h5cache)
  * bounds it across datasets. */
 #include "hdf5_int.h"
@@ -236,7 +236,7 @@ static int render_fixed(pctx *r, uint32_t pi, hid_t t, hid_t m, const uint8_t *b
 }
 
 /* Part pi as text, a string or reference an element, each ended as
- * h5_text_eol says (docs/hdf5.md). */
+ * hpc_h5t_text_eol says (docs/hdf5.md). */
 static int render_text(pctx *r, uint32_t pi, hid_t m, const uint8_t *buf, uint64_t n)
 {
     size_t es = H5Tget_size(m);
@@ -257,7 +257,7 @@ static int render_text(pctx *r, uint32_t pi, hid_t m, const uint8_t *buf, uint64
     if (rc == HPC_OK)
         rc = part_charge(r, t->len);
     h5_part *p = PART(r, pi);
-    p->eol_nul = h5_text_eol(t);
+    p->eol_nul = hpc_h5t_text_eol(t);
     p->size = t->len;
     p->bytes = (uint8_t *)g_string_free(t, FALSE);
     p->dtype = g_strdup("O");
@@ -591,7 +591,7 @@ static int all_zero(const uint8_t *p, size_t n)
     return 1;
 }
 
-/* One reference as an element of text ended with NUL (h5_text_eol):
+/* One reference as an element of text ended with NUL (hpc_h5t_text_eol):
  * empty when null, else the target's path, and for a region a tab and its
  * selection. */
 static int ref_line(refs_ctx *r, const void *ref)
@@ -681,7 +681,7 @@ int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype)
                                   MAX_TEXT_BYTES);
         g_string_truncate(r.t, 0);
     }
-    d->eol_nul = h5_text_eol(r.t);
+    d->eol_nul = hpc_h5t_text_eol(r.t);
     d->size = r.t->len;
     d->text = g_string_free(r.t, FALSE);
     return rc;
