@@ -341,9 +341,10 @@ static gboolean read_header(ncwalk *w, ncgrp *g, const char *name, uint64_t addr
         v->ax[d].unlim = o->unlim >> d & 1;
     }
     v->novar = !known;
-    v->how = BY_PHONY;
-    if (known && v->rank > 0)
+    if (known && v->rank > 0) {            /* as read_dataset: scalars have none */
+        v->how = BY_PHONY;
         g_ptr_array_add(g->vars, v);
+    }
     return TRUE;
 }
 

@@ -115,8 +115,8 @@ static int msg_space(walk *w, const uint8_t *p, size_t n)
     for (unsigned i = 0; i < rank; i++)
         w->o->dims[i] = hpc_load_uint(p + at + (size_t)i * ss, ss, FALSE);
     for (unsigned i = 0; (p[2] & 1) && i < rank; i++) {
-        /* H5S_UNLIMITED is all ones in 8 bytes; in fewer, libhdf5 reads
-         * a finite size, which is not worth telling apart here */
+        /* H5S_UNLIMITED is all ones in 8 bytes; whether all ones in
+         * fewer bytes is unlimited is libhdf5's to say */
         uint64_t max = hpc_load_uint(p + at + (size_t)(rank + i) * ss, ss, FALSE);
         if (ss < 8 && max == (UINT64_C(1) << 8 * ss) - 1)
             return NOTSUP;
@@ -131,10 +131,9 @@ static int msg_space(walk *w, const uint8_t *p, size_t n)
  * compounds and arrays, and for references: unknown for those classes. */
 static int msg_dtype(walk *w, const uint8_t *p, size_t n)
 {
-    enum { T_COMPOUND = 6, T_REFERENCE, T_ENUM, T_VLEN, T_ARRAY };
+    enum { T_STRING = 3, T_COMPOUND = 6, T_REFERENCE, T_ENUM, T_VLEN, T_ARRAY };
     if (n < 8 || (p[0] >> 4) < 1 || (p[0] >> 4) > 4 || (p[0] & 0x0f) > T_ARRAY)
         return NOTSUP;
-    enum { T_STRING = 3 };
     unsigned cls = p[0] & 0x0f;
     int mem = cls == T_COMPOUND || cls == T_REFERENCE || cls == T_VLEN || cls == T_ARRAY;
     w->o->tsize = mem ? 0 : hpc_le32(p + 4);
@@ -156,7 +155,7 @@ static int msg_attr(walk *w, const uint8_t *p, size_t n)
     size_t len = hpc_le16(p + 2), k;
     if (len == 0 || len > n - at || (k = strnlen((const char *)p + at, len)) == len)
         return NOTSUP;
-    for (unsigned i = 0; names && names[i] && i < 32; i++)
+    for (unsigned i = 0; names && i < 32 && names[i]; i++)
         if (strlen(names[i]) == k && memcmp(names[i], p + at, k) == 0)
             w->o->attrs |= UINT32_C(1) << i;
     return HPC_OK;
