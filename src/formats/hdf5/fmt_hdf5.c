@@ -110,6 +110,10 @@ static void h5_free(h5 *h)
         g_hash_table_destroy(h->lists);
     if (h->by_addr)
         g_hash_table_destroy(h->by_addr);
+    if (h->anon)
+        g_hash_table_destroy(h->anon);
+    if (h->anon_names)
+        g_hash_table_destroy(h->anon_names);
     if (h->targets)
         g_hash_table_destroy(h->targets);
     if (h->reasons)
@@ -148,6 +152,8 @@ static h5 *h5_new(const hpc_container *c)
     h->file = h->dapl = H5I_INVALID_HID;
     h->nodes = g_array_new(FALSE, FALSE, sizeof(h5_node));
     h->by_addr = g_hash_table_new(g_direct_hash, g_direct_equal);
+    h->anon = g_hash_table_new(g_direct_hash, g_direct_equal);
+    h->anon_names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     h->lists = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, list_free);
     h->targets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     h->reasons = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);

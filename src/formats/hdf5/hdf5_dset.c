@@ -69,11 +69,11 @@ hid_t h5_dset_access_external(void)
     return dapl;
 }
 
-int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name)
+int h5_dset_reopen_external(h5 *h, uint32_t id, h5_dset *d, hid_t g, const char *name)
 {
     hid_t dapl = h5_dset_access_external();
     H5Dclose(d->id);
-    d->id = dapl >= 0 ? H5Dopen2(g, name, dapl) : H5I_INVALID_HID;
+    d->id = dapl >= 0 ? h5_dset_open(h, id, g, name, dapl) : H5I_INVALID_HID;
     if (dapl >= 0)
         H5Pclose(dapl);
     return d->id >= 0 ? HPC_OK : HPC_E_IO;

@@ -78,8 +78,8 @@ static void plan_chunks(h5_handle *hd)
 
 /* Give a dataset read by H5Dread a chunk cache for one row of chunks (so
  * that a sequential read decompresses each chunk once). */
-static void size_chunk_cache(h5 *h, h5_dset *d, hid_t g, const char *name, uint64_t band,
-                             uint64_t cbytes, uint64_t nchunks)
+static void size_chunk_cache(h5 *h, uint32_t id, h5_dset *d, hid_t g, const char *name,
+                             uint64_t band, uint64_t cbytes, uint64_t nchunks)
 {
     uint64_t all = hpc_mul_u64_sat(cbytes, nchunks);
     /* libhdf5's default cache (1 MiB) holds all chunks of small datasets */
@@ -91,11 +91,11 @@ static void size_chunk_cache(h5 *h, h5_dset *d, hid_t g, const char *name, uint6
      * object, chunk cache included, with every new open */
     hid_t dapl = h5_dset_access(want, cbytes, nchunks);
     H5Dclose(d->id);
-    d->id = dapl >= 0 ? H5Dopen2(g, name, dapl) : H5I_INVALID_HID;
+    d->id = dapl >= 0 ? h5_dset_open(h, id, g, name, dapl) : H5I_INVALID_HID;
     if (dapl >= 0)
         H5Pclose(dapl);
     if (d->id < 0)
-        d->id = H5Dopen2(g, name, h->dapl);
+        d->id = h5_dset_open(h, id, g, name, h->dapl);
     else
         d->cache_bytes = want;
 }
@@ -111,9 +111,9 @@ static int handle_open(h5 *h, uint32_t id, h5_handle **out)
     d->path = h5_node_path(h, id);
     hid_t g = h5_group_open(h, NODE(h, id)->parent);
     if (g >= 0)
-        d->id = H5Dopen2(g, name, h->dapl);
+        d->id = h5_dset_open(h, id, g, name, h->dapl);
     if (d->id < 0 || h5_dset_describe(h, d, &band, &cbytes, &nchunks) != HPC_OK ||
-        (d->external && h5_dset_reopen_external(d, g, name) != HPC_OK)) {
+        (d->external && h5_dset_reopen_external(h, id, d, g, name) != HPC_OK)) {
         char *why = h5_errtext();
         h5_note_damaged(h, id, "cannot open the dataset", why);
         g_free(why);
@@ -130,7 +130,7 @@ static int handle_open(h5 *h, uint32_t id, h5_handle **out)
     hd->link.data = hd;
     plan_chunks(hd);
     if (!hd->plan)
-        size_chunk_cache(h, d, g, name, band, cbytes, nchunks);
+        size_chunk_cache(h, id, d, g, name, band, cbytes, nchunks);
     d = NULL;
     if (hd->d->id < 0) {
         char *why = h5_errtext();

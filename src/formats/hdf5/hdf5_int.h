@@ -137,6 +137,8 @@ typedef struct h5 {
     size_t win_len;
     GArray *nodes;                 /* h5_node; index = node id, 0 the root */
     GHashTable *by_addr;           /* object header address -> node id */
+    GHashTable *anon;              /* address of an "@ADDR" looked up -> node id, 0: none */
+    GHashTable *anon_names;        /* node id of an "@ADDR" -> that name */
     GHashTable *lists;             /* group node id -> h5_list */
     GHashTable *targets;           /* symlink node id -> target */
     GHashTable *reasons;           /* damaged node id -> why */
@@ -170,6 +172,7 @@ enum { S_NEW = 0, S_OK, S_BAD };
 
 #define NODE(h, i) (&g_array_index((h)->nodes, h5_node, (i)))
 #define NO_PARENT UINT32_MAX
+#define ANON_IDX UINT32_MAX        /* idx of a root's "@ADDR" (hdf5_anon.c) */
 
 /* hdf5_lib.c */
 /** Silence libhdf5's error printing in this thread (the setting is per
@@ -198,7 +201,7 @@ void h5_dset_free(gpointer p);
 hid_t h5_dset_access(uint64_t cache_bytes, uint64_t chunk_bytes, uint64_t nchunks);
 /* the access list that finds external raw data files next to the .h5 */
 hid_t h5_dset_access_external(void);
-int h5_dset_reopen_external(h5_dset *d, hid_t g, const char *name);
+int h5_dset_reopen_external(h5 *h, uint32_t id, h5_dset *d, hid_t g, const char *name);
 int h5_dset_describe(h5 *h, h5_dset *d, uint64_t *chunk_band, uint64_t *chunk_bytes,
                      uint64_t *nchunks);
 char *h5_dset_external_note(const h5 *h, const h5_dset *d);
@@ -210,6 +213,17 @@ char *h5_node_path(h5 *h, uint32_t id);
 void h5_note_damaged(h5 *h, uint32_t id, const char *what, const char *why);
 int h5_damaged_read(h5 *h, uint32_t id);
 hid_t h5_group_open(h5 *h, uint32_t id);
+/** Open dataset node id, of group g named name, with access list dapl
+ *  (an "@ADDR" by its address). */
+hid_t h5_dset_open(h5 *h, uint32_t id, hid_t g, const char *name, hid_t dapl);
+
+/* hdf5_anon.c: objects no path names, "@ADDR" of the root.  Lock held. */
+/** The node of root name "@ADDR": HPC_OK, or HPC_E_NOENT where there is
+ *  no group or dataset header at ADDR. */
+int h5_anon_lookup(h5 *h, const char *name, uint32_t *out);
+const char *h5_anon_name(h5 *h, uint32_t id);
+/** The root's link `name` hides an unnamed object: a line in l->notes. */
+void h5_anon_hidden(h5 *h, h5_list *l, const char *name);
 
 /* hdf5_tree.c */
 void h5_headers_init(h5 *h);
@@ -223,6 +237,8 @@ int h5_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
 int h5_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx);
 int h5_readlink(hpc_container *c, hpc_ino ino, char **target);
 uint32_t h5_part_dataset(h5 *h, uint32_t id);
+int h5_dset_is_dir(hid_t d);
+int h5_dset_too_large(h5 *h, hid_t d, const char *path);
 
 /* hdf5_handle.c */
 void h5_handle_close(h5 *h, h5_handle *hd);

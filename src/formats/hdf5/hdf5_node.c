@@ -26,6 +26,8 @@ const char *h5_node_name(h5 *h, uint32_t id)
     const h5_node *n = NODE(h, id);
     if (n->parent == NO_PARENT)
         return "/";
+    if (n->idx == ANON_IDX)
+        return h5_anon_name(h, id);
     const h5_list *l = g_hash_table_lookup(h->lists, GUINT_TO_POINTER(n->parent));
     return l->names + l->name_at[n->idx];
 }
@@ -76,4 +78,19 @@ hid_t h5_group_open(h5 *h, uint32_t id)
     if (id == 0)
         return H5Gopen2(h->file, "/", H5P_DEFAULT);
     return H5Oopen_by_addr(h->file, (haddr_t)NODE(h, id)->addr);
+}
+
+/* By its address for an "@ADDR": H5Rdereference2 applies dapl (chunk
+ * cache, external-file prefix), H5Oopen_by_addr would not. */
+hid_t h5_dset_open(h5 *h, uint32_t id, hid_t g, const char *name, hid_t dapl)
+{
+    if (NODE(h, id)->idx != ANON_IDX || NODE(h, id)->parent != 0)
+        return H5Dopen2(g, name, dapl);
+    hobj_ref_t ref = (hobj_ref_t)NODE(h, id)->addr;
+    hid_t d = H5Rdereference2(h->file, dapl, H5R_OBJECT, &ref);
+    if (d >= 0 && H5Iget_type(d) != H5I_DATASET) {
+        H5Oclose(d);
+        d = H5I_INVALID_HID;
+    }
+    return d;
 }

@@ -192,50 +192,65 @@ static int object_info(h5 *h, hid_t g, const link_ent *e, H5G_obj_t *type, uint3
     return HPC_OK;
 }
 
-/* Is dataset `name` of group g a directory (a sequence, a compound
- * holding variable-length data: docs/hdf5.md)?  Asked of libhdf5 where
- * the object header did not say (a committed type, a compound, an
- * array); a dataset it cannot open is a file, whose reads then fail. */
-static int dset_is_seq(hid_t g, const char *name, hid_t dapl)
+/* Is open dataset d a directory (a sequence, a compound holding
+ * variable-length data: docs/hdf5.md)?  Asked of libhdf5 where the object
+ * header did not say (a committed type, a compound, an array). */
+int h5_dset_is_dir(hid_t d)
 {
-    hid_t d = H5Dopen2(g, name, dapl);
-    hid_t t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
+    hid_t t = H5Dget_type(d);
     int seq = t >= 0 && h5_type_is_dir(t);
     if (t >= 0)
         H5Tclose(t);
+    return seq;
+}
+
+/* The same of dataset `name` of group g; a dataset libhdf5 cannot open
+ * is a file, whose reads then fail. */
+static int dset_is_seq(hid_t g, const char *name, hid_t dapl)
+{
+    hid_t d = H5Dopen2(g, name, dapl);
+    int seq = d >= 0 && h5_dset_is_dir(d);
     if (d >= 0)
         H5Dclose(d);
     return seq;
 }
 
-/* Does dataset `name` of group g (node dir) hold more bytes than the
- * largest file (2^63 - 1)?  Then it has no file: it is left out of the
- * listing (lookup: ENOENT) with a warning line in .info.  Its file type's
- * size counts: the size served is never smaller.  Opens the dataset: the
- * listing asks only where object_info cannot say. */
-static int too_large(h5 *h, hid_t g, uint32_t dir, const char *name)
+/* Does open dataset d (at path) hold more bytes than the largest file
+ * (2^63 - 1)?  Then it has no file: it is left out of the listing
+ * (lookup: ENOENT) with a warning line in .info.  Its file type's size
+ * counts: the size served is never smaller. */
+int h5_dset_too_large(h5 *h, hid_t d, const char *path)
 {
-    hid_t d = H5Dopen2(g, name, h->dapl);
-    hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID, t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
+    hid_t sp = H5Dget_space(d), t = H5Dget_type(d);
     hsize_t dims[H5S_MAX_RANK];
     uint64_t d64[H5S_MAX_RANK];
     int r = sp >= 0 && H5Sget_simple_extent_type(sp) == H5S_SIMPLE ? H5Sget_simple_extent_dims(sp, dims, NULL) : 0;
     for (int i = 0; i < r; i++)
         d64[i] = dims[i];
     int over = t >= 0 && hpc_h5_over_file_size(H5Tget_size(t), r, d64);
-    if (over) {
-        char *dpath = h5_node_path(h, dir);
-        g_string_append_printf(h->warnings, "warning: %s%s%s: more bytes than the largest file "
-                               "size (2^63 - 1): left out\n", dpath, strcmp(dpath, "/") ? "/" : "",
-                               name);
-        g_free(dpath);
-    }
+    if (over)
+        g_string_append_printf(h->warnings, "warning: %s: more bytes than the largest file "
+                               "size (2^63 - 1): left out\n", path);
     if (t >= 0)
         H5Tclose(t);
     if (sp >= 0)
         H5Sclose(sp);
-    if (d >= 0)
-        H5Dclose(d);
+    return over;
+}
+
+/* The same of dataset `name` of group g (node dir).  Opens the dataset:
+ * the listing asks only where object_info cannot say. */
+static int too_large(h5 *h, hid_t g, uint32_t dir, const char *name)
+{
+    hid_t d = H5Dopen2(g, name, h->dapl);
+    if (d < 0)
+        return 0;
+    char *dpath = h5_node_path(h, dir);
+    char *path = g_strdup_printf("%s%s%s", dpath, strcmp(dpath, "/") ? "/" : "", name);
+    int over = h5_dset_too_large(h, d, path);
+    g_free(path);
+    g_free(dpath);
+    H5Dclose(d);
     return over;
 }
 
@@ -396,6 +411,8 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
         const link_ent *e = &g_array_index(ents, link_ent, i);
         if (no_file_name(h, l, dir, e->name))
             continue;
+        if (dir == 0 && e->name[0] == '@')
+            h5_anon_hidden(h, l, e->name);
         if (e->type == H5L_TYPE_HARD)
             l->child[i] = classify_hard(h, g, l, dir, i, e);
         else if (e->type == H5L_TYPE_SOFT)
@@ -594,7 +611,11 @@ int h5_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
         rc = HPC_E_NOTDIR;
     } else if ((rc = h5_list_group(h, dir, &l)) == HPC_OK) {
         int64_t i = list_find(l, name);
-        rc = i < 0 || l->child[i] == 0 ? HPC_E_NOENT : node_stat(h, l->child[i], st);
+        uint32_t id = i >= 0 ? l->child[i] : 0;
+        /* a link of that name wins over an "@ADDR" */
+        if (i < 0 && dir == 0 && h5_anon_lookup(h, name, &id) != HPC_OK)
+            id = 0;
+        rc = id == 0 ? HPC_E_NOENT : node_stat(h, id, st);
     }
     g_mutex_unlock(&h->lock);
     return rc;
