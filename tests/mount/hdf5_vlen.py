@@ -12,6 +12,10 @@
                        user.attr.NAME in ROOT (a mount, or extract's copy)
   pkgattrs FILE        the same through hpcmount.open(FILE).getxattr
   zattrs REFS FILE     the same through zarr's attrs of hpcdump refs' REFS
+  anon ROOT FILE       every object that object references of FILE lead to
+                       and no path names: ROOT/@ADDR (a mount, or hpcdump
+                       cat's tree when ROOT is hpcdump:FILE) against h5py
+  pkganon FILE         the same through hpcmount.open(FILE).array("@ADDR")
 
 tree and pkg print one line per dataset compared and exit 1 on the first
 difference; 0 datasets compared in a file that has some is a failure.
@@ -62,7 +66,46 @@ def gen(out):
         r2[0, 0] = f["grp"].ref
         r2[1, 1] = t.ref
         newlines(f, t)
+        unlinked(f)
     damaged(out)
+
+
+def hdf5_lib():
+    """libhdf5 as h5py loaded it (the same library, so the same ids)."""
+    import ctypes
+    for line in open("/proc/self/maps"):
+        p = line.split()[-1]
+        if "/libhdf5" in p and "_hl" not in p and ".so" in p:
+            return ctypes.CDLL(p)
+    raise SystemExit("libhdf5 not found in this process")
+
+
+def unlinked(f):
+    """Objects only a reference leads to (as JLD2 writes them): each one's
+    count of references raised (H5Oincr_refcount) before it is unlinked,
+    so that it stays; /anonrefs leads to them.  /@ADDR, a link of the root
+    named as one of them, wins over it."""
+    import ctypes
+    lib = hdf5_lib()
+    lib.H5Oincr_refcount.argtypes = [ctypes.c_int64]
+    u = f.create_dataset("u_ds", data=np.arange(12, dtype=">f4").reshape(3, 4), chunks=(2, 2),
+                         compression="gzip")
+    u.attrs["units"] = "m"
+    g = f.create_group("u_grp")
+    g.create_dataset("x", data=np.array([1, 2, 3], dtype=np.int16))
+    g.create_group("sub").create_dataset("y", data=7.5)
+    seq = f.create_dataset("u_seq", (2,), dtype=h5py.vlen_dtype(np.int32))
+    seq[0] = [1, 2, 3]
+    hidden = f.create_dataset("u_hidden", data=np.int8(5))
+    refs = f.create_dataset("anonrefs", (6,), dtype=h5py.ref_dtype)
+    for i, o in enumerate([u, g, seq, g["x"], hidden, g["sub"]]):
+        refs[i] = o.ref
+    for o in (u, g, seq, hidden):
+        if lib.H5Oincr_refcount(o.id.id) < 0:
+            raise SystemExit("H5Oincr_refcount failed")
+    f["@%d" % h5py.h5o.get_info(hidden.id).addr] = np.arange(3, dtype=np.uint8)
+    for name in ("u_ds", "u_grp", "u_seq", "u_hidden"):
+        del f[name]
 
 
 def newlines(f, t):
@@ -193,7 +236,7 @@ def ref_text(f, ds, ref, k):
     """The line docs/hdf5.md gives a reference."""
     if not ref:
         return ""
-    name = f[ref].name or ""
+    name = f[ref].name or "@%d" % h5py.h5o.get_info(f[ref].id).addr
     if k == "obj":
         return name
     return name + "\t" + selection(h5py.h5r.get_region(ref, ds.id))
@@ -304,7 +347,7 @@ def same_seq(got, want, base):
 
 def same_ref(g, line, k):
     if k == "obj":
-        return g == line
+        return g == (None if line.startswith("@") else line)
     return line == "" if g is None else "\t".join(g) == line
 
 
@@ -425,6 +468,88 @@ def zattrs(refs, h5):
     return 1 if bad or not compared else 0
 
 
+def unnamed(f):
+    """{address: object} of the objects the object references of f (in
+    datasets and compound members) lead to that no path names."""
+    out = {}
+
+    def refs_of(a):
+        for r in np.asarray(a).reshape(-1):
+            if isinstance(r, h5py.Reference) and r and f[r].name is None:
+                out[h5py.h5o.get_info(f[r].id).addr] = f[r]
+
+    def visit(name, o):
+        if not isinstance(o, h5py.Dataset) or o.dtype.kind not in "OV":
+            return
+        if h5py.check_dtype(ref=o.dtype) is h5py.Reference:
+            refs_of(o[()])
+        for field in o.dtype.names or ():
+            if h5py.check_dtype(ref=o.dtype.fields[field][0]) is h5py.Reference:
+                refs_of(o[()][field])
+    f.visititems(visit)
+    return out
+
+
+def same_dataset(path, ds):
+    """The file or directory path against h5py's dataset ds; None or why."""
+    if h5py.check_vlen_dtype(ds.dtype) is not None:
+        return tree_seq(path, ds, "", ds[()])
+    want = np.ascontiguousarray(ds[()])
+    want = want.astype(want.dtype.newbyteorder("<"))
+    got = np.fromfile(path, dtype=dtype_of(xattr(path, "user.dtype"))).reshape(shape_of(path))
+    if got.dtype != want.dtype or got.tobytes() != want.tobytes():
+        return "values %r, h5py %r" % (got, want)
+    for name, value in ds.attrs.items():
+        if isinstance(value, str) and xattr(path, "user.attr." + name) != value:
+            return "attribute %s" % name
+    return None
+
+
+def anon(root, h5):
+    """ROOT/@ADDR of every unnamed object: a dataset's file (or directory)
+    and xattrs, a group's entries; a root link of that name wins."""
+    bad = compared = 0
+    with h5py.File(h5, "r") as f:
+        for addr, obj in sorted(unnamed(f).items()):
+            p = "%s/@%d" % (root, addr)
+            if "@%d" % addr in f:
+                why = None if os.path.getsize(p) == f["@%d" % addr].nbytes else "not the link"
+            elif isinstance(obj, h5py.Group):
+                why = None if sorted(os.listdir(p)) == sorted(obj) else "entries %s" % os.listdir(p)
+            else:
+                why = same_dataset(p, obj)
+            compared += 1
+            print("%s anon %s:@%d %s" % ("FAIL" if why else "ok", os.path.basename(h5), addr,
+                                         why or type(obj).__name__))
+            bad += why is not None
+    print("anon: %d objects compared, %d differ" % (compared, bad))
+    return 1 if bad or not compared else 0
+
+
+def pkganon(h5):
+    """hpcmount.open(FILE).array("@ADDR") is h5py's f[ref][()]."""
+    import hpcmount
+    bad = compared = 0
+    with h5py.File(h5, "r") as f, hpcmount.open(h5) as c:
+        for addr, obj in sorted(unnamed(f).items()):
+            name = "@%d" % addr
+            if name in f:              # a link of the root wins
+                ok = np.array_equal(c.array(name), f[name][()])
+            elif isinstance(obj, h5py.Group):
+                ok = sorted(c.listdir(name)) == sorted(obj)
+            elif h5py.check_vlen_dtype(obj.dtype) is not None:
+                got, want = c.array(name), obj[()]
+                ok = got.shape == want.shape and same_object(got, want, f, obj, "seq")
+            else:
+                got, want = c.array(name), obj[()]
+                ok = np.shape(got) == np.shape(want) and np.array_equal(got, want)
+            compared += 1
+            print("%s pkganon %s:%s" % ("ok" if ok else "FAIL", os.path.basename(h5), name))
+            bad += not ok
+    print("pkganon: %d objects compared, %d differ" % (compared, bad))
+    return 1 if bad or not compared else 0
+
+
 def listing(files):
     for h5 in files:
         try:
@@ -452,6 +577,10 @@ def main(argv):
         return pkgattrs(argv[2])
     if cmd == "zattrs":
         return zattrs(argv[2], argv[3])
+    if cmd == "anon":
+        return anon(argv[2], argv[3])
+    if cmd == "pkganon":
+        return pkganon(argv[2])
     raise SystemExit("unknown command " + cmd)
 
 

@@ -10,9 +10,14 @@
 # cat/xattr/extract/refs and the package; string attributes (xattrs,
 # zarr's attrs of the references) as h5py's, NUL-ended where one holds a
 # newline; a damaged global heap gives EIO
-# and a log line.  With HPC_CORPUS: every such dataset (and of strings)
+# and a log line.  Objects only a reference leads to (no path names
+# them): /@ADDR, the reference's text, is the object (a dataset's file,
+# a sequence's directory, a group) as h5py's f[ref], not listed, ENOENT
+# at an address of no object header, a link of the root of that name
+# wins; through the mount (and -o inproc, -o npy), hpcdump and the
+# package.  With HPC_CORPUS: every such dataset (and of strings)
 # of the corpus's HDF5 files that h5py reads, mounted and through the
-# package.
+# package, and JLD2's unlinked dataset.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/lib.sh"
 . "$top_srcdir/tests/lib/python_env.sh"
 need_fuse
@@ -48,6 +53,16 @@ check "string attributes without a newline: lines" test \
     "$(getfattr --only-values -n user.attr.vl_plain "$M" | tr '\n' ,)" = "one,,three"
 check "strings holding NUL and a newline: left out, a warning" sh -c \
     "! getfattr -n user.attr.fx_nul_nl '$M' 2>/dev/null && grep -q \"attribute 'fx_nul_nl'.*no text form\" '$M/.info'"
+check "objects no path names: /@ADDR equals h5py's f[ref]" "$PY" "$V" anon "$M" "$TMP/vlen.h5"
+A=$(sed -n 1p "$M/anonrefs")       # an unlinked dataset
+G=$(sed -n 2p "$M/anonrefs")       # an unlinked group
+check "a reference's text, read back: the object" sh -c "'$HPCDUMP' cat '$TMP/vlen.h5' '$A' | cmp -s - '$M/$A'"
+check "an unlinked group: a directory" test "$(ls "$M/$G" | tr '\n' ' ')" = "sub x "
+check "not listed: only the link of the root named so" test "$(ls -a "$M" | grep -c '^@')" = 1
+check ".info: the object a link of the root hides" grep -q "^/@[0-9]* -> a link of the root: the object at" "$M/.info"
+check "an address of no object header: ENOENT" sh -c "! stat '$M/@1' && ! stat '$M/@$((${A#@} + 1))' &&
+    ! stat '$M/@0${A#@}' && ! stat '$M/@99999999999' && ! stat '$M/@18446744073709551616'" 2>/dev/null
+check "still mounted" is_mounted "$M"
 "$HPCDUMP" refs "$TMP/vlen.h5" > "$TMP/vlen.json" 2> "$TMP/refs.err" || fail "hpcdump refs: $(cat "$TMP/refs.err")"
 if "$PY" -c "import fsspec, zarr, numcodecs" 2>/dev/null; then
     check "hpcdump refs: zarr reads strings and paths holding a newline whole, as h5py" \
@@ -62,6 +77,13 @@ import sys, numpy as np
 m = sys.argv[1]
 v, o = np.load(m + '/g/float_2d/values.npy'), np.load(m + '/g/float_2d/offsets.npy')
 sys.exit(v.dtype != np.float64 or o.dtype != np.int64 or o[-1] != len(v) or len(o) != 13)" "$M"
+check "-o npy: /@ADDR.npy" "$PY" -c "
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[2])
+sys.exit(not np.array_equal(np.load(sys.argv[1]), f[f['anonrefs'][0]][()]))" "$M/$A.npy" "$TMP/vlen.h5"
+unmount_container "$M"
+mount_container "$TMP/vlen.h5" "$M" -o inproc || fail "mount vlen.h5 -o inproc"
+check "-o inproc: /@ADDR equals h5py's f[ref]" "$PY" "$V" anon "$M" "$TMP/vlen.h5"
 unmount_container "$M"
 
 X="$TMP/extract"
@@ -80,6 +102,8 @@ check "hpcdump xattr: a NUL-ended attribute as getfattr shows it" sh -c "'$HPCDU
     grep -qx 'user.attr.fx_scalar_nl=\"history: made by h5py\\\\012line 2\\\\012\\\\000\"'"
 check "package: array() equals h5py's ds[()]" pypkg "$V" pkg "$TMP/vlen.h5"
 check "package: getxattr's string attributes as h5py's" pypkg "$V" pkgattrs "$TMP/vlen.h5"
+check "package: array('@ADDR') equals h5py's f[ref][()]" pypkg "$V" pkganon "$TMP/vlen.h5"
+check "hpcdump ls of an unlinked group" test "$("$HPCDUMP" ls "$TMP/vlen.h5" "$G" | tr '\n' ' ')" = "sub x "
 
 # a damaged global heap: the values cannot be read
 mount_container "$TMP/damaged.h5" "$M" -o log="$TMP/damaged.log" || fail "mount damaged.h5"
@@ -109,6 +133,14 @@ if [ -n "${HPC_CORPUS:-}" ] && [ -d "$HPC_CORPUS/hdf5" ]; then
         fi
     done < "$TMP/files"
     check "corpus: the package's array() equals h5py's" pypkg "$V" pkg $(cat "$TMP/files")
+    J="$HPC_CORPUS/hdf5/JuliaIO+JLD2.jl/test/test.jld2"
+    if [ -f "$J" ]; then
+        mount_container "$J" "$M" || fail "mount $J"
+        check "JLD2: b/y's reference text leads to its unlinked dataset" \
+            sh -c "'$PY' '$V' anon '$M' '$J' && test -f '$M/'\$(cat '$M/b/y')"
+        unmount_container "$M"
+        check "JLD2: the package's array('@ADDR')" pypkg "$V" pkganon "$J"
+    fi
 else
     echo "HPC_CORPUS not set: corpus part skipped"
 fi
