@@ -4,6 +4,49 @@
 
 /* ---- attributes as xattrs --------------------------------------------- */
 
+/* The shape of attribute aid where its value's text does not tell it
+ * (docs/hdf5.md): one element is a scalar, more a 1-D array; otherwise
+ * (an array of one, any other rank, a null dataspace) its shape as
+ * user.shape gives one, "null", or NULL. */
+static char *attr_shape(hid_t aid)
+{
+    hid_t s = H5Aget_space(aid);
+    hsize_t dims[H5S_MAX_RANK];
+    H5S_class_t cls = s >= 0 ? H5Sget_simple_extent_type(s) : H5S_NO_CLASS;
+    int rank = cls == H5S_SIMPLE ? H5Sget_simple_extent_dims(s, dims, NULL) : 0;
+    char *shape = NULL;
+    if (cls == H5S_NULL) {
+        shape = g_strdup("null");
+    } else if (rank > 1 || (rank == 1 && dims[0] == 1)) {
+        GString *t = g_string_new(NULL);
+        for (int i = 0; i < rank; i++)
+            g_string_append_printf(t, "%s%" PRIu64, i ? "," : "", (uint64_t)dims[i]);
+        shape = g_string_free(t, FALSE);
+    }
+    if (s >= 0)
+        H5Sclose(s);
+    return shape;
+}
+
+/* user.attrshape.<name> of attribute aid, where attr_shape gives one. */
+static void attr_shape_add(attr_ctx *a, hid_t aid, const char *name)
+{
+    char *shape = attr_shape(aid);
+    if (!shape)
+        return;
+    char *xname = g_strconcat("user.attrshape.", name, NULL);
+    if (strlen(xname) > XATTR_NAME_MAX_LEN) {
+        g_string_append_printf(a->notes, "warning: %s: attribute name '%.40s...' is too long "
+                               "for the xattr of its shape (%s): not shown\n", a->path, name, shape);
+        g_free(xname);
+        g_free(shape);
+        return;
+    }
+    g_ptr_array_add(a->names, xname);
+    g_ptr_array_add(a->values, g_string_new(shape));
+    g_free(shape);
+}
+
 static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, void *p)
 {
     (void)info;
@@ -33,6 +76,7 @@ static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, vo
         g_ptr_array_add(a->values, v);
         xname = NULL;
         v = NULL;
+        attr_shape_add(a, aid, name);
     }
     if (aid >= 0)
         H5Aclose(aid);
