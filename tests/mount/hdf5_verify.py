@@ -233,6 +233,23 @@ def attr_items(obj):
         yield name, v
 
 
+def attr_shape_text(v):
+    """user.attrshape.<name> of an attribute h5py reads as v (docs/hdf5.md):
+    None where the text's element count tells the shape (one element: a
+    scalar, else 1-D), "null" for h5py.Empty, else the shape."""
+    if isinstance(v, h5py.Empty):
+        return "null"
+    shape = np.shape(v)
+    if shape == () or (len(shape) == 1 and shape[0] != 1):
+        return None
+    return ",".join(str(n) for n in shape)
+
+
+def attr_shape_got(listed, getx, name):
+    key = "user.attrshape." + name
+    return getx(key).decode() if key in listed else None
+
+
 def attr_matches(text, v):
     """Does the xattr text render attribute value v?"""
     if isinstance(v, h5py.Empty):
@@ -706,6 +723,10 @@ def verify_dataset(h5file, mnt, hpcdump, path, ds, exp, st, opts, check):
             continue
         text = os.getxattr(full, key).decode()
         check(attr_matches(text, v), "%s: attribute %s = %r (got %r)" % (path, name, v, text))
+        if len(key) <= 250:
+            got = attr_shape_got(os.listxattr(full), lambda k: os.getxattr(full, k), name)
+            check(got == attr_shape_text(v), "%s: attribute %s of shape %s (user.attrshape %r)"
+                  % (path, name, np.shape(v), got))
     # reads at odd offsets and sizes, and past the end
     if exp:
         with open(full, "rb", buffering=0) as fh:

@@ -16,6 +16,9 @@
                        and no path names: ROOT/@ADDR (a mount, or hpcdump
                        cat's tree when ROOT is hpcdump:FILE) against h5py
   pkganon FILE         the same through hpcmount.open(FILE).array("@ADDR")
+  ashape ROOT FILE     user.attrshape.NAME of every attribute of FILE in ROOT
+                       (a mount, extract's copy, or "pkg" for the package)
+                       against h5py's shape of it
 
 tree and pkg print one line per dataset compared and exit 1 on the first
 difference; 0 datasets compared in a file that has some is a failure.
@@ -67,7 +70,24 @@ def gen(out):
         r2[1, 1] = t.ref
         newlines(f, t)
         unlinked(f)
+        shaped_attrs(f, t)
     damaged(out)
+
+
+def shaped_attrs(f, t):
+    """Attributes of every shape: a scalar and an array of one element
+    have the same text, user.attrshape tells them apart."""
+    g = f.create_group("shapes")
+    g.attrs["scalar"] = np.int32(5)
+    g.attrs["one"] = np.array([5], dtype=np.int32)
+    g.attrs["vec"] = np.array([1.5, 2.5])
+    g.attrs["zero"] = np.zeros(0, dtype=np.int16)
+    g.attrs["grid"] = np.arange(6, dtype=np.uint8).reshape(2, 3)
+    g.attrs["cube"] = np.ones((1, 1, 1), dtype=np.float32)
+    g.attrs["null"] = h5py.Empty("f4")
+    g.attrs["str1"] = np.array([b"x"])
+    g.attrs.create("vstr1", np.array(["a"], dtype=object), dtype=h5py.string_dtype())
+    t.attrs["one"] = np.array([7], dtype=np.int64)
 
 
 def hdf5_lib():
@@ -444,7 +464,7 @@ def pkgattrs(h5):
 
 def zattrs(refs, h5):
     """The references' attributes: zarr's attrs hold h5py's strings (a
-    list of them, in C order, for several; the string for a scalar)."""
+    list of them, in C order, for several; the string for one)."""
     import fsspec
     import zarr
     fs = fsspec.filesystem("reference", fo=refs, remote_protocol="file")
@@ -459,7 +479,9 @@ def zattrs(refs, h5):
                 lossy = any(b"\0" in w for w in want)    # netCDF's: up to the first NUL
                 got = node.attrs.get(name)
                 text = [w.decode() for w in want]
-                ok = lossy or got == (text if np.ndim(obj.attrs[name]) else text[0])
+                # netCDF4-python's, as refs.md: one string (a scalar's, an
+                # array of one's) is that string, more a list
+                ok = lossy or got == (text if len(text) != 1 else text[0])
                 compared += 1
                 print("%s zattrs %r@%r %s" % ("ok" if ok else "FAIL", p, name,
                                               "" if ok else "%r, h5py %r" % (got, text)))
@@ -550,6 +572,34 @@ def pkganon(h5):
     return 1 if bad or not compared else 0
 
 
+def ashape(root, h5):
+    """user.attrshape.NAME (hdf5_verify.attr_shape_text) of every attribute,
+    as h5py's shape of it; root "pkg": through the package."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import hdf5_verify
+    bad = compared = 0
+    c = None
+    if root == "pkg":
+        import hpcmount
+        c = hpcmount.open(h5)
+    with h5py.File(h5, "r") as f:
+        for p, obj in objects(f):
+            full = root + p
+            listed = c.listxattr(p) if c else os.listxattr(full)
+            getx = (lambda k: c.getxattr(p, k)) if c else (lambda k: os.getxattr(full, k))
+            for name in obj.attrs:
+                v = obj.attrs[name]
+                got = hdf5_verify.attr_shape_got(listed, getx, name)
+                ok = got == hdf5_verify.attr_shape_text(v)
+                compared += 1
+                print("%s ashape %r@%r %s %r" % ("ok" if ok else "FAIL", p, name, np.shape(v), got))
+                bad += not ok
+    if c:
+        c.close()
+    print("ashape: %d attributes compared, %d differ" % (compared, bad))
+    return 1 if bad or not compared else 0
+
+
 def listing(files):
     for h5 in files:
         try:
@@ -581,6 +631,8 @@ def main(argv):
         return anon(argv[2], argv[3])
     if cmd == "pkganon":
         return pkganon(argv[2])
+    if cmd == "ashape":
+        return ashape(argv[2], argv[3])
     raise SystemExit("unknown command " + cmd)
 
 

@@ -9,7 +9,8 @@
 # strings without one: lines, no user.h5eol), through the mount, hpcdump
 # cat/xattr/extract/refs and the package; string attributes (xattrs,
 # zarr's attrs of the references) as h5py's, NUL-ended where one holds a
-# newline; a damaged global heap gives EIO
+# newline; attribute shapes (user.attrshape.NAME) as h5py's; a damaged
+# global heap gives EIO
 # and a log line.  Objects only a reference leads to (no path names
 # them): /@ADDR, the reference's text, is the object (a dataset's file,
 # a sequence's directory, a group) as h5py's f[ref], not listed, ENOENT
@@ -49,6 +50,12 @@ check "string attributes: each string ended with NUL where one holds a newline, 
     "$PY" "$V" attrs "$M" "$TMP/vlen.h5"
 check "a string attribute holding a newline: NUL-ended" test \
     "$(getfattr --only-values -n user.attr.vl_scalar_nl "$M" | od -An -c | tr -s ' ')" = " x \\n y \\0"
+check "attribute shapes: user.attrshape.NAME as h5py's shape" "$PY" "$V" ashape "$M" "$TMP/vlen.h5"
+check "a scalar and an array of one: the same text, user.attrshape on the array only" sh -c \
+    "test \"\$(getfattr --only-values -n user.attr.scalar '$M/shapes')\" = 5 &&
+     test \"\$(getfattr --only-values -n user.attr.one '$M/shapes')\" = 5 &&
+     ! getfattr -n user.attrshape.scalar '$M/shapes' 2>/dev/null &&
+     test \"\$(getfattr --only-values -n user.attrshape.one '$M/shapes')\" = 1"
 check "string attributes without a newline: lines" test \
     "$(getfattr --only-values -n user.attr.vl_plain "$M" | tr '\n' ,)" = "one,,three"
 check "strings holding NUL and a newline: left out, a warning" sh -c \
@@ -98,10 +105,12 @@ check "hpcdump xattr of them: user.h5eol" \
 check "hpcdump ls of a dataset of sequences" test \
     "$("$HPCDUMP" ls "$TMP/vlen.h5" /g/float_2d | tr '\n' ' ')" = "offsets values "
 check "hpcdump extract: string attributes as h5py's" "$PY" "$V" attrs "$X" "$TMP/vlen.h5"
+check "hpcdump extract: attribute shapes as h5py's" "$PY" "$V" ashape "$X" "$TMP/vlen.h5"
 check "hpcdump xattr: a NUL-ended attribute as getfattr shows it" sh -c "'$HPCDUMP' xattr '$TMP/vlen.h5' / |
     grep -qx 'user.attr.fx_scalar_nl=\"history: made by h5py\\\\012line 2\\\\012\\\\000\"'"
 check "package: array() equals h5py's ds[()]" pypkg "$V" pkg "$TMP/vlen.h5"
 check "package: getxattr's string attributes as h5py's" pypkg "$V" pkgattrs "$TMP/vlen.h5"
+check "package: attribute shapes as h5py's" pypkg "$V" ashape pkg "$TMP/vlen.h5"
 check "package: array('@ADDR') equals h5py's f[ref][()]" pypkg "$V" pkganon "$TMP/vlen.h5"
 check "hpcdump ls of an unlinked group" test "$("$HPCDUMP" ls "$TMP/vlen.h5" "$G" | tr '\n' ' ')" = "sub x "
 
