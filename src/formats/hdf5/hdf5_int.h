@@ -95,7 +95,7 @@ typedef struct h5_node {
     uint64_t addr;                 /* object header (0 for links) */
     uint64_t size;                 /* dataset: bytes once described; link: target length */
     uint32_t parent;               /* the group it was first found in (NO_PARENT: root) */
-    uint32_t idx;                  /* its entry there (name order) */
+    uint32_t idx;                  /* its entry there (name order); ANON_IDX: "@ADDR" */
     uint32_t nlink;                /* datasets: hard links to it */
     uint8_t kind;                  /* K_* */
     uint8_t state;                 /* S_*: described, damaged */
