@@ -132,9 +132,12 @@ int h5_anon_lookup(h5 *h, const char *name, uint32_t *out)
     }
     hid_t id = anon_open(h, addr);
     uint32_t n = id >= 0 ? anon_resolve(h, id, addr, name) : 0;
-    if (id >= 0)
+    /* only addresses of objects are remembered (0: one left out, larger
+     * than a file): lookups of any number where none lies cost no memory */
+    if (id >= 0) {
         H5Oclose(id);
-    g_hash_table_insert(h->anon, GSIZE_TO_POINTER(addr), GUINT_TO_POINTER(n));
+        g_hash_table_insert(h->anon, GSIZE_TO_POINTER(addr), GUINT_TO_POINTER(n));
+    }
     *out = n;
     return n ? HPC_OK : HPC_E_NOENT;
 }

@@ -137,7 +137,7 @@ typedef struct h5 {
     size_t win_len;
     GArray *nodes;                 /* h5_node; index = node id, 0 the root */
     GHashTable *by_addr;           /* object header address -> node id */
-    GHashTable *anon;              /* address of an "@ADDR" looked up -> node id, 0: none */
+    GHashTable *anon;              /* address of an object "@ADDR" names -> node id, 0: none */
     GHashTable *anon_names;        /* node id of an "@ADDR" -> that name */
     GHashTable *lists;             /* group node id -> h5_list */
     GHashTable *targets;           /* symlink node id -> target */
