@@ -15,6 +15,7 @@
 #include "hpc_error.h"
 #include "hpc_log.h"
 #include "hpc_node.h"
+#include "hpc_nodes.h"
 #include "hpc_options.h"
 #include "hpc_source.h"
 
@@ -74,6 +75,14 @@ int hpc_container_sources_unchanged(hpc_container *c);
 /** For front ends that read extents themselves (splice): the sources of
  *  the extents ext[0..n) are unchanged (fstat).  Same results as above. */
 int hpc_container_extents_unchanged(hpc_container *c, const hpc_extent *ext, unsigned n);
+
+/**
+ * Open SOURCE as hpc_container_open does, as an implementation of the node
+ * interface (hpc_nodes.h).  Its chunks are hpc_container_chunks;
+ * hpc_nodes_close closes the container.
+ */
+int hpc_container_nodes_open(const char *source, const hpc_options *opts, hpc_nodes **out,
+                             GError **err);
 
 /* ---- views ------------------------------------------------------------ */
 
