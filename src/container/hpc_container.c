@@ -218,8 +218,6 @@ void hpc_container_close(hpc_container *c)
         return;
     if (c->format && c->format->close)
         c->format->close(c);
-    if (c->core->view && c->core->view->free)
-        c->core->view->free(c->core->view_state);
     hpc_tree_free(c->tree);
     for (guint i = 0; i < c->sources->len; i++) {
         hpc_source *s = g_ptr_array_index(c->sources, i);
@@ -433,7 +431,7 @@ static void info_stat(hpc_container *c, hpc_ino ino, hpc_stat *st)
     stat_defaults(c, st);
 }
 
-int hpc_container_raw_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+int hpc_container_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
 {
     if (HPC_INO_IS_TEXT(parent))
         return HPC_E_NOTDIR;
@@ -453,13 +451,7 @@ int hpc_container_raw_lookup(hpc_container *c, hpc_ino parent, const char *name,
     return rc;
 }
 
-int hpc_container_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
-{
-    const hpc_view *v = c->core->view;
-    return v ? v->lookup(c, parent, name, st) : hpc_container_raw_lookup(c, parent, name, st);
-}
-
-int hpc_container_raw_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+int hpc_container_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
 {
     if (HPC_INO_IS_TEXT(ino)) {
         info_stat(c, ino, st);
@@ -471,12 +463,6 @@ int hpc_container_raw_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
     if (rc == HPC_OK)
         stat_defaults(c, st);
     return rc;
-}
-
-int hpc_container_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
-{
-    const hpc_view *v = c->core->view;
-    return v ? v->getattr(c, ino, st) : hpc_container_raw_getattr(c, ino, st);
 }
 
 typedef struct readdir_ctx {
@@ -491,15 +477,7 @@ static int readdir_shift(void *p, const char *name, const hpc_stat *st, uint64_t
     readdir_ctx *r = p;
     hpc_stat s = *st;
     stat_defaults(r->c, &s);
-    const hpc_view *v = r->c->core->view;
-    if (!v)
-        return r->fn(r->ctx, name, &s, next + r->shift);
-    char *shown;
-    v->dirent(r->c, name, &s, &shown);
-    int full = r->fn(r->ctx, shown, &s, next + r->shift);
-    if (shown != name)
-        g_free(shown);
-    return full;
+    return r->fn(r->ctx, name, &s, next + r->shift);
 }
 
 int hpc_container_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie,
@@ -584,7 +562,7 @@ int hpc_container_resolve(hpc_container *c, const char *path, hpc_stat *st)
  * source changed.  *st gets the node's attributes. */
 static int data_node(hpc_container *c, hpc_ino ino, hpc_stat *st)
 {
-    int rc = hpc_container_raw_getattr(c, ino, st);
+    int rc = hpc_container_getattr(c, ino, st);
     if (rc != HPC_OK)
         return rc;
     if (S_ISDIR(st->mode))
@@ -596,14 +574,6 @@ static int data_node(hpc_container *c, hpc_ino ino, hpc_stat *st)
 
 int hpc_container_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
                       hpc_extent *ext, unsigned max, unsigned *n)
-{
-    const hpc_view *v = c->core->view;
-    return v ? v->map(c, ino, off, len, ext, max, n)
-             : hpc_container_raw_map(c, ino, off, len, ext, max, n);
-}
-
-int hpc_container_raw_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
-                hpc_extent *ext, unsigned max, unsigned *n)
 {
     hpc_stat st;
     *n = 0;
@@ -679,15 +649,6 @@ static int read_mapped(hpc_container *c, hpc_ino ino, char *buf, size_t len,
 
 int hpc_container_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
                        uint64_t off, size_t *nread)
-{
-    *nread = 0;
-    const hpc_view *v = c->core->view;
-    return v ? v->read(c, ino, buf, len, off, nread)
-             : hpc_container_raw_read(c, ino, buf, len, off, nread);
-}
-
-int hpc_container_raw_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
-                 uint64_t off, size_t *nread)
 {
     *nread = 0;
     if (HPC_INO_IS_TEXT(ino)) {
@@ -782,8 +743,7 @@ int hpc_container_listxattr(hpc_container *c, hpc_ino ino, GString *out)
 int hpc_container_chunks(hpc_container *c, hpc_ino ino, GString *out)
 {
     hpc_stat st;
-    /* the references describe the raw bytes, not a view's */
-    if (!c->format->chunks || c->core->view || c->sources->len == 0)
+    if (!c->format->chunks || c->sources->len == 0)
         return HPC_E_NOTSUP;
     int rc = data_node(c, ino, &st);
     if (rc == HPC_E_ISDIR)         /* a group: its attributes */
@@ -794,19 +754,6 @@ int hpc_container_chunks(hpc_container *c, hpc_ino ino, GString *out)
     g_string_append_printf(out, "file %s\n", src->path);
     rc = c->format->chunks(c, ino, out);
     return rc == HPC_OK ? hpc_container_sources_unchanged(c) : rc;
-}
-
-/* ---- views ------------------------------------------------------------ */
-
-void hpc_container_set_view(hpc_container *c, const hpc_view *v, void *state)
-{
-    c->core->view = v;
-    c->core->view_state = state;
-}
-
-void *hpc_container_view_state(const hpc_container *c)
-{
-    return c->core->view_state;
 }
 
 /* ---- accessors for front ends ----------------------------------------- */

@@ -1,6 +1,7 @@
-/* hpc_container.h - one open container, as the core's front-end layer
- * (hpc_mount.c) and the tests see it: an opaque handle and the calls on
- * it.  The interface a format reader implements is hpc_format.h.
+/* hpc_container.h - one open container, as the tests and the helper see
+ * it: an opaque handle and the calls on it; the mount layer sees it as an
+ * implementation of hpc_nodes.h (hpc_container_nodes_open).  The interface
+ * a format reader implements is hpc_format.h.
  *
  * Nodes, their ids and attributes are hpc_node.h's.
  * Every call returns HPC_OK (0) or a negative hpc_err (hpc_error.h) and
@@ -15,6 +16,7 @@
 #include "hpc_error.h"
 #include "hpc_log.h"
 #include "hpc_node.h"
+#include "hpc_nodes.h"
 #include "hpc_options.h"
 #include "hpc_source.h"
 
@@ -75,42 +77,13 @@ int hpc_container_sources_unchanged(hpc_container *c);
  *  the extents ext[0..n) are unchanged (fstat).  Same results as above. */
 int hpc_container_extents_unchanged(hpc_container *c, const hpc_extent *ext, unsigned n);
 
-/* ---- views ------------------------------------------------------------ */
-
-/** A view shows a container's nodes differently (the -o npy view,
- *  src/view/hpc_npyview.h).  The layer above the container puts it over
- *  the container after open; lookup, getattr, readdir's entries, read and
- *  map then go through it, and it asks the hpc_container_raw_* calls below.
- *  Views live above the container, so the container calls them only
- *  through these hooks. */
-typedef struct hpc_view {
-    int (*lookup)(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
-    int (*getattr)(hpc_container *c, hpc_ino ino, hpc_stat *st);
-    /** An entry as the view lists it; *name_out is name or a new string
-     *  the caller frees. */
-    int (*dirent)(hpc_container *c, const char *name, hpc_stat *st, char **name_out);
-    int (*read)(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,
-                size_t *nread);
-    int (*map)(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
-               hpc_extent *ext, unsigned max, unsigned *n);
-    /** Free the view's state (hpc_container_close). */
-    void (*free)(void *state);
-} hpc_view;
-
-/** Put view v, with its state, over c; once, before any other call on c.
- *  The container frees state with v->free when it closes. */
-void hpc_container_set_view(hpc_container *c, const hpc_view *v, void *state);
-
-/** The state given to hpc_container_set_view, NULL without a view. */
-void *hpc_container_view_state(const hpc_container *c);
-
-/* The container's calls without the view, for the view. */
-int hpc_container_raw_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
-int hpc_container_raw_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
-int hpc_container_raw_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
-                           uint64_t off, size_t *nread);
-int hpc_container_raw_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
-                          hpc_extent *ext, unsigned max, unsigned *n);
+/**
+ * Open SOURCE as hpc_container_open does, as an implementation of the node
+ * interface (hpc_nodes.h): the mount layer's way in.  Its chunks are
+ * hpc_container_chunks; hpc_nodes_close closes the container.
+ */
+int hpc_container_nodes_open(const char *source, const hpc_options *opts, hpc_nodes **out,
+                             GError **err);
 
 /* Accessors. */
 /** The reader's name ("sion", "hdf5", ...). */

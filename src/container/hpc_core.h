@@ -13,8 +13,6 @@ struct hpc_core {
     hpc_cache *cache;
     GString *info;
     GString *info_json;      /* info as JSON, made when first asked for */
-    const hpc_view *view;    /* hpc_container_set_view, or NULL */
-    void *view_state;
     int changed;             /* a source changed since mount: reads fail */
     char *changed_path;      /* which one (set once, with changed) */
     gint64 last_check;       /* monotonic us of the last periodic check */

@@ -57,10 +57,10 @@ int hpc_mount_open(const char *given, const hpc_options *opts, hpc_mount **out,
     char *source = g_canonicalize_filename(given, NULL);
     hpc_options_copy(&m->opts, opts);
     if (is_one_container(source, &m->opts)) {
-        rc = hpc_npyview_open(source, &m->opts, &m->single, err);
+        rc = hpc_rundir_open_nodes(source, &m->opts, &m->single, err);
         if (rc != HPC_OK)
             goto fail;
-        g_free(source);
+        m->source = source;
         *out = m;
         return HPC_OK;
     }
@@ -108,11 +108,11 @@ void hpc_mount_close(hpc_mount *m)
 {
     if (!m)
         return;
-    hpc_container_close(m->single);
+    hpc_nodes_close(m->single);
     if (m->root) {
         for (guint i = 0; i < m->slots->len; i++) {
             hpc_rundir_slot *s = g_ptr_array_index(m->slots, i);
-            hpc_container_close(s->c);
+            hpc_nodes_close(s->c);
             g_mutex_clear(&s->open_lock);
             g_free(s->path);
             g_free(s->error);
@@ -136,6 +136,7 @@ void hpc_mount_close(hpc_mount *m)
     }
     hpc_options_clear(&m->opts);
     g_free(m->root);
+    g_free(m->source);
     g_free(m);
 }
 
@@ -146,7 +147,7 @@ gboolean hpc_mount_is_directory(const hpc_mount *m)
 
 const char *hpc_mount_source(const hpc_mount *m)
 {
-    return m->root ? m->root : m->single->path;
+    return m->root ? m->root : m->source;
 }
 
 /* ---- the directory layer's .info ---------------------------------------- */
@@ -164,7 +165,7 @@ static GString *dir_info(hpc_mount *m)
         hpc_rundir_node *d = hpc_rundir_node_get(m, s->node);
         g_string_append_printf(o, "%s\t%s\t%s\n", d ? d->rel : "?",
                                s->c ? "open" : s->error ? "failed" : "closed",
-                               s->c ? hpc_container_format_name(s->c) : s->error ? s->error : "-");
+                               s->c ? s->c->ops->format_name(s->c) : s->error ? s->error : "-");
     }
     g_mutex_unlock(&m->lock);
     return o;
@@ -234,7 +235,7 @@ static uint32_t root_bits(hpc_mount *m)
  * sn 0); or it lies in container slot sn (s taken, c NULL when the
  * container failed to open).  Every call that enters leaves. */
 typedef struct route {
-    hpc_container *c;
+    hpc_nodes *c;                /* the container's nodes */
     hpc_ino inner;               /* the id inside c */
     uint32_t sn;
     hpc_rundir_slot *s;
@@ -352,7 +353,7 @@ int hpc_mount_lookup(hpc_mount *m, hpc_ino parent, const char *name, hpc_stat *s
     if (!r.c)
         rc = r.inner == HPC_INO_ROOT && text_ino(name)
                  ? failed_call(m, r.s, r.sn, text_ino(name), st) : HPC_E_NOENT;
-    else if ((rc = hpc_container_lookup(r.c, r.inner, name, st)) == HPC_OK && r.sn)
+    else if ((rc = r.c->ops->lookup(r.c, r.inner, name, st)) == HPC_OK && r.sn)
         outward(m, r.sn, st);
     return leave(m, &r, rc);
 }
@@ -367,7 +368,7 @@ int hpc_mount_getattr(hpc_mount *m, hpc_ino ino, hpc_stat *st)
         return dir_getattr(m, ino, st);
     if (!r.c)
         rc = failed_call(m, r.s, r.sn, r.inner, st);
-    else if ((rc = hpc_container_getattr(r.c, r.inner, st)) == HPC_OK && r.sn)
+    else if ((rc = r.c->ops->getattr(r.c, r.inner, st)) == HPC_OK && r.sn)
         outward(m, r.sn, st);
     return leave(m, &r, rc);
 }
@@ -449,10 +450,10 @@ int hpc_mount_readdir(hpc_mount *m, hpc_ino dir, uint64_t cookie, hpc_dirent_fn 
     if (in_dir(&r))
         return dir_readdir(m, dir, cookie, fn, ctx);
     if (r.c && !r.sn) {
-        rc = hpc_container_readdir(r.c, r.inner, cookie, fn, ctx);
+        rc = r.c->ops->readdir(r.c, r.inner, cookie, fn, ctx);
     } else if (r.c) {
         fwd_dir f = { m, r.sn, fn, ctx };
-        rc = hpc_container_readdir(r.c, r.inner, cookie, fwd_dirent, &f);
+        rc = r.c->ops->readdir(r.c, r.inner, cookie, fwd_dirent, &f);
     } else if (r.inner != HPC_INO_ROOT) {
         rc = HPC_E_NOENT;
     } else {
@@ -474,7 +475,7 @@ int hpc_mount_readlink(hpc_mount *m, hpc_ino ino, char **target)
         g_free(path);
         return *target ? HPC_OK : HPC_E_INVAL;
     }
-    rc = r.c ? hpc_container_readlink(r.c, r.inner, target) : HPC_E_INVAL;
+    rc = r.c ? r.c->ops->readlink(r.c, r.inner, target) : HPC_E_INVAL;
     return leave(m, &r, rc);
 }
 
@@ -545,7 +546,7 @@ int hpc_mount_read(hpc_mount *m, hpc_ino ino, void *buf, size_t len, uint64_t of
         return HPC_INO_IS_TEXT(ino) ? text_read(as_text(ino, dir_info(m)), buf, len, off, nread)
                                     : plain_read(m, ino, buf, len, off, nread);
     if (r.c)
-        rc = hpc_container_read(r.c, r.inner, buf, len, off, nread);
+        rc = r.c->ops->read(r.c, r.inner, buf, len, off, nread);
     else
         rc = HPC_INO_IS_TEXT(r.inner)
                  ? text_read(as_text(r.inner, failed_info(m, r.s)), buf, len, off, nread)
@@ -561,7 +562,7 @@ int hpc_mount_map(hpc_mount *m, hpc_ino ino, uint64_t off, uint64_t len,
     int rc = enter(m, ino, &r);
     if (rc != HPC_OK)
         return rc;
-    rc = r.c ? hpc_container_map(r.c, r.inner, off, len, ext, max, n) : HPC_E_NOTSUP;
+    rc = r.c ? r.c->ops->map(r.c, r.inner, off, len, ext, max, n) : HPC_E_NOTSUP;
     if (rc != HPC_OK)
         leave(m, &r, rc);   /* on success a slot stays taken until unmap */
     return rc;
@@ -581,11 +582,11 @@ void hpc_mount_unmap(hpc_mount *m, hpc_ino ino)
 }
 
 /* The open container of slot sn, held by a map (no acquire), or NULL. */
-static hpc_container *held_container(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out)
+static hpc_nodes *held_container(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out)
 {
     g_mutex_lock(&m->lock);
     hpc_rundir_slot *s = hpc_rundir_slot_get(m, sn);
-    hpc_container *c = s ? s->c : NULL;
+    hpc_nodes *c = s ? s->c : NULL;
     g_mutex_unlock(&m->lock);
     *out = s;
     return c;
@@ -597,11 +598,11 @@ int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext
     hpc_ino inner;
     hpc_rundir_slot *s;
     if (m->single)
-        return hpc_container_extents_unchanged(m->single, ext, n);
+        return m->single->ops->extents_unchanged(m->single, ext, n);
     if (hpc_rundir_decode(m, ino, &sn, &inner) != HPC_OK || sn == 0)
         return HPC_OK;
-    hpc_container *c = held_container(m, sn, &s);
-    int rc = c ? hpc_container_extents_unchanged(c, ext, n) : HPC_OK;
+    hpc_nodes *c = held_container(m, sn, &s);
+    int rc = c ? c->ops->extents_unchanged(c, ext, n) : HPC_OK;
     if (rc == HPC_E_CHANGED) {
         g_mutex_lock(&m->lock);
         s->stale = 1;
@@ -616,7 +617,7 @@ int hpc_mount_sources_unchanged(hpc_mount *m, hpc_ino ino)
     int rc = enter(m, ino, &r);
     if (rc != HPC_OK)
         return r.sn ? rc : HPC_OK;   /* an unknown id has no sources */
-    return leave(m, &r, r.c ? hpc_container_sources_unchanged(r.c) : HPC_OK);
+    return leave(m, &r, r.c ? r.c->ops->sources_unchanged(r.c) : HPC_OK);
 }
 
 void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize)
@@ -624,8 +625,8 @@ void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize)
     *bytes = 0;
     *bsize = 65536;
     if (m->single) {
-        *bytes = hpc_container_source_bytes(m->single);
-        *bsize = hpc_container_block_size(m->single);
+        *bytes = m->single->ops->source_bytes(m->single);
+        *bsize = m->single->ops->block_size(m->single);
         return;
     }
     struct statvfs sv;
@@ -640,7 +641,7 @@ int hpc_mount_getxattr(hpc_mount *m, hpc_ino ino, const char *name, void **value
     route r;
     int rc = enter(m, ino, &r);
     if (rc == HPC_OK)
-        rc = r.c ? hpc_container_getxattr(r.c, r.inner, name, value, len) : HPC_E_NODATA;
+        rc = r.c ? r.c->ops->getxattr(r.c, r.inner, name, value, len) : HPC_E_NODATA;
     return leave(m, &r, rc);
 }
 
@@ -649,7 +650,7 @@ int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out)
     route r;
     int rc = enter(m, ino, &r);
     if (rc == HPC_OK)
-        rc = r.c ? hpc_container_chunks(r.c, r.inner, out) : HPC_E_NOTSUP;
+        rc = r.c ? r.c->ops->chunks(r.c, r.inner, out) : HPC_E_NOTSUP;
     return leave(m, &r, rc);
 }
 
@@ -658,7 +659,7 @@ int hpc_mount_listxattr(hpc_mount *m, hpc_ino ino, GString *out)
     route r;
     int rc = enter(m, ino, &r);
     if (rc == HPC_OK)
-        rc = r.c ? hpc_container_listxattr(r.c, r.inner, out) : HPC_OK;
+        rc = r.c ? r.c->ops->listxattr(r.c, r.inner, out) : HPC_OK;
     return leave(m, &r, rc);
 }
 
@@ -751,7 +752,7 @@ int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_las
 
 void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
 {
-    hpc_container *c = m->single;
+    hpc_nodes *c = m->single;
     uint32_t sn;
     hpc_ino inner = 0;
     memset(meta, 0, sizeof *meta);
@@ -760,11 +761,11 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
     meta->gid = m->gid;
     meta->blksize = 65536;
     if (c) {
-        meta->timeout = hpc_container_is_live(c) ? DIR_TIMEOUT : SINGLE_STATIC_TIMEOUT;
+        meta->timeout = c->ops->is_live(c) ? DIR_TIMEOUT : SINGLE_STATIC_TIMEOUT;
         meta->direct_io = HPC_INO_IS_TEXT(ino);  /* regenerated when things change */
         meta->keep_cache = !meta->direct_io;   /* the bytes never change */
-        hpc_container_owner(c, &meta->uid, &meta->gid);
-        meta->blksize = hpc_container_block_size(c);
+        c->ops->owner(c, &meta->uid, &meta->gid);
+        meta->blksize = c->ops->block_size(c);
         return;
     }
     /* a run directory: files and containers may change, .info texts do */
@@ -776,7 +777,7 @@ void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta)
     /* owners as on disk: the container's, else the node's own (lstat) */
     hpc_rundir_node *d = hpc_rundir_node_get(m, s ? s->node : inner);
     if (s && s->c) {
-        hpc_container_owner(s->c, &meta->uid, &meta->gid);
+        s->c->ops->owner(s->c, &meta->uid, &meta->gid);
     } else if (d) {
         meta->uid = d->uid;
         meta->gid = d->gid;

@@ -10,7 +10,6 @@
 
 #include "hpc_formats.h"
 #include "hpc_mount.h"
-#include "hpc_npyview.h"
 #include "hpc_perm.h"
 
 #include <sys/stat.h>
@@ -39,7 +38,7 @@ typedef struct hpc_rundir_node {
 typedef struct hpc_rundir_slot {
     uint32_t node;               /* its hpc_rundir_node */
     char *path;                  /* absolute */
-    hpc_container *c;            /* NULL while closed */
+    hpc_nodes *c;                /* its container's nodes; NULL while closed */
     char *error;                 /* why it cannot be opened */
     struct stat failed;          /* the file as it was when the open failed */
     int refs;                    /* calls using c now */
@@ -54,7 +53,8 @@ typedef struct hpc_rundir_big_id {
 } hpc_rundir_big_id;
 
 struct hpc_mount {
-    hpc_container *single;       /* SOURCE is one container */
+    hpc_nodes *single;           /* SOURCE is one container: its nodes */
+    char *source;                /* and SOURCE (absolute) */
     char *root;                  /* else the run directory */
     hpc_options opts;            /* for every container opened */
     unsigned max_open;
@@ -70,6 +70,11 @@ struct hpc_mount {
     GArray *above;               /* hpc_perm_ref of the directories above root */
     int root_fd;                 /* O_PATH: plain files are opened beneath it */
 };
+
+/* Open the container at path as nodes (hpc_nodes.h), with the npy view
+ * over it when opts->npy: how the mount layer opens every container. */
+int hpc_rundir_open_nodes(const char *path, const hpc_options *opts, hpc_nodes **out,
+                          GError **err);
 
 /* The absolute path of rel (relative to the run directory). */
 char *hpc_rundir_abs_path(hpc_mount *m, const char *rel);
@@ -102,7 +107,7 @@ char *hpc_rundir_node_rel(hpc_mount *m, hpc_ino ino);
 
 /* Take slot number sn for a call: open it if needed.  *c is NULL when it
  * failed to open (then s->error says why).  Pair with hpc_rundir_slot_release. */
-int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out, hpc_container **c);
+int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out, hpc_nodes **c);
 
 /* Slot number s, or NULL; m->lock held. */
 hpc_rundir_slot *hpc_rundir_slot_get(hpc_mount *m, uint32_t s);

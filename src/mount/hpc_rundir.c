@@ -2,10 +2,12 @@
  * mount ids (a slot number and the container's own id, or an index into
  * the table of ids too large for 40 bits), the directory's own nodes and
  * the probe of what each file is, and the container slots: opened on
- * first use, closed when least recently used, reopened once stale.
+ * first use, closed when least recently used, reopened once stale; and
+ * the one way the mount layer opens a container (hpc_rundir_open_nodes).
  */
 #include "config.h"
 #include "hpc_mount_int.h"
+#include "hpc_npyview.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -274,9 +276,14 @@ static GSList *evict(hpc_mount *m)
     return out;
 }
 
+static void close_one(gpointer n)
+{
+    hpc_nodes_close(n);
+}
+
 static void close_all(GSList *list)
 {
-    g_slist_free_full(list, (GDestroyNotify)hpc_container_close);
+    g_slist_free_full(list, close_one);
 }
 
 /* Is the file of a slot whose open failed still the file that failed?
@@ -293,17 +300,26 @@ static gboolean failed_unchanged(const hpc_rundir_slot *s)
            sb.st_ctim.tv_nsec == s->failed.st_ctim.tv_nsec;
 }
 
+int hpc_rundir_open_nodes(const char *path, const hpc_options *opts, hpc_nodes **out,
+                          GError **err)
+{
+    int rc = hpc_container_nodes_open(path, opts, out, err);
+    if (rc == HPC_OK && opts->npy)
+        *out = hpc_npyview_new(*out);
+    return rc;
+}
+
 /* Open slot s's container if it is closed (s->open_lock held). */
 static void slot_open(hpc_mount *m, hpc_rundir_slot *s)
 {
-    hpc_container *c = NULL;
+    hpc_nodes *c = NULL;
     GError *err = NULL;
     struct stat before;
     if (failed_unchanged(s))
         return;
     if (stat(s->path, &before) != 0)
         memset(&before, 0, sizeof before);
-    if (hpc_npyview_open(s->path, &m->opts, &c, &err) != HPC_OK) {
+    if (hpc_rundir_open_nodes(s->path, &m->opts, &c, &err) != HPC_OK) {
         g_mutex_lock(&m->lock);
         gboolean first = !s->error;
         g_free(s->error);
@@ -325,7 +341,7 @@ static void slot_open(hpc_mount *m, hpc_rundir_slot *s)
 
 /* Take slot number sn for a call: open it if needed.  *c is NULL when it
  * failed to open (then s->error says why).  Pair with slot_release. */
-int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out, hpc_container **c)
+int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out, hpc_nodes **c)
 {
     GSList *stale = NULL;
     g_mutex_lock(&m->lock);

@@ -9,6 +9,7 @@
  * size does not match, are shown raw: a wrong header is worse than none.
  */
 #include "hpc_npyview.h"
+#include "hpc_error.h"
 #include "hpc_npy.h"
 
 #include <string.h>
@@ -16,8 +17,10 @@
 #define NPY_SUFFIX ".npy"
 #define NPY_TABLE_MAX 65536   /* entries before the table starts afresh */
 
-/* The view's state of one container (hpc_container_view_state). */
+/* The view over one implementation of the node interface. */
 typedef struct npy_view {
+    hpc_nodes head;
+    hpc_nodes *below;
     GMutex lock;           /* guards headers */
     GHashTable *headers;   /* ino -> npy_entry */
 } npy_view;
@@ -35,11 +38,16 @@ static void entry_free(gpointer p)
     g_free(e);
 }
 
-static char *xattr_string(hpc_container *c, hpc_ino ino, const char *name)
+static npy_view *view_of(hpc_nodes *n)
+{
+    return (npy_view *)n;
+}
+
+static char *xattr_string(hpc_nodes *below, hpc_ino ino, const char *name)
 {
     void *v = NULL;
     size_t len = 0;
-    if (hpc_container_getxattr(c, ino, name, &v, &len) != HPC_OK)
+    if (below->ops->getxattr(below, ino, name, &v, &len) != HPC_OK)
         return NULL;
     char *s = v ? g_strndup(v, len) : g_strdup("");   /* "" comes back as NULL */
     g_free(v);
@@ -93,10 +101,10 @@ static gboolean split_subarray(const char *dtype, GString *shape, char **base)
     return TRUE;
 }
 
-static GBytes *build_header(hpc_container *c, hpc_ino ino, uint64_t size)
+static GBytes *build_header(hpc_nodes *below, hpc_ino ino, uint64_t size)
 {
-    char *dtype = xattr_string(c, ino, "user.dtype");
-    char *shape = xattr_string(c, ino, "user.shape");
+    char *dtype = xattr_string(below, ino, "user.dtype");
+    char *shape = xattr_string(below, ino, "user.shape");
     char *base = NULL;
     GBytes *b = NULL;
     if (!dtype || !shape)
@@ -117,11 +125,10 @@ out:
 }
 
 /* The header of node st (raw attributes), or NULL: not an array. */
-static GBytes *header_of(hpc_container *c, const hpc_stat *st)
+static GBytes *header_of(npy_view *v, const hpc_stat *st)
 {
     if (!S_ISREG(st->mode) || HPC_INO_IS_TEXT(st->ino))
         return NULL;
-    npy_view *v = hpc_container_view_state(c);
     g_mutex_lock(&v->lock);
     npy_entry *e = g_hash_table_lookup(v->headers, &st->ino);
     GBytes *b = NULL;
@@ -132,7 +139,7 @@ static GBytes *header_of(hpc_container *c, const hpc_stat *st)
     if (hit)
         return b;
 
-    b = build_header(c, st->ino, st->size);
+    b = build_header(v->below, st->ino, st->size);
     e = g_new0(npy_entry, 1);
     e->raw_size = st->size;
     e->header = b ? g_bytes_ref(b) : NULL;
@@ -145,9 +152,9 @@ static GBytes *header_of(hpc_container *c, const hpc_stat *st)
 }
 
 /* Add the header's size to an array's attributes; TRUE if it is one. */
-static gboolean view_stat(hpc_container *c, hpc_stat *st)
+static gboolean view_stat(npy_view *v, hpc_stat *st)
 {
-    GBytes *b = header_of(c, st);
+    GBytes *b = header_of(v, st);
     if (!b)
         return FALSE;
     st->size += g_bytes_get_size(b);
@@ -155,111 +162,222 @@ static gboolean view_stat(hpc_container *c, hpc_stat *st)
     return TRUE;
 }
 
-static int view_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st)
+static int view_lookup(hpc_nodes *n, hpc_ino parent, const char *name, hpc_stat *st)
 {
-    size_t n = strlen(name), sl = strlen(NPY_SUFFIX);
-    if (n > sl && strcmp(name + n - sl, NPY_SUFFIX) == 0) {
-        char *raw = g_strndup(name, n - sl);
-        int rc = hpc_container_raw_lookup(c, parent, raw, st);
+    npy_view *v = view_of(n);
+    size_t len = strlen(name), sl = strlen(NPY_SUFFIX);
+    if (len > sl && strcmp(name + len - sl, NPY_SUFFIX) == 0) {
+        char *raw = g_strndup(name, len - sl);
+        int rc = v->below->ops->lookup(v->below, parent, raw, st);
         g_free(raw);
-        if (rc == HPC_OK && view_stat(c, st))
+        if (rc == HPC_OK && view_stat(v, st))
             return HPC_OK;
     }
     /* An array's raw name is not listed but still resolves, to the same
      * .npy bytes: symlinks that readers write to raw names (GSD frames
      * lending frame 0's chunks, HDF5 soft links) keep working. */
-    int rc = hpc_container_raw_lookup(c, parent, name, st);
+    int rc = v->below->ops->lookup(v->below, parent, name, st);
     if (rc == HPC_OK)
-        view_stat(c, st);
+        view_stat(v, st);
     return rc;
 }
 
-static int view_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st)
+static int view_getattr(hpc_nodes *n, hpc_ino ino, hpc_stat *st)
 {
-    int rc = hpc_container_raw_getattr(c, ino, st);
+    npy_view *v = view_of(n);
+    int rc = v->below->ops->getattr(v->below, ino, st);
     if (rc == HPC_OK)
-        view_stat(c, st);
+        view_stat(v, st);
     return rc;
 }
 
-static int view_dirent(hpc_container *c, const char *name, hpc_stat *st, char **name_out)
+typedef struct view_dir {
+    npy_view *v;
+    hpc_dirent_fn fn;
+    void *ctx;
+} view_dir;
+
+/* An entry as the view lists it: an array as NAME.npy, its size the
+ * header's more. */
+static int view_dirent(void *p, const char *name, const hpc_stat *st, uint64_t next)
 {
-    *name_out = (char *)name;
-    if (view_stat(c, st))
-        *name_out = g_strconcat(name, NPY_SUFFIX, NULL);
-    return HPC_OK;
+    view_dir *d = p;
+    hpc_stat s = *st;
+    if (!view_stat(d->v, &s))
+        return d->fn(d->ctx, name, &s, next);
+    char *shown = g_strconcat(name, NPY_SUFFIX, NULL);
+    int full = d->fn(d->ctx, shown, &s, next);
+    g_free(shown);
+    return full;
 }
 
-static int view_read(hpc_container *c, hpc_ino ino, void *buf, size_t len,
-                     uint64_t off, size_t *nread)
+static int view_readdir(hpc_nodes *n, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn,
+                        void *ctx)
+{
+    npy_view *v = view_of(n);
+    view_dir d = { v, fn, ctx };
+    return v->below->ops->readdir(v->below, dir, cookie, view_dirent, &d);
+}
+
+/* The header of file ino (NULL: shown raw) into *b, its size into *hlen. */
+static int header_at(npy_view *v, hpc_ino ino, GBytes **b, gsize *hlen)
 {
     hpc_stat st;
-    int rc = hpc_container_raw_getattr(c, ino, &st);
+    int rc = v->below->ops->getattr(v->below, ino, &st);
+    *b = rc == HPC_OK ? header_of(v, &st) : NULL;
+    *hlen = *b ? g_bytes_get_size(*b) : 0;
+    return rc;
+}
+
+static int view_read(hpc_nodes *n, hpc_ino ino, void *buf, size_t len, uint64_t off,
+                     size_t *nread)
+{
+    npy_view *v = view_of(n);
+    hpc_nodes *below = v->below;
+    GBytes *b;
+    gsize hlen;
+    *nread = 0;
+    int rc = header_at(v, ino, &b, &hlen);
     if (rc != HPC_OK)
         return rc;
-    GBytes *b = header_of(c, &st);
     if (!b)
-        return hpc_container_raw_read(c, ino, buf, len, off, nread);
-    gsize hlen;
-    const char *h = g_bytes_get_data(b, &hlen);
+        return below->ops->read(below, ino, buf, len, off, nread);
     size_t done = 0;
     if (off < hlen) {
         done = MIN(len, hlen - off);
-        memcpy(buf, h + off, done);
+        memcpy(buf, (const char *)g_bytes_get_data(b, NULL) + off, done);
     }
     size_t got = 0;
-    uint64_t body = off + done - hlen;
     if (done < len)
-        rc = hpc_container_raw_read(c, ino, (char *)buf + done, len - done, body, &got);
+        rc = below->ops->read(below, ino, (char *)buf + done, len - done, off + done - hlen, &got);
     g_bytes_unref(b);
     *nread = rc == HPC_OK ? done + got : 0;
     return rc;
 }
 
-static int view_map(hpc_container *c, hpc_ino ino, uint64_t off, uint64_t len,
-                    hpc_extent *ext, unsigned max, unsigned *n)
+static int view_map(hpc_nodes *n, hpc_ino ino, uint64_t off, uint64_t len, hpc_extent *ext,
+                    unsigned max, unsigned *count)
 {
-    hpc_stat st;
-    *n = 0;
-    int rc = hpc_container_raw_getattr(c, ino, &st);
+    npy_view *v = view_of(n);
+    GBytes *b;
+    gsize hlen;
+    *count = 0;
+    int rc = header_at(v, ino, &b, &hlen);
+    if (b)
+        g_bytes_unref(b);
     if (rc != HPC_OK)
         return rc;
-    GBytes *b = header_of(c, &st);
-    if (!b)
-        return hpc_container_raw_map(c, ino, off, len, ext, max, n);
-    gsize hlen = g_bytes_get_size(b);
-    g_bytes_unref(b);
     if (off < hlen)
-        return HPC_E_NOTSUP;
-    return hpc_container_raw_map(c, ino, off - hlen, len, ext, max, n);
+        return HPC_E_NOTSUP;      /* the header is no source's bytes */
+    return v->below->ops->map(v->below, ino, off - hlen, len, ext, max, count);
 }
 
-static void view_free(void *state)
+/* The references describe the raw bytes, not the view's. */
+static int view_chunks(hpc_nodes *n, hpc_ino ino, GString *out)
 {
-    npy_view *v = state;
+    (void)n, (void)ino, (void)out;
+    return HPC_E_NOTSUP;
+}
+
+/* ---- what the view passes down as it is --------------------------------- */
+
+static int view_readlink(hpc_nodes *n, hpc_ino ino, char **target)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->readlink(below, ino, target);
+}
+
+static int view_getxattr(hpc_nodes *n, hpc_ino ino, const char *name, void **value,
+                         size_t *len)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->getxattr(below, ino, name, value, len);
+}
+
+static int view_listxattr(hpc_nodes *n, hpc_ino ino, GString *out)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->listxattr(below, ino, out);
+}
+
+static int view_sources_unchanged(hpc_nodes *n)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->sources_unchanged(below);
+}
+
+/* The view's extents are below's (map shifts only the file offset). */
+static int view_extents_unchanged(hpc_nodes *n, const hpc_extent *ext, unsigned count)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->extents_unchanged(below, ext, count);
+}
+
+static const char *view_format_name(hpc_nodes *n)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->format_name(below);
+}
+
+static int view_is_live(hpc_nodes *n)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->is_live(below);
+}
+
+static void view_owner(hpc_nodes *n, uint32_t *uid, uint32_t *gid)
+{
+    hpc_nodes *below = view_of(n)->below;
+    below->ops->owner(below, uid, gid);
+}
+
+static uint64_t view_source_bytes(hpc_nodes *n)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->source_bytes(below);
+}
+
+static uint32_t view_block_size(hpc_nodes *n)
+{
+    hpc_nodes *below = view_of(n)->below;
+    return below->ops->block_size(below);
+}
+
+static void view_close(hpc_nodes *n)
+{
+    npy_view *v = view_of(n);
+    hpc_nodes_close(v->below);
     g_hash_table_destroy(v->headers);
     g_mutex_clear(&v->lock);
     g_free(v);
 }
 
-static const hpc_view npy_view_hooks = {
+static const hpc_nodes_ops npy_view_ops = {
     .lookup = view_lookup,
     .getattr = view_getattr,
-    .dirent = view_dirent,
+    .readdir = view_readdir,
+    .readlink = view_readlink,
     .read = view_read,
     .map = view_map,
-    .free = view_free,
+    .getxattr = view_getxattr,
+    .listxattr = view_listxattr,
+    .chunks = view_chunks,
+    .sources_unchanged = view_sources_unchanged,
+    .extents_unchanged = view_extents_unchanged,
+    .format_name = view_format_name,
+    .is_live = view_is_live,
+    .owner = view_owner,
+    .source_bytes = view_source_bytes,
+    .block_size = view_block_size,
+    .close = view_close,
 };
 
-int hpc_npyview_open(const char *source, const hpc_options *opts, hpc_container **out,
-                     GError **err)
+hpc_nodes *hpc_npyview_new(hpc_nodes *below)
 {
-    int rc = hpc_container_open(source, opts, out, err);
-    if (rc != HPC_OK || !opts->npy)
-        return rc;
     npy_view *v = g_new0(npy_view, 1);
+    v->head.ops = &npy_view_ops;
+    v->below = below;
     g_mutex_init(&v->lock);
     v->headers = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, entry_free);
-    hpc_container_set_view(*out, &npy_view_hooks, v);
-    return HPC_OK;
+    return &v->head;
 }

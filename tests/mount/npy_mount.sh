@@ -46,6 +46,11 @@ if [ -x "$top_builddir/tests/gen/hdf5_gen" ]; then
     "$HPCDUMP" -o npy cat "$G/basic.h5" "${p#./}" > "$TMP/dump.npy"
     check "hpcdump -o npy cat = mount (${p#./})" cmp -s "$TMP/dump.npy" "$M/$p"
     check "without -o npy no .npy names" sh -c "! find '$TMP/raw-basic.h5' -name '*.npy' | grep -q ."
+    # the references describe the file's raw bytes: none lies under a view
+    check "hpcdump refs" sh -c "'$HPCDUMP' refs '$G/basic.h5' > '$TMP/raw.refs'"
+    check "hpcdump -o npy refs" sh -c "'$HPCDUMP' -o npy refs '$G/basic.h5' > '$TMP/npy.refs'"
+    check "refs without -o npy name the file" grep -q '"u": ' "$TMP/raw.refs"
+    check "refs with -o npy name no byte of it" sh -c "! grep -q '\"u\": ' '$TMP/npy.refs'"
     check ".npy body is 64-byte aligned" "$PY" -c "
 import numpy as np, sys
 with open(sys.argv[1], 'rb') as f:

@@ -1,0 +1,76 @@
+/* hpc_nodes.h - the one interface of a tree of nodes: a table of calls
+ * (hpc_nodes_ops) over an object whose first member is hpc_nodes.
+ *
+ * An open container implements it (hpc_container_nodes_open,
+ * hpc_container.h); the -o npy view implements it by wrapping any other
+ * implementation (hpc_npyview.h); the mount layer calls containers only
+ * through it.  A layer that wraps another passes down what it does not
+ * change, so the layers stack in any order the mount layer chooses.
+ *
+ * Node ids, attributes and callbacks are hpc_node.h's; every call returns
+ * HPC_OK (0) or a negative hpc_err (hpc_error.h) unless it says otherwise,
+ * and may be made from many threads at once.
+ */
+#ifndef HPC_NODES_H
+#define HPC_NODES_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "hpc_node.h"
+#include "hpc_source.h"
+
+typedef struct hpc_nodes hpc_nodes;
+
+typedef struct hpc_nodes_ops {
+    int (*lookup)(hpc_nodes *n, hpc_ino parent, const char *name, hpc_stat *st);
+    int (*getattr)(hpc_nodes *n, hpc_ino ino, hpc_stat *st);
+    /** Cookies: 0 ".", 1 "..", then (root only) ".info", then the rest. */
+    int (*readdir)(hpc_nodes *n, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx);
+    int (*readlink)(hpc_nodes *n, hpc_ino ino, char **target);
+    /** Copy [off, off+len) of file ino into buf; *nread < len only at EOF. */
+    int (*read)(hpc_nodes *n, hpc_ino ino, void *buf, size_t len, uint64_t off,
+                size_t *nread);
+    /** Where [off, off+len) of ino lies verbatim in the sources (zero-copy
+     *  reads): at most max extents, *count of them; HPC_E_NOTSUP if the
+     *  bytes are computed. */
+    int (*map)(hpc_nodes *n, hpc_ino ino, uint64_t off, uint64_t len, hpc_extent *ext,
+               unsigned max, unsigned *count);
+    /** Value of xattr `name` into *value (g_free it). */
+    int (*getxattr)(hpc_nodes *n, hpc_ino ino, const char *name, void **value, size_t *len);
+    /** NUL-separated xattr names into out. */
+    int (*listxattr)(hpc_nodes *n, hpc_ino ino, GString *out);
+    /** Where the stored bytes of array ino lie, for references
+     *  (hpc_container_chunks); HPC_E_NOTSUP when there are none. */
+    int (*chunks)(hpc_nodes *n, hpc_ino ino, GString *out);
+    /** HPC_OK, or HPC_E_CHANGED once a source changed since open. */
+    int (*sources_unchanged)(hpc_nodes *n);
+    /** The same for the sources of extents a map gave (after a splice). */
+    int (*extents_unchanged)(hpc_nodes *n, const hpc_extent *ext, unsigned count);
+    /** The reader's name ("sion", "hdf5", ...). */
+    const char *(*format_name)(hpc_nodes *n);
+    /** Whether the nodes may still grow (GSD): no long kernel timeouts. */
+    int (*is_live)(hpc_nodes *n);
+    /** The uid and gid of every node. */
+    void (*owner)(hpc_nodes *n, uint32_t *uid, uint32_t *gid);
+    /** Bytes of all sources as of open (statfs). */
+    uint64_t (*source_bytes)(hpc_nodes *n);
+    /** Block size for st_blksize and statfs. */
+    uint32_t (*block_size)(hpc_nodes *n);
+    /** Close and free n, and what it wraps. */
+    void (*close)(hpc_nodes *n);
+} hpc_nodes_ops;
+
+/** The head of every implementation's object. */
+struct hpc_nodes {
+    const hpc_nodes_ops *ops;
+};
+
+/** Close n (NULL: nothing). */
+static inline void hpc_nodes_close(hpc_nodes *n)
+{
+    if (n)
+        n->ops->close(n);
+}
+
+#endif
