@@ -142,11 +142,6 @@ int h5_anon_lookup(h5 *h, const char *name, uint32_t *out)
     return n ? HPC_OK : HPC_E_NOENT;
 }
 
-const char *h5_anon_name(h5 *h, uint32_t id)
-{
-    return g_hash_table_lookup(h->anon_names, GUINT_TO_POINTER(id));
-}
-
 /* A link of the root named "@ADDR" wins over the object at ADDR; where
  * that object is one no path names, it is left out: a line in .info. */
 void h5_anon_hidden(h5 *h, h5_list *l, const char *name)

@@ -221,24 +221,25 @@ hid_t h5_dset_open(h5 *h, uint32_t id, hid_t g, const char *name, hid_t dapl);
 /** The node of root name "@ADDR": HPC_OK, or HPC_E_NOENT where there is
  *  no group or dataset header at ADDR. */
 int h5_anon_lookup(h5 *h, const char *name, uint32_t *out);
-const char *h5_anon_name(h5 *h, uint32_t id);
 /** The root's link `name` hides an unnamed object: a line in l->notes. */
 void h5_anon_hidden(h5 *h, h5_list *l, const char *name);
 
-/* hdf5_tree.c */
+/* hdf5_object.c */
 void h5_headers_init(h5 *h);
 /** The object header at addr read without libhdf5 (lock held): HPC_OK,
  *  else libhdf5 must be asked.  o->attrs is not 0 when the header holds
  *  CLASS, _Netcdf4Coordinates or DIMENSION_LIST (hdf5_ncdims.c). */
 int h5_header_read(h5 *h, uint64_t addr, hpc_h5ohdr *o);
+int h5_dset_is_dir(hid_t d);
+int h5_dset_too_large(h5 *h, hid_t d, const char *path);
+
+/* hdf5_tree.c */
 int h5_list_group(h5 *h, uint32_t dir, h5_list **out);
 int h5_lookup(hpc_container *c, hpc_ino parent, const char *name, hpc_stat *st);
 int h5_getattr(hpc_container *c, hpc_ino ino, hpc_stat *st);
 int h5_readdir(hpc_container *c, hpc_ino dir, uint64_t cookie, hpc_dirent_fn fn, void *ctx);
 int h5_readlink(hpc_container *c, hpc_ino ino, char **target);
 uint32_t h5_part_dataset(h5 *h, uint32_t id);
-int h5_dset_is_dir(hid_t d);
-int h5_dset_too_large(h5 *h, hid_t d, const char *path);
 
 /* hdf5_handle.c */
 void h5_handle_close(h5 *h, h5_handle *hd);

@@ -27,7 +27,7 @@ const char *h5_node_name(h5 *h, uint32_t id)
     if (n->parent == NO_PARENT)
         return "/";
     if (n->idx == ANON_IDX)
-        return h5_anon_name(h, id);
+        return g_hash_table_lookup(h->anon_names, GUINT_TO_POINTER(id));
     const h5_list *l = g_hash_table_lookup(h->lists, GUINT_TO_POINTER(n->parent));
     return l->names + l->name_at[n->idx];
 }
