@@ -69,6 +69,8 @@ def expected_bytes(ds):
     le = a.dtype.newbyteorder("<")
     if a.dtype.names is not None and a.dtype == le and a.size:
         return padded_bytes(ds, a.dtype)
+    if a.dtype.names is None and a.dtype == le:
+        return a.tobytes()      # already little-endian: the same bytes, one copy fewer
     exp = np.zeros(a.shape, dtype=le)
     exp[...] = a
     return exp.tobytes()
