@@ -26,6 +26,8 @@ A file the library refuses must be refused by hpcmount and hpcdump with one
 line and exit 1.  One line per file: "ok FILE", "FAIL FILE: reason" or
 "NOT-SERVED FILE: categories" (the file holds something hpcmount
 deliberately does not serve, docs/conformance.md; all else in it checked),
+each ended by the CPU seconds the file cost ("(1.2 CPU s)": the
+checker's, and the programs' it ran, the daemon and its helper included),
 then "N passed, N failed, N not served".  Exit 1 when any file FAILs.
 
 Environment: top_builddir (fuse/hpcmount, dump/hpcdump, tests/gen/hdf4_oracle),
@@ -33,6 +35,7 @@ top_srcdir.  -v prints every failed check of a failing file.  --skip leaves
 the files of the formats named out (the sanitizer build of tests/run-all.sh
 skips hdf5, whose library runs in the helper process).
 """
+import ctypes
 import errno
 import hashlib
 import json
@@ -55,6 +58,7 @@ HPCMOUNT = os.path.join(BUILD, "fuse", "hpcmount")
 HPCDUMP = os.environ.get("HPCDUMP") or os.path.join(BUILD, "dump", "hpcdump")
 ORACLE4 = os.path.join(BUILD, "tests", "gen", "hdf4_oracle")
 MEM_LIMIT = 4194304 * 1024          # ulimit -v 4194304 (KiB)
+PR_SET_CHILD_SUBREAPER = 36
 SANITIZED = b"libasan" in subprocess.run(["ldd", HPCMOUNT], capture_output=True).stdout
 FILE_TIMEOUT = 1800                 # a safety net against a hang, not a measure
 
@@ -615,9 +619,27 @@ def run_netcdf3(path, tmp, res):
 RUNNERS = {"hdf5": run_hdf5, "gsd": run_gsd, "hdf4": run_hdf4, "sion": run_sion, "netcdf3": run_netcdf3}
 
 
+def cpu_seconds():
+    """CPU seconds of this process and of its children waited for."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def reap():
+    """Wait for the orphans that have exited: a worker is their subreaper
+    (worker()), so the daemons' CPU counts in cpu_seconds()."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
+
+
 def child(fmt, path):
     """Check one file; print one JSON object."""
     res = Result()
+    cpu = cpu_seconds()
     tmp = tempfile.mkdtemp(prefix="hpcconf.")
     # sanitizer builds: the reports of the daemons land in tmp (the last
     # log_path given wins); ASan reserves terabytes of address space, so
@@ -640,14 +662,20 @@ def child(fmt, path):
         if os.path.ismount(os.path.join(tmp, "mnt")):
             subprocess.run(["fusermount3", "-u", os.path.join(tmp, "mnt")])
         shutil.rmtree(tmp, ignore_errors=True)
-    return json.dumps(dict(fails=res.fails, notserved=res.notserved, checks=res.checks))
+        reap()
+    return json.dumps(dict(fails=res.fails, notserved=res.notserved, checks=res.checks,
+                           cpu=cpu_seconds() - cpu))
 
 
 def worker():
     """--worker: check the files named on stdin (one JSON [fmt, path] per
     line) one after another in this interpreter, a "result JSON" line each.
     Every file starts from the environment and folder the worker started
-    with."""
+    with.  The worker is the subreaper of the daemons it mounts
+    (PR_SET_CHILD_SUBREAPER), so that it waits for them and a file's CPU
+    includes theirs; a daemon it has not waited for when it exits goes to
+    the next subreaper, tests/lib/timed.py."""
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # the ASan runtime preloaded for this interpreter only (worker_env)
     os.environ.pop("LD_PRELOAD", None)
     if "HPC_WORKER_ASAN_OPTIONS" in os.environ:
@@ -760,14 +788,16 @@ def run_one(fmt, path):
         w.close()
     if out is None:
         return "FAIL", why, []
+    cpu = " (%.1f CPU s)" % out["cpu"]
     if out["fails"]:
-        return "FAIL", "%d of %d checks: %s" % (len(out["fails"]), out["checks"], out["fails"][0]), out["fails"]
+        return "FAIL", "%d of %d checks: %s%s" % (len(out["fails"]), out["checks"], out["fails"][0], cpu), \
+            out["fails"]
     if out["notserved"]:
         cats = sorted({c for _, c in out["notserved"]})
-        return "NOT-SERVED", "; ".join(cats), []
+        return "NOT-SERVED", "; ".join(cats) + cpu, []
     if out["checks"] == 0:
-        return "FAIL", "nothing checked", []
-    return "ok", "%d checks" % out["checks"], []
+        return "FAIL", "nothing checked" + cpu, []
+    return "ok", cpu, []
 
 
 def main(argv):
@@ -805,7 +835,7 @@ def main(argv):
     with ThreadPoolExecutor(max_workers=jobs) as ex:
         for (fmt, path), (status, text, fails) in zip(files, ex.map(lambda a: run_one(*a), files)):
             rel = os.path.relpath(path, top)
-            print("%s %s: %s" % (status, rel, text) if status != "ok" else "ok %s" % rel, flush=True)
+            print("%s %s: %s" % (status, rel, text) if status != "ok" else "ok %s%s" % (rel, text), flush=True)
             if verbose:
                 for ln in fails[1:]:
                     print("    " + ln)

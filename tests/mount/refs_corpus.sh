@@ -32,8 +32,8 @@ O="$top_builddir/tests/gen/hdf4_oracle"
 ulimit -v 4194304
 shard=${HPC_REFS_CORPUS_SHARD:-0/1}
 # xarray on the file, in a server process reused from file to file
-# (refs_verify.py's Worker), costs about 0.1-0.3 CPU s per file, 8 (its
-# CPU limit per step) per file libnetcdf loops on, and all of them are compared;
+# (refs_verify.py's Worker), costs about 0.1-0.3 CPU s per file, 3 (the
+# CPU limit of its open) per file libnetcdf loops on, and all of them are compared;
 # HPC_REFS_XARRAY_EVERY=N compares every Nth HDF5 file of each shard only
 # (every netCDF-3 file)
 XEVERY=${HPC_REFS_XARRAY_EVERY:-1}

@@ -637,12 +637,14 @@ def h4attrs(oracle_out, path, refs, top=""):
 
 # ---- the corpus --------------------------------------------------------------
 
-def oracle(path):
+def oracle(path, opened=lambda: None):
     """(the file's root group as xarray opens and loads it, None), or
-    (None, why) when it cannot."""
+    (None, why) when it cannot; opened() is called between the two."""
     import xarray as xr
     try:
-        return xr.open_dataset(path, engine="netcdf4").load(), None
+        ds = xr.open_dataset(path, engine="netcdf4")
+        opened()
+        return ds.load(), None
     except Exception as e:      # noqa: BLE001 - counted, not compared
         return None, "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:100])
 
