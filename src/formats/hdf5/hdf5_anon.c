@@ -68,10 +68,7 @@ static uint32_t anon_node(h5 *h, hid_t id, uint64_t addr, const char *name)
 {
     uint8_t kind = K_GROUP;
     if (H5Iget_type(id) == H5I_DATASET) {
-        char *path = g_strconcat("/", name, NULL);
-        int over = h5_dset_too_large(h, id, path);
-        g_free(path);
-        if (over)
+        if (h5_dset_too_large(h, id, 0, name))
             return 0;
         kind = h5_dset_is_dir(id) ? K_VLEN : K_DATASET;
     }

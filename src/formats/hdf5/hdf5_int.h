@@ -231,7 +231,7 @@ void h5_headers_init(h5 *h);
  *  CLASS, _Netcdf4Coordinates or DIMENSION_LIST (hdf5_ncdims.c). */
 int h5_header_read(h5 *h, uint64_t addr, hpc_h5ohdr *o);
 int h5_dset_is_dir(hid_t d);
-int h5_dset_too_large(h5 *h, hid_t d, const char *path);
+int h5_dset_too_large(h5 *h, hid_t d, uint32_t dir, const char *name);
 
 /* hdf5_tree.c */
 int h5_list_group(h5 *h, uint32_t dir, h5_list **out);

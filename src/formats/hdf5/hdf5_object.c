@@ -88,11 +88,12 @@ int h5_dset_is_dir(hid_t d)
     return seq;
 }
 
-/* Does open dataset d (at path) hold more bytes than the largest file
- * (2^63 - 1)?  Then it has no file: it is left out of the listing
- * (lookup: ENOENT) with a warning line in .info.  Its file type's size
- * counts: the size served is never smaller. */
-int h5_dset_too_large(h5 *h, hid_t d, const char *path)
+/* Does open dataset d, linked as name in group node dir, hold more bytes
+ * than the largest file (2^63 - 1)?  Then it has no file: it is left out
+ * of the listing (lookup: ENOENT) with a warning line in .info, whose
+ * path is made only then.  Its file type's size counts: the size served
+ * is never smaller. */
+int h5_dset_too_large(h5 *h, hid_t d, uint32_t dir, const char *name)
 {
     hid_t sp = H5Dget_space(d), t = H5Dget_type(d);
     hsize_t dims[H5S_MAX_RANK];
@@ -101,9 +102,13 @@ int h5_dset_too_large(h5 *h, hid_t d, const char *path)
     for (int i = 0; i < r; i++)
         d64[i] = dims[i];
     int over = t >= 0 && hpc_h5_over_file_size(H5Tget_size(t), r, d64);
-    if (over)
-        g_string_append_printf(h->warnings, "warning: %s: more bytes than the largest file "
-                               "size (2^63 - 1): left out\n", path);
+    if (over) {
+        char *dpath = h5_node_path(h, dir);
+        g_string_append_printf(h->warnings, "warning: %s%s%s: more bytes than the largest file "
+                               "size (2^63 - 1): left out\n", dpath, strcmp(dpath, "/") ? "/" : "",
+                               name);
+        g_free(dpath);
+    }
     if (t >= 0)
         H5Tclose(t);
     if (sp >= 0)

@@ -139,11 +139,7 @@ static int too_large(h5 *h, hid_t g, uint32_t dir, const char *name)
     hid_t d = H5Dopen2(g, name, h->dapl);
     if (d < 0)
         return 0;
-    char *dpath = h5_node_path(h, dir);
-    char *path = g_strdup_printf("%s%s%s", dpath, strcmp(dpath, "/") ? "/" : "", name);
-    int over = h5_dset_too_large(h, d, path);
-    g_free(path);
-    g_free(dpath);
+    int over = h5_dset_too_large(h, d, dir, name);
     H5Dclose(d);
     return over;
 }
