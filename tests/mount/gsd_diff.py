@@ -37,6 +37,13 @@ gsd.fl (Debian's python3-gsd), used by tests/mount/gsd_diff.sh.
                             not count), and a last frame after the run
   hpcdump HPCDUMP FILE N SEED  N chunks and series picked at random, whole,
                             through `hpcdump cat`
+  batch LIST                the commands listed in LIST (one a line:
+                            OUTFILE, then the command and its arguments,
+                            separated by tabs) in this one interpreter,
+                            each one's output into its OUTFILE, ended by
+                            "status: N" (its exit status): the start and
+                            imports of an interpreter cost more CPU than
+                            most files' checks
 """
 import os
 import random
@@ -396,26 +403,45 @@ def via_hpcdump(hpcdump, path, n, seed):
     return 1 if bad or not pick else 0
 
 
+def run(argv):
+    """The command argv (the arguments after the script's name): its exit
+    status."""
+    cmd = argv[0]
+    writers = {"write": write, "writehoomdlate": writehoomdlate, "writedup": writedup,
+               "writegap": writegap, "writev1": writev1, "writehoomd": writehoomd}
+    if cmd in writers:
+        writers[cmd](argv[1], int(argv[2]), int(argv[3]))
+        return 0
+    if cmd == "check":
+        return check(argv[1], argv[2], len(argv) <= 3 or argv[3] != "noxattr")
+    if cmd == "hpcdump":
+        return via_hpcdump(argv[1], argv[2], int(argv[3]), int(argv[4]))
+    return "unknown command " + cmd
+
+
+def batch(listfile):
+    """Each command listed in listfile, its output into its own file."""
+    import contextlib
+    import traceback
+    for line in open(listfile):
+        out, *argv = line.rstrip("\n").split("\t")
+        with open(out, "w") as fh, contextlib.redirect_stdout(fh):
+            try:
+                rc = run(argv)
+            except Exception:       # noqa: BLE001 - that command's failure only
+                traceback.print_exc(file=fh)
+                rc = 1
+            if isinstance(rc, str):
+                print(rc)
+                rc = 1
+            print("status: %d" % rc, flush=True)
+    return 0
+
+
 def main():
-    cmd = sys.argv[1]
-    if cmd == "write":
-        write(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
-    elif cmd == "writehoomdlate":
-        writehoomdlate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
-    elif cmd == "writedup":
-        writedup(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
-    elif cmd == "writegap":
-        writegap(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
-    elif cmd == "writev1":
-        writev1(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
-    elif cmd == "writehoomd":
-        writehoomd(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
-    elif cmd == "check":
-        sys.exit(check(sys.argv[2], sys.argv[3], len(sys.argv) <= 4 or sys.argv[4] != "noxattr"))
-    elif cmd == "hpcdump":
-        sys.exit(via_hpcdump(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])))
-    else:
-        sys.exit("unknown command " + cmd)
+    if sys.argv[1] == "batch":
+        sys.exit(batch(sys.argv[2]))
+    sys.exit(run(sys.argv[1:]))
 
 
 if __name__ == "__main__":

@@ -15,35 +15,60 @@ need_fuse
 D="$top_srcdir/tests/mount/gsd_diff.py"
 T="$DATA/gsd/gsdtest.py"
 
-for spec in "write types 240 1" "write few 3 2" "write one 1 3" "writedup dup 150 4" \
-            "writedup dup2 37 5" "writev1 v1 60 6" "writegap gap 2100 7"; do
-    set -- $spec
-    gen=$1; shift
-    f="$TMP/$1.gsd"
-    $PY "$D" "$gen" "$f" "$2" "$3" || { fail "$1: $gen"; continue; }
-    mount_container "$f" "$TMP/m-$1" || { fail "$1: mount"; continue; }
-    check "$1 ($2 frames): every chunk and series as gsd.fl reads it, odd reads" \
-        $PY "$D" check "$TMP/m-$1" "$f"
-    check "$1: .info reports no damage" grep -q "^damage: none" "$TMP/m-$1/.info"
-    unmount_container "$TMP/m-$1"
-    "$HPCDUMP" extract "$f" "$TMP/x-$1" >/dev/null || fail "$1: hpcdump extract"
-    check "$1: hpcdump extract as gsd.fl reads it" $PY "$D" check "$TMP/x-$1" "$f" noxattr
-    check "$1: hpcdump cat as gsd.fl reads it" $PY "$D" hpcdump "$HPCDUMP" "$f" 40 "$3"
+# every file written first, then mounted, extracted and checked; the
+# writes and the checks each in one interpreter (gsd_diff.py batch: an
+# interpreter's start and imports cost more CPU than most files' checks),
+# each command's output in its own file, ended by its exit status
+SPECS="types:write:240:1 few:write:3:2 one:write:1:3 dup:writedup:150:4 dup2:writedup:37:5
+v1:writev1:60:6 gap:writegap:2100:7"
+HSPECS="hoomd:writehoomd:40:4 hoomdlate:writehoomdlate:40:8"
+# spec NAME:WRITER:FRAMES:SEED: sets n, gen, frames, seed
+spec() { local IFS=:; set -- $1; n=$1 gen=$2 frames=$3 seed=$4; }
+# ok OUT: that batch command ended with status 0; said OUT: its output
+ok() { [ "$(tail -1 "$1" 2>/dev/null)" = "status: 0" ]; }
+said() { sed '$d' "$1" 2>/dev/null; }
+: >"$TMP/write.batch"
+for s in $SPECS $HSPECS; do
+    spec "$s"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$TMP/$n.write" "$gen" "$TMP/$n.gsd" "$frames" "$seed" >>"$TMP/write.batch"
+done
+$PY "$D" batch "$TMP/write.batch" || fail "gsd_diff.py batch of the writers"
+: >"$TMP/check.batch"
+DONE=""
+for s in $SPECS; do
+    spec "$s"
+    f="$TMP/$n.gsd"
+    ok "$TMP/$n.write" || { fail "$n: $gen: $(said "$TMP/$n.write" | tail -3)"; continue; }
+    mount_container "$f" "$TMP/m-$n" || { fail "$n: mount"; continue; }
+    "$HPCDUMP" extract "$f" "$TMP/x-$n" >/dev/null || fail "$n: hpcdump extract"
+    printf '%s\tcheck\t%s\t%s\n' "$TMP/$n.cm" "$TMP/m-$n" "$f" >>"$TMP/check.batch"
+    printf '%s\tcheck\t%s\t%s\tnoxattr\n' "$TMP/$n.cx" "$TMP/x-$n" "$f" >>"$TMP/check.batch"
+    printf '%s\thpcdump\t%s\t%s\t40\t%s\n' "$TMP/$n.cd" "$HPCDUMP" "$f" "$seed" >>"$TMP/check.batch"
+    DONE="$DONE $n:$frames"
+done
+$PY "$D" batch "$TMP/check.batch" || fail "gsd_diff.py batch of the checks"
+for nf in $DONE; do
+    n=${nf%%:*}
+    said "$TMP/$n.cm"; said "$TMP/$n.cx"; said "$TMP/$n.cd"
+    check "$n (${nf#*:} frames): every chunk and series as gsd.fl reads it, odd reads" ok "$TMP/$n.cm"
+    check "$n: .info reports no damage" grep -q "^damage: none" "$TMP/m-$n/.info"
+    unmount_container "$TMP/m-$n"
+    check "$n: hpcdump extract as gsd.fl reads it" ok "$TMP/$n.cx"
+    check "$n: hpcdump cat as gsd.fl reads it" ok "$TMP/$n.cd"
 done
 
 # hoomd schema: what frame 0 lends, as gsd.hoomd hands it out (nothing to
 # a frame gsd.hoomd cannot read: log/ names frame 0 lacks, an empty step)
-for spec in "writehoomd hoomd 40 4" "writehoomdlate hoomdlate 40 8"; do
-    set -- $spec
-    gen=$1; shift
-    f="$TMP/$1.gsd"
-    $PY "$D" "$gen" "$f" "$2" "$3" || { fail "$1: $gen"; continue; }
-    mount_container "$f" "$TMP/m-$1" || { fail "$1: mount"; continue; }
-    check "$1: files and links as gsd.hoomd reads every frame" $PY "$T" hoomd "$TMP/m-$1" "$f"
-    check "$1: every chunk and series as gsd.fl reads it" $PY "$D" check "$TMP/m-$1" "$f"
-    unmount_container "$TMP/m-$1"
-    "$HPCDUMP" extract "$f" "$TMP/x-$1" >/dev/null || fail "$1: hpcdump extract"
-    check "$1: hpcdump extract, links included, as gsd.hoomd reads it" $PY "$T" hoomd "$TMP/x-$1" "$f"
+for s in $HSPECS; do
+    spec "$s"
+    f="$TMP/$n.gsd"
+    ok "$TMP/$n.write" || { fail "$n: $gen: $(said "$TMP/$n.write" | tail -3)"; continue; }
+    mount_container "$f" "$TMP/m-$n" || { fail "$n: mount"; continue; }
+    check "$n: files and links as gsd.hoomd reads every frame" $PY "$T" hoomd "$TMP/m-$n" "$f"
+    check "$n: every chunk and series as gsd.fl reads it" $PY "$D" check "$TMP/m-$n" "$f"
+    unmount_container "$TMP/m-$n"
+    "$HPCDUMP" extract "$f" "$TMP/x-$n" >/dev/null || fail "$n: hpcdump extract"
+    check "$n: hpcdump extract, links included, as gsd.hoomd reads it" $PY "$T" hoomd "$TMP/x-$n" "$f"
 done
 check "hoomdlate: .info says which frames gsd.hoomd cannot read" \
     grep -q "^hoomd: frame 0 lacks 2 log/ names" <("$HPCDUMP" info "$TMP/hoomdlate.gsd")
