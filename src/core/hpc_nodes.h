@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "hpc_error.h"
 #include "hpc_node.h"
 #include "hpc_source.h"
 
@@ -66,6 +67,15 @@ typedef struct hpc_nodes_ops {
      *  were read (a splice): called before unmap. */
     int (*extents_unchanged)(hpc_nodes *n, hpc_ino ino, const hpc_extent *ext,
                              unsigned count);
+    /** What reads ino for as long as it is held: *src and ino's id there
+     *  (*inner), until release(n, *src).  Calls to *src on *inner are
+     *  what n's on ino would be, and *src stays open while held even when
+     *  n closes what it came from (a run directory's least recently used
+     *  container: the open file keeps reading the container it opened).
+     *  NULL: n itself, *inner = ino, nothing to release. */
+    int (*hold)(hpc_nodes *n, hpc_ino ino, hpc_nodes **src, hpc_ino *inner);
+    /** Let go of a *src that hold gave. */
+    void (*release)(hpc_nodes *n, hpc_nodes *src);
     /** The reader's name ("sion", "hdf5", ...; "directory"). */
     const char *(*format_name)(hpc_nodes *n);
     /** How the kernel may cache node ino (hpc_node_meta). */
@@ -95,6 +105,23 @@ static inline void hpc_nodes_unmap(hpc_nodes *n, hpc_ino ino)
 {
     if (n->ops->unmap)
         n->ops->unmap(n, ino);
+}
+
+/** n's hold of ino (see hold); pair with hpc_nodes_release. */
+static inline int hpc_nodes_hold(hpc_nodes *n, hpc_ino ino, hpc_nodes **src, hpc_ino *inner)
+{
+    if (n->ops->hold)
+        return n->ops->hold(n, ino, src, inner);
+    *src = n;
+    *inner = ino;
+    return HPC_OK;
+}
+
+/** Let go of src, held from n (src n itself: nothing). */
+static inline void hpc_nodes_release(hpc_nodes *n, hpc_nodes *src)
+{
+    if (src != n && n->ops->release)
+        n->ops->release(n, src);
 }
 
 #endif

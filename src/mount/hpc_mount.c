@@ -111,9 +111,14 @@ int hpc_mount_sources_unchanged(hpc_mount *m, hpc_ino ino)
     return m->top->ops->sources_unchanged(m->top, ino);
 }
 
-int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext, unsigned n)
+int hpc_mount_hold(hpc_mount *m, hpc_ino ino, hpc_nodes **src, hpc_ino *inner)
 {
-    return m->top->ops->extents_unchanged(m->top, ino, ext, n);
+    return hpc_nodes_hold(m->top, ino, src, inner);
+}
+
+void hpc_mount_release(hpc_mount *m, hpc_nodes *src)
+{
+    hpc_nodes_release(m->top, src);
 }
 
 void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize)

@@ -44,12 +44,13 @@ int hpc_mount_map(hpc_mount *m, hpc_ino ino, uint64_t off, uint64_t len,
                   hpc_extent *ext, unsigned max, unsigned *n);
 /** The extents of a successful hpc_mount_map are no longer used. */
 void hpc_mount_unmap(hpc_mount *m, hpc_ino ino);
-/** After reading the extents of hpc_mount_map: HPC_OK when none of their
- *  sources changed, else HPC_E_CHANGED (see hpc_container_extents_unchanged). */
-int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext, unsigned n);
 /** HPC_OK when no source of the container holding ino changed (a run
  *  directory then reopens that container on its next use). */
 int hpc_mount_sources_unchanged(hpc_mount *m, hpc_ino ino);
+/** What an open file of ino reads, and ino's id there, kept open until
+ *  hpc_mount_release (hpc_nodes.h, hold). */
+int hpc_mount_hold(hpc_mount *m, hpc_ino ino, hpc_nodes **src, hpc_ino *inner);
+void hpc_mount_release(hpc_mount *m, hpc_nodes *src);
 /** For statfs: the bytes of the sources (a run directory: of the files
  *  under it as statvfs tells) and the block size to report. */
 void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize);

@@ -2,8 +2,9 @@
  * (a slot number and the container's own id, or an index into the table
  * of ids too large for 40 bits), the directory's own nodes and the probe
  * of what each file is, and the container slots: opened on first use,
- * closed when least recently used, reopened once stale; and the one way
- * the mount layer opens a container (hpc_rundir_open_nodes).
+ * closed when least recently used, reopened once stale, their containers
+ * held by open files; and the one way the mount layer opens a container
+ * (hpc_rundir_open_nodes).
  */
 #define _GNU_SOURCE       /* O_PATH */
 #include "config.h"
@@ -257,10 +258,12 @@ hpc_rundir_slot *hpc_rundir_slot_get(hpc_rundir *rd, uint32_t s)
     return s >= 1 && s <= rd->slots->len ? g_ptr_array_index(rd->slots, s - 1) : NULL;
 }
 
-/* Slot s lets go of its container (rd->lock held): onto *closing. */
+/* Slot s lets go of its container (rd->lock held): onto *closing, unless
+ * open files hold it (the last one closes it). */
 static void slot_close(hpc_rundir *rd, hpc_rundir_slot *s, GSList **closing)
 {
-    *closing = g_slist_prepend(*closing, s->c);
+    if (!g_hash_table_contains(rd->held, s->c))
+        *closing = g_slist_prepend(*closing, s->c);
     s->c = NULL;
     g_queue_delete_link(&rd->open, s->lru);
     s->lru = NULL;
@@ -282,6 +285,26 @@ static GSList *evict(hpc_rundir *rd)
     return out;
 }
 
+void hpc_rundir_hold(hpc_rundir *rd, hpc_nodes *c, uint32_t sn)
+{
+    hpc_rundir_held *h = g_hash_table_lookup(rd->held, c);
+    if (!h) {
+        h = g_new0(hpc_rundir_held, 1);
+        h->slot = sn;
+        g_hash_table_insert(rd->held, c, h);
+    }
+    h->count++;
+}
+
+gboolean hpc_rundir_unhold(hpc_rundir *rd, hpc_nodes *c)
+{
+    hpc_rundir_held *h = g_hash_table_lookup(rd->held, c);
+    if (!h || --h->count > 0)
+        return FALSE;
+    hpc_rundir_slot *s = hpc_rundir_slot_get(rd, h->slot);
+    g_hash_table_remove(rd->held, c);
+    return !s || s->c != c;
+}
 
 static void close_one(gpointer n)
 {
@@ -420,12 +443,30 @@ int hpc_rundir_init(hpc_rundir *rd, const char *root, const hpc_options *opts, G
     g_queue_init(&rd->open);
     rd->big = g_array_new(FALSE, FALSE, sizeof(hpc_rundir_big_id));
     rd->big_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    rd->held = g_hash_table_new_full(NULL, NULL, NULL, g_free);
     return HPC_OK;
+}
+
+/* Close the containers that only open files still held (their slots let
+ * go of them): files are not to outlive the run directory, but a front
+ * end that unmounts may leave some unreleased. */
+static void close_orphans(hpc_rundir *rd)
+{
+    GHashTableIter it;
+    gpointer c, v;
+    g_hash_table_iter_init(&it, rd->held);
+    while (g_hash_table_iter_next(&it, &c, &v)) {
+        hpc_rundir_slot *s = hpc_rundir_slot_get(rd, ((hpc_rundir_held *)v)->slot);
+        if (!s || s->c != c)
+            hpc_nodes_close(c);
+    }
+    g_hash_table_destroy(rd->held);
 }
 
 void hpc_rundir_free(hpc_rundir *rd)
 {
     if (rd->slots) {
+        close_orphans(rd);
         for (guint i = 0; i < rd->slots->len; i++) {
             hpc_rundir_slot *s = g_ptr_array_index(rd->slots, i);
             hpc_nodes_close(s->c);

@@ -7,8 +7,10 @@
  * entry is first seen, opened on first access inside them (each with the
  * npy view over it when asked: hpc_rundir_open_nodes), and closed again
  * when more than max_containers are open and they are the least recently
- * used.  One that failed to open shows as an empty directory with a .info
- * that says why.
+ * used.  A container an open file holds (hpc_nodes_hold) stays open for
+ * that file until it lets go, closed by the LRU or not: the file reads the
+ * container it opened.  One that failed to open shows as an empty
+ * directory with a .info that says why.
  *
  * Node ids: the run directory's own nodes are small numbers; a
  * container's node n in slot s is (s << 40) | n when n < 2^40, else an

@@ -1,7 +1,7 @@
 /* hpc_rundir_int.h - what the two files of the run directory share: its
  * state, its own nodes and the container slots.  hpc_rundir.c keeps the
  * nodes (probing what a file is), the slots (open on first use, least
- * recently used closed) and the ids;
+ * recently used closed, held by open files) and the ids;
  * hpc_rundir_nodes.c is its implementation of the node interface, each
  * call routed to a node of the run directory or a slot.
  */
@@ -52,6 +52,13 @@ typedef struct hpc_rundir_big_id {
     hpc_ino inner;
 } hpc_rundir_big_id;
 
+/* A container that open files hold (hpc_nodes_hold): it closes when the
+ * last one lets go, if its slot let go of it meanwhile. */
+typedef struct hpc_rundir_held {
+    int count;
+    uint32_t slot;
+} hpc_rundir_held;
+
 typedef struct hpc_rundir {
     hpc_nodes head;
     char *root;                  /* absolute */
@@ -64,6 +71,7 @@ typedef struct hpc_rundir {
     GQueue open;                 /* open slots, most recently used first */
     GArray *big;                 /* hpc_rundir_big_id, index = ino & ~BIG_BIT */
     GHashTable *big_of;          /* "slot:inner" -> index + 1 */
+    GHashTable *held;            /* hpc_nodes * -> hpc_rundir_held */
     int64_t mtime;
     uint32_t uid, gid, mode;     /* of root */
     GArray *above;               /* hpc_perm_ref of the directories above root */
@@ -106,11 +114,18 @@ hpc_rundir_slot *hpc_rundir_slot_get(hpc_rundir *rd, uint32_t s);
  * stale); closes what the LRU evicts.  Returns rc. */
 int hpc_rundir_slot_release(hpc_rundir *rd, hpc_rundir_slot *s, int rc);
 
+/* An open file holds c, the container of slot sn (rd->lock held). */
+void hpc_rundir_hold(hpc_rundir *rd, hpc_nodes *c, uint32_t sn);
+
+/* An open file lets go of c: TRUE when c is to be closed now, no file
+ * holding it and its slot no longer using it (rd->lock held). */
+gboolean hpc_rundir_unhold(hpc_rundir *rd, hpc_nodes *c);
+
 /* Fill rd (zeroed) for the run directory root (absolute): its tables,
  * nothing opened.  On failure hpc_rundir_free(rd) all the same. */
 int hpc_rundir_init(hpc_rundir *rd, const char *root, const hpc_options *opts, GError **err);
 
-/* Close every container and free rd. */
+/* Close every container, held or not, and free rd. */
 void hpc_rundir_free(hpc_rundir *rd);
 
 #endif

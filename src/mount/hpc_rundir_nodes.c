@@ -593,6 +593,39 @@ static void rd_meta(hpc_nodes *n, hpc_ino ino, hpc_node_meta *meta)
     g_mutex_unlock(&rd->lock);
 }
 
+/* ---- open files ---------------------------------------------------------- */
+
+/* An open file of a container reads the slot's container itself, counted
+ * so that the LRU's close of the slot leaves it open until the file lets
+ * go; the directory's own nodes and a failed container's .info are read
+ * through the directory. */
+static int rd_hold(hpc_nodes *n, hpc_ino ino, hpc_nodes **src, hpc_ino *inner)
+{
+    hpc_rundir *rd = of(n);
+    route r;
+    *src = n;
+    *inner = ino;
+    int rc = enter(rd, ino, &r);
+    if (rc != HPC_OK || !r.c)
+        return leave(rd, &r, rc);
+    g_mutex_lock(&rd->lock);
+    hpc_rundir_hold(rd, r.c, r.sn);
+    g_mutex_unlock(&rd->lock);
+    *src = r.c;
+    *inner = r.inner;
+    return leave(rd, &r, HPC_OK);
+}
+
+static void rd_release(hpc_nodes *n, hpc_nodes *src)
+{
+    hpc_rundir *rd = of(n);
+    g_mutex_lock(&rd->lock);
+    gboolean last = hpc_rundir_unhold(rd, src);
+    g_mutex_unlock(&rd->lock);
+    if (last)
+        hpc_nodes_close(src);
+}
+
 static void rd_close(hpc_nodes *n)
 {
     hpc_rundir_free(of(n));
@@ -611,6 +644,8 @@ static const hpc_nodes_ops rundir_ops = {
     .chunks = rd_chunks,
     .sources_unchanged = rd_sources_unchanged,
     .extents_unchanged = rd_extents_unchanged,
+    .hold = rd_hold,
+    .release = rd_release,
     .format_name = rd_format_name,
     .meta = rd_meta,
     .source_bytes = rd_source_bytes,

@@ -279,6 +279,9 @@ static int view_chunks(hpc_nodes *n, hpc_ino ino, GString *out)
     return HPC_E_NOTSUP;
 }
 
+/* Not passed down: hold (left NULL), since the view's bytes are its own,
+ * an open file reads through the view. */
+
 /* ---- what the view passes down as it is --------------------------------- */
 
 static int view_readlink(hpc_nodes *n, hpc_ino ino, char **target)
