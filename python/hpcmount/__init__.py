@@ -21,6 +21,7 @@ import os
 import posixpath
 import stat as _stat
 import threading
+import weakref
 
 from . import _lib
 from ._lib import lib
@@ -111,6 +112,7 @@ class Container(_Closes):
         self.source = os.fspath(source)
         self._h = None
         self._lock = threading.Lock()
+        self._files = weakref.WeakSet()    # closed first: they hold containers
         h = ctypes.c_void_p()
         rc = lib.hpcmount_open(_bytes(self.source), _option_string(options).encode(),
                                ctypes.byref(h))
@@ -122,6 +124,9 @@ class Container(_Closes):
         """Close; calls still running in other threads must have returned."""
         with self._lock:
             h, self._h = self._h, None
+            files, self._files = list(self._files), weakref.WeakSet()
+        for f in files:
+            f.close()
         if h:
             lib.hpcmount_close(h)
 
@@ -166,7 +171,10 @@ class Container(_Closes):
         else:
             rc = lib.hpcmount_file_open_node(self._handle(), ino, ctypes.byref(h))
         _check(rc, path=path)
-        return _File(self, h, path)
+        f = _File(self, h, path)
+        with self._lock:
+            self._files.add(f)
+        return f
 
     def stat(self, path, follow_symlinks=True):
         """os.stat_result of path, as os.stat on the mount."""

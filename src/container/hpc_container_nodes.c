@@ -2,6 +2,11 @@
  * node interface (hpc_nodes.h): each call is the container's own. */
 #include "hpc_container.h"
 
+#include <string.h>
+
+#define LIVE_TIMEOUT 1.0          /* a live container's nodes grow */
+#define STATIC_TIMEOUT 86400.0    /* the others never change while open */
+
 typedef struct container_nodes {
     hpc_nodes head;
     hpc_container *c;
@@ -59,13 +64,16 @@ static int cn_chunks(hpc_nodes *n, hpc_ino ino, GString *out)
     return hpc_container_chunks(of(n), ino, out);
 }
 
-static int cn_sources_unchanged(hpc_nodes *n)
+static int cn_sources_unchanged(hpc_nodes *n, hpc_ino ino)
 {
+    (void)ino;
     return hpc_container_sources_unchanged(of(n));
 }
 
-static int cn_extents_unchanged(hpc_nodes *n, const hpc_extent *ext, unsigned count)
+static int cn_extents_unchanged(hpc_nodes *n, hpc_ino ino, const hpc_extent *ext,
+                                unsigned count)
 {
+    (void)ino;
     return hpc_container_extents_unchanged(of(n), ext, count);
 }
 
@@ -74,14 +82,17 @@ static const char *cn_format_name(hpc_nodes *n)
     return hpc_container_format_name(of(n));
 }
 
-static int cn_is_live(hpc_nodes *n)
+/* A container's bytes never change while it is open (a change is an
+ * error): the kernel keeps them; its .info texts are made anew. */
+static void cn_meta(hpc_nodes *n, hpc_ino ino, hpc_node_meta *meta)
 {
-    return hpc_container_is_live(of(n));
-}
-
-static void cn_owner(hpc_nodes *n, uint32_t *uid, uint32_t *gid)
-{
-    hpc_container_owner(of(n), uid, gid);
+    hpc_container *c = of(n);
+    memset(meta, 0, sizeof *meta);
+    meta->timeout = hpc_container_is_live(c) ? LIVE_TIMEOUT : STATIC_TIMEOUT;
+    meta->direct_io = HPC_INO_IS_TEXT(ino);
+    meta->keep_cache = !meta->direct_io;
+    hpc_container_owner(c, &meta->uid, &meta->gid);
+    meta->blksize = hpc_container_block_size(c);
 }
 
 static uint64_t cn_source_bytes(hpc_nodes *n)
@@ -113,8 +124,7 @@ static const hpc_nodes_ops container_ops = {
     .sources_unchanged = cn_sources_unchanged,
     .extents_unchanged = cn_extents_unchanged,
     .format_name = cn_format_name,
-    .is_live = cn_is_live,
-    .owner = cn_owner,
+    .meta = cn_meta,
     .source_bytes = cn_source_bytes,
     .block_size = cn_block_size,
     .close = cn_close,

@@ -1,4 +1,8 @@
 /* hpc_file.c - an open file of a mount and its one read call (hpc_file.h).
+ *
+ * The file reads what holds its node (hpc_mount_hold: in a run directory,
+ * the slot's container itself), not the mount's stack: the container it
+ * opened stays open for it, whatever the run directory closes meanwhile.
  */
 #define _GNU_SOURCE       /* posix_fadvise on older C libraries */
 #include "hpc_file.h"
@@ -14,7 +18,9 @@
 
 struct hpc_file {
     hpc_mount *m;
-    hpc_ino ino;
+    hpc_ino ino;                 /* the mount's id */
+    hpc_nodes *src;              /* held: what reads it */
+    hpc_ino inner;               /* its id in src */
     hpc_stat st;
     hpc_ra_stream *ra;
     uint64_t verbatim_min;
@@ -32,6 +38,11 @@ int hpc_file_open(hpc_mount *m, hpc_ino ino, const hpc_file_conf *conf, hpc_file
     if (S_ISLNK(st.mode))
         return HPC_E_INVAL;
     hpc_file *f = g_new0(hpc_file, 1);
+    rc = hpc_mount_hold(m, ino, &f->src, &f->inner);
+    if (rc != HPC_OK) {
+        g_free(f);
+        return rc;
+    }
     f->m = m;
     f->ino = ino;
     f->st = st;
@@ -58,12 +69,35 @@ void hpc_file_close(hpc_file *f)
     if (!f)
         return;
     hpc_ra_stream_free(f->ra);
+    hpc_mount_release(f->m, f->src);
     g_free(f);
 }
 
 const hpc_stat *hpc_file_stat(const hpc_file *f)
 {
     return &f->st;
+}
+
+/* rc of a call to f->src; a change is told to the mount too, which then
+ * opens a fresh container for the next open (a run directory: the held
+ * one may be one its slot no longer uses). */
+static int told(hpc_file *f, int rc)
+{
+    if (rc == HPC_E_CHANGED)
+        (void)hpc_mount_sources_unchanged(f->m, f->ino);
+    return rc;
+}
+
+static int src_map(hpc_file *f, uint64_t off, uint64_t len, hpc_extent *ext, unsigned max,
+                   unsigned *n)
+{
+    return f->src->ops->map(f->src, f->inner, off, len, ext, max, n);
+}
+
+/* After the extents of src_map were read: their sources unchanged? */
+static int src_extents_unchanged(hpc_file *f, const hpc_extent *ext, unsigned n)
+{
+    return told(f, f->src->ops->extents_unchanged(f->src, f->inner, ext, n));
 }
 
 /* ---- verbatim extents into a buffer ------------------------------------ */
@@ -105,7 +139,7 @@ static int direct_batch(hpc_file *f, char *buf, size_t len, uint64_t off, size_t
     unsigned n = 0;
     size_t pos = 0;
     *got = 0;
-    int rc = hpc_mount_map(f->m, f->ino, off, len, ext, MAP_BATCH, &n);
+    int rc = src_map(f, off, len, ext, MAP_BATCH, &n);
     if (rc != HPC_OK)
         return HPC_E_NOTSUP;     /* the core's read says what is wrong */
     for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
@@ -118,8 +152,8 @@ static int direct_batch(hpc_file *f, char *buf, size_t len, uint64_t off, size_t
     for (unsigned i = 0; rc == HPC_OK && i < n; pos += ext[i].len, i++)
         rc = hpc_source_pread(ext[i].src, buf + pos, ext[i].len, ext[i].off);
     if (rc == HPC_OK)
-        rc = hpc_mount_extents_unchanged(f->m, f->ino, ext, n);
-    hpc_mount_unmap(f->m, f->ino);
+        rc = src_extents_unchanged(f, ext, n);
+    hpc_nodes_unmap(f->src, f->inner);
     *got = rc == HPC_OK ? pos : 0;
     return rc;
 }
@@ -156,7 +190,7 @@ static int read_buffer(hpc_file *f, char *buf, size_t len, uint64_t off, size_t 
     rc = rc == HPC_E_NOTSUP ? HPC_OK : rc;
     while (rc == HPC_OK && done < len) {
         size_t want = MIN(len - done, (size_t)READ_PIECE), got = 0;
-        rc = hpc_mount_read(f->m, f->ino, buf + done, want, off + done, &got);
+        rc = told(f, f->src->ops->read(f->src, f->inner, buf + done, want, off + done, &got));
         if (rc != HPC_OK || got == 0)
             break;
         done += got;
@@ -169,11 +203,12 @@ static int read_buffer(hpc_file *f, char *buf, size_t len, uint64_t off, size_t 
 
 /* ---- splice -------------------------------------------------------------- */
 
-/* The leased extents staged by the sink's fill, checked, and sent; HPC_E_NOTSUP
- * when the copy must answer.  The kernel copies spliced pages after every
- * check here, so only sources under a read lease are spliced: a write or
- * truncate then waits for the reply (hpc_source.h). */
-static int splice_checked(hpc_file *f, hpc_sink *sink, hpc_extent *ext, unsigned n, uint64_t got)
+/* The leased extents staged by the sink's fill and checked: HPC_OK to
+ * send them, HPC_E_NOTSUP when the copy must answer, or the error.  The
+ * kernel copies spliced pages after every check here, so only sources
+ * under a read lease are spliced: a write or truncate then waits for the
+ * reply (hpc_source.h). */
+static int splice_staged(hpc_file *f, hpc_sink *sink, hpc_extent *ext, unsigned n, uint64_t got)
 {
     int rc = HPC_OK;
     for (unsigned i = 0; i < n && rc == HPC_OK; i++)
@@ -182,49 +217,62 @@ static int splice_checked(hpc_file *f, hpc_sink *sink, hpc_extent *ext, unsigned
     if (rc == HPC_OK)
         rc = sink->splice->fill(sink->ctx, ext, n, got);
     if (rc == HPC_OK)
-        rc = hpc_mount_extents_unchanged(f->m, f->ino, ext, n);
-    else if (rc == HPC_E_CHANGED)
-        rc = hpc_mount_sources_unchanged(f->m, f->ino) == HPC_E_CHANGED ? HPC_E_CHANGED : HPC_E_IO;
-    if (rc != HPC_OK)
-        sink->splice->drop(sink->ctx);
-    else
-        sink->splice->send(sink->ctx, got);
+        return src_extents_unchanged(f, ext, n);
+    if (rc == HPC_E_CHANGED)
+        rc = told(f, f->src->ops->sources_unchanged(f->src, f->inner)) == HPC_E_CHANGED
+                 ? HPC_E_CHANGED : HPC_E_IO;
     return rc;
 }
 
-/* The mapped extents of a splice read, while their container is held. */
-static int splice_extents(hpc_file *f, hpc_sink *sink, uint64_t off, size_t len,
-                          hpc_extent *ext, unsigned n)
+/* Do the extents cover what is asked, all under a read lease? */
+static gboolean spliceable(const hpc_file *f, uint64_t off, size_t len, const hpc_extent *ext,
+                           unsigned n)
 {
     uint64_t size = f->st.size, got = 0;
     uint64_t want = off >= size ? 0 : MIN((uint64_t)len, size - off);
     for (unsigned i = 0; i < n; i++)
         got += ext[i].len;
     if (got != want || n == 0)
-        return HPC_E_NOTSUP;   /* a short reply would read as EOF: copy */
+        return FALSE;          /* a short reply would read as EOF: copy */
     for (unsigned i = 0; i < n; i++)
         if (!hpc_source_lease(ext[i].src))
-            return HPC_E_NOTSUP;
+            return FALSE;
+    return TRUE;
+}
+
+/* The mapped extents of a splice read: staged, checked, let go (unmap),
+ * then sent or dropped.  Once a reply is sent, the kernel may release the
+ * file (and free f, and let go of what it holds) at any time: nothing
+ * here touches f after a send. */
+static int splice_extents(hpc_file *f, hpc_sink *sink, uint64_t off, size_t len,
+                          hpc_extent *ext, unsigned n)
+{
+    if (!spliceable(f, off, len, ext, n)) {
+        hpc_nodes_unmap(f->src, f->inner);
+        return HPC_E_NOTSUP;
+    }
+    uint64_t got = 0;
+    for (unsigned i = 0; i < n; i++)
+        got += ext[i].len;
     hpc_source_replies_begin();
-    int rc = splice_checked(f, sink, ext, n, got);
+    int rc = splice_staged(f, sink, ext, n, got);
+    hpc_nodes_unmap(f->src, f->inner);
+    if (rc == HPC_OK)
+        sink->splice->send(sink->ctx, got);
+    else
+        sink->splice->drop(sink->ctx);
     hpc_source_replies_end();
     return rc;
 }
 
-/* Once a reply is sent, the kernel may release the file (and free f) at
- * any time: nothing here touches f after a send. */
 static int read_splice(hpc_file *f, hpc_sink *sink, uint64_t off, size_t len)
 {
     hpc_extent ext[HPC_MAX_EXTENTS];
-    hpc_mount *m = f->m;
-    hpc_ino ino = f->ino;
     unsigned n;
     int rc = HPC_E_NOTSUP;
     if (f->verbatim_min && len >= f->verbatim_min &&
-        hpc_mount_map(m, ino, off, len, ext, HPC_MAX_EXTENTS, &n) == HPC_OK) {
+        src_map(f, off, len, ext, HPC_MAX_EXTENTS, &n) == HPC_OK)
         rc = splice_extents(f, sink, off, len, ext, n);
-        hpc_mount_unmap(m, ino);   /* the extents' files may close from here on */
-    }
     if (rc != HPC_E_NOTSUP)
         return rc;
     char *buf = g_malloc(len ? len : 1);
@@ -246,7 +294,7 @@ static int extents_batch(hpc_file *f, hpc_sink *sink, uint64_t off, uint64_t end
     hpc_extent ext[MAP_BATCH];
     unsigned n = 0;
     *done = 0;
-    int rc = hpc_mount_map(f->m, f->ino, off, end - off, ext, MAP_BATCH, &n);
+    int rc = src_map(f, off, end - off, ext, MAP_BATCH, &n);
     if (rc != HPC_OK)
         return rc;
     for (unsigned i = 0; rc == HPC_OK && i < n; i++) {
@@ -255,8 +303,8 @@ static int extents_batch(hpc_file *f, hpc_sink *sink, uint64_t off, uint64_t end
         *done += ext[i].len;
     }
     if (rc == HPC_OK)
-        rc = hpc_mount_extents_unchanged(f->m, f->ino, ext, n);
-    hpc_mount_unmap(f->m, f->ino);
+        rc = src_extents_unchanged(f, ext, n);
+    hpc_nodes_unmap(f->src, f->inner);
     if (rc == HPC_OK && n == 0)
         rc = HPC_E_IO;           /* no progress: the map and the size disagree */
     return rc;

@@ -2,18 +2,11 @@
  * containers.
  *
  * SOURCE is either one container (a file, or a directory a reader claims,
- * such as an FTI checkpoint tree) or a run directory.  One container is
- * served as it is: its node ids are the container's own.  A run directory
- * is shown read-only as it is on disk, with every file or directory that a
- * reader recognises shown as a directory holding that container's tree.
- * Containers are probed by magic when their directory entry is first seen,
- * opened on first access inside them, and closed again when more than
- * max_containers are open and they are the least recently used.
- *
- * Node ids of a run directory: the directory layer's own nodes are small
- * numbers; a container's node n in slot s is (s << 40) | n when n < 2^40,
- * else an entry of a translation table with bit 63 set.  Ids never change
- * while mounted, so a container may be closed and opened again at will.
+ * such as an FTI checkpoint tree) or a run directory (hpc_rundir.h).  One
+ * container is served as it is: its node ids are the container's own.
+ * Either is one implementation of the node interface (hpc_nodes.h), the
+ * npy view over each container when -o npy; the calls below are that
+ * stack's.
  */
 #ifndef HPC_MOUNT_H
 #define HPC_MOUNT_H
@@ -51,11 +44,13 @@ int hpc_mount_map(hpc_mount *m, hpc_ino ino, uint64_t off, uint64_t len,
                   hpc_extent *ext, unsigned max, unsigned *n);
 /** The extents of a successful hpc_mount_map are no longer used. */
 void hpc_mount_unmap(hpc_mount *m, hpc_ino ino);
-/** After reading the extents of hpc_mount_map: HPC_OK when none of their
- *  sources changed, else HPC_E_CHANGED (see hpc_container_extents_unchanged). */
-int hpc_mount_extents_unchanged(hpc_mount *m, hpc_ino ino, const hpc_extent *ext, unsigned n);
-/** HPC_OK when no source of the container holding ino changed. */
+/** HPC_OK when no source of the container holding ino changed (a run
+ *  directory then reopens that container on its next use). */
 int hpc_mount_sources_unchanged(hpc_mount *m, hpc_ino ino);
+/** What an open file of ino reads, and ino's id there, kept open until
+ *  hpc_mount_release (hpc_nodes.h, hold). */
+int hpc_mount_hold(hpc_mount *m, hpc_ino ino, hpc_nodes **src, hpc_ino *inner);
+void hpc_mount_release(hpc_mount *m, hpc_nodes *src);
 /** For statfs: the bytes of the sources (a run directory: of the files
  *  under it as statvfs tells) and the block size to report. */
 void hpc_mount_statfs(hpc_mount *m, uint64_t *bytes, uint32_t *bsize);
@@ -73,14 +68,7 @@ int hpc_mount_resolve_follow(hpc_mount *m, const char *path, gboolean follow_las
 /** hpc_container_chunks of the container holding ino. */
 int hpc_mount_chunks(hpc_mount *m, hpc_ino ino, GString *out);
 
-/** How the kernel may cache node ino: seconds for names and attributes,
- *  its owner and the block size to report. */
-typedef struct hpc_node_meta {
-    double timeout;
-    int keep_cache;              /* file pages may outlive an open */
-    int direct_io;               /* text regenerated on every read (.info) */
-    uint32_t uid, gid, blksize;
-} hpc_node_meta;
+/** How the kernel may cache node ino (hpc_node_meta, hpc_nodes.h). */
 void hpc_mount_node_meta(hpc_mount *m, hpc_ino ino, hpc_node_meta *meta);
 
 #endif

@@ -1,12 +1,14 @@
-/* hpc_rundir.c - the tables of a mounted run directory (hpc_mount_int.h):
- * mount ids (a slot number and the container's own id, or an index into
- * the table of ids too large for 40 bits), the directory's own nodes and
- * the probe of what each file is, and the container slots: opened on
- * first use, closed when least recently used, reopened once stale; and
- * the one way the mount layer opens a container (hpc_rundir_open_nodes).
+/* hpc_rundir.c - the tables of a run directory (hpc_rundir_int.h): ids
+ * (a slot number and the container's own id, or an index into the table
+ * of ids too large for 40 bits), the directory's own nodes and the probe
+ * of what each file is, and the container slots: opened on first use,
+ * closed when least recently used, reopened once stale, their containers
+ * held by open files; and the one way the mount layer opens a container
+ * (hpc_rundir_open_nodes).
  */
+#define _GNU_SOURCE       /* O_PATH */
 #include "config.h"
-#include "hpc_mount_int.h"
+#include "hpc_rundir_int.h"
 #include "hpc_npyview.h"
 
 #include <errno.h>
@@ -15,38 +17,38 @@
 #include <string.h>
 #include <unistd.h>
 
-hpc_ino hpc_rundir_encode(hpc_mount *m, uint32_t s, hpc_ino inner)
+hpc_ino hpc_rundir_encode(hpc_rundir *rd, uint32_t s, hpc_ino inner)
 {
     if (inner <= INNER_MASK)
         return ((hpc_ino)s << SLOT_SHIFT) | inner;
     char key[48];
     g_snprintf(key, sizeof key, "%u:%" G_GUINT64_FORMAT, s, inner);
-    g_mutex_lock(&m->lock);
-    guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(m->big_of, key));
+    g_mutex_lock(&rd->lock);
+    guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(rd->big_of, key));
     if (!idx) {
         hpc_rundir_big_id b = { s, inner };
-        g_array_append_val(m->big, b);
-        idx = m->big->len;
-        g_hash_table_insert(m->big_of, g_strdup(key), GUINT_TO_POINTER(idx));
+        g_array_append_val(rd->big, b);
+        idx = rd->big->len;
+        g_hash_table_insert(rd->big_of, g_strdup(key), GUINT_TO_POINTER(idx));
     }
-    g_mutex_unlock(&m->lock);
+    g_mutex_unlock(&rd->lock);
     return BIG_BIT | (idx - 1);
 }
 
 /* Split ino into slot (0: the layer's own node) and inner id. */
-int hpc_rundir_decode(hpc_mount *m, hpc_ino ino, uint32_t *s, hpc_ino *inner)
+int hpc_rundir_decode(hpc_rundir *rd, hpc_ino ino, uint32_t *s, hpc_ino *inner)
 {
     int rc = HPC_OK;
     if (ino & BIG_BIT) {
-        g_mutex_lock(&m->lock);
+        g_mutex_lock(&rd->lock);
         uint64_t i = ino & ~BIG_BIT;
-        if (i < m->big->len) {
-            *s = g_array_index(m->big, hpc_rundir_big_id, i).slot;
-            *inner = g_array_index(m->big, hpc_rundir_big_id, i).inner;
+        if (i < rd->big->len) {
+            *s = g_array_index(rd->big, hpc_rundir_big_id, i).slot;
+            *inner = g_array_index(rd->big, hpc_rundir_big_id, i).inner;
         } else {
             rc = HPC_E_NOENT;
         }
-        g_mutex_unlock(&m->lock);
+        g_mutex_unlock(&rd->lock);
         return rc;
     }
     *s = (uint32_t)(ino >> SLOT_SHIFT);
@@ -54,9 +56,9 @@ int hpc_rundir_decode(hpc_mount *m, hpc_ino ino, uint32_t *s, hpc_ino *inner)
     return HPC_OK;
 }
 
-char *hpc_rundir_abs_path(hpc_mount *m, const char *rel)
+char *hpc_rundir_abs_path(hpc_rundir *rd, const char *rel)
 {
-    return *rel ? g_build_filename(m->root, rel, NULL) : g_strdup(m->root);
+    return *rel ? g_build_filename(rd->root, rel, NULL) : g_strdup(rd->root);
 }
 
 /* A set member "NAME.000001" whose NAME is beside it: a plain file (the
@@ -146,31 +148,31 @@ static const hpc_format *probe(const char *path, gboolean dir)
     return f && !hpc_rundir_holds_other_format(path, f) ? f : NULL;
 }
 
-hpc_rundir_node *hpc_rundir_node_get(hpc_mount *m, uint64_t id)
+hpc_rundir_node *hpc_rundir_node_get(hpc_rundir *rd, uint64_t id)
 {
-    if (id < DIR_INO_FIRST || id - DIR_INO_FIRST >= m->nodes->len)
+    if (id < DIR_INO_FIRST || id - DIR_INO_FIRST >= rd->nodes->len)
         return NULL;
-    return g_ptr_array_index(m->nodes, id - DIR_INO_FIRST);
+    return g_ptr_array_index(rd->nodes, id - DIR_INO_FIRST);
 }
 
-/* A new container slot for node id (m->lock held). */
-static uint32_t slot_new(hpc_mount *m, uint64_t id, const char *path)
+/* A new container slot for node id (rd->lock held). */
+static uint32_t slot_new(hpc_rundir *rd, uint64_t id, const char *path)
 {
-    if (m->slots->len + 1 >= MAX_SLOTS)
+    if (rd->slots->len + 1 >= MAX_SLOTS)
         return 0;
     hpc_rundir_slot *s = g_new0(hpc_rundir_slot, 1);
     s->node = (uint32_t)id;
     s->path = g_strdup(path);
     g_mutex_init(&s->open_lock);
-    g_ptr_array_add(m->slots, s);
-    return m->slots->len;
+    g_ptr_array_add(rd->slots, s);
+    return rd->slots->len;
 }
 
 /* What rel is now: find or make its node, probe it again if it changed.
  * *ino and *st (the directory layer's attributes) are filled. */
-int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st)
+int hpc_rundir_node_at(hpc_rundir *rd, const char *rel, hpc_stat *st)
 {
-    char *path = hpc_rundir_abs_path(m, rel);
+    char *path = hpc_rundir_abs_path(rd, rel);
     struct stat sb;
     int rc = lstat(path, &sb) == 0 ? HPC_OK : HPC_E_NOENT;
     if (rc != HPC_OK)
@@ -181,23 +183,23 @@ int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st)
         rc = HPC_E_NOENT;          /* FIFOs, devices, sockets are not shown */
         goto out;
     }
-    g_mutex_lock(&m->lock);
-    gpointer idp = g_hash_table_lookup(m->node_of, rel);
+    g_mutex_lock(&rd->lock);
+    gpointer idp = g_hash_table_lookup(rd->node_of, rel);
     uint64_t id = GPOINTER_TO_SIZE(idp);
-    hpc_rundir_node *d = id ? hpc_rundir_node_get(m, id) : NULL;
+    hpc_rundir_node *d = id ? hpc_rundir_node_get(rd, id) : NULL;
     gboolean fresh = d && d->mtime == (int64_t)sb.st_mtime && d->size == (uint64_t)sb.st_size &&
                      (d->kind == kind || (d->kind == NODE_CONTAINER && kind != NODE_LINK));
-    g_mutex_unlock(&m->lock);
+    g_mutex_unlock(&rd->lock);
     if (!fresh) {
-        const hpc_format *f = (kind == NODE_LINK || m->opts.noexpand || !*rel) ? NULL
+        const hpc_format *f = (kind == NODE_LINK || rd->opts.noexpand || !*rel) ? NULL
                               : probe(path, kind == NODE_DIR);
-        g_mutex_lock(&m->lock);
+        g_mutex_lock(&rd->lock);
         if (!d) {
             d = g_new0(hpc_rundir_node, 1);
             d->rel = g_strdup(rel);
-            g_ptr_array_add(m->nodes, d);
-            id = DIR_INO_FIRST + m->nodes->len - 1;
-            g_hash_table_insert(m->node_of, d->rel, GSIZE_TO_POINTER(id));
+            g_ptr_array_add(rd->nodes, d);
+            id = DIR_INO_FIRST + rd->nodes->len - 1;
+            g_hash_table_insert(rd->node_of, d->rel, GSIZE_TO_POINTER(id));
         }
         d->mtime = sb.st_mtime;
         d->size = (uint64_t)sb.st_size;
@@ -206,16 +208,16 @@ int hpc_rundir_node_at(hpc_mount *m, const char *rel, hpc_stat *st)
         d->mode = (uint32_t)sb.st_mode;
         d->kind = f ? NODE_CONTAINER : kind;
         if (f && !d->slot)
-            d->slot = slot_new(m, id, path);
+            d->slot = slot_new(rd, id, path);
         if (f && !d->slot)
             d->kind = kind;        /* out of slots: shown as it is */
-        g_mutex_unlock(&m->lock);
+        g_mutex_unlock(&rd->lock);
     }
     memset(st, 0, sizeof *st);
     st->mtime = sb.st_mtime;
     /* a container's root until it is open: the file's own bits (its
      * container's are no wider; hpc_mount_node_meta: not cached) */
-    uint32_t own = hpc_rundir_mode(m, (uint32_t)sb.st_uid, (uint32_t)sb.st_gid, (uint32_t)sb.st_mode);
+    uint32_t own = hpc_rundir_mode(rd, (uint32_t)sb.st_uid, (uint32_t)sb.st_gid, (uint32_t)sb.st_mode);
     if (d->kind == NODE_CONTAINER) {
         st->ino = ((hpc_ino)d->slot << SLOT_SHIFT) | HPC_INO_ROOT;
         st->mode = hpc_perm_mode(HPC_MODE_DIR, own & HPC_PERM_ALL);
@@ -231,49 +233,77 @@ out:
     return rc;
 }
 
-uint32_t hpc_rundir_mode(const hpc_mount *m, uint32_t uid, uint32_t gid, uint32_t mode)
+uint32_t hpc_rundir_mode(const hpc_rundir *rd, uint32_t uid, uint32_t gid, uint32_t mode)
 {
     const hpc_creds *owner = hpc_creds_of(uid, gid);
-    uint32_t r = hpc_perm_narrow_chain(mode & 0444, owner, uid, gid, m->above);
-    uint32_t x = hpc_perm_narrow_chain((mode & 0111) << 2, owner, uid, gid, m->above);
+    uint32_t r = hpc_perm_narrow_chain(mode & 0444, owner, uid, gid, rd->above);
+    uint32_t x = hpc_perm_narrow_chain((mode & 0111) << 2, owner, uid, gid, rd->above);
     return (mode & S_IFMT) | r | (x >> 2);
 }
 
 /* The relative path of the layer's node ino (a new string), or NULL. */
-char *hpc_rundir_node_rel(hpc_mount *m, hpc_ino ino)
+char *hpc_rundir_node_rel(hpc_rundir *rd, hpc_ino ino)
 {
     if (ino == HPC_INO_ROOT)
         return g_strdup("");
-    g_mutex_lock(&m->lock);
-    hpc_rundir_node *d = hpc_rundir_node_get(m, ino);
+    g_mutex_lock(&rd->lock);
+    hpc_rundir_node *d = hpc_rundir_node_get(rd, ino);
     char *rel = d ? g_strdup(d->rel) : NULL;
-    g_mutex_unlock(&m->lock);
+    g_mutex_unlock(&rd->lock);
     return rel;
 }
 
-hpc_rundir_slot *hpc_rundir_slot_get(hpc_mount *m, uint32_t s)
+hpc_rundir_slot *hpc_rundir_slot_get(hpc_rundir *rd, uint32_t s)
 {
-    return s >= 1 && s <= m->slots->len ? g_ptr_array_index(m->slots, s - 1) : NULL;
+    return s >= 1 && s <= rd->slots->len ? g_ptr_array_index(rd->slots, s - 1) : NULL;
 }
 
-/* Close open containers beyond max_open that nobody uses (m->lock held);
- * returns them for closing outside the lock. */
-static GSList *evict(hpc_mount *m)
+/* Slot s lets go of its container (rd->lock held): onto *closing, unless
+ * open files hold it (the last one closes it). */
+static void slot_close(hpc_rundir *rd, hpc_rundir_slot *s, GSList **closing)
+{
+    if (!g_hash_table_contains(rd->held, s->c))
+        *closing = g_slist_prepend(*closing, s->c);
+    s->c = NULL;
+    g_queue_delete_link(&rd->open, s->lru);
+    s->lru = NULL;
+}
+
+/* Close open containers beyond max_open that no call uses (rd->lock
+ * held); returns them for closing outside the lock. */
+static GSList *evict(hpc_rundir *rd)
 {
     GSList *out = NULL;
-    GList *l = m->open.tail;
-    while (l && m->open.length > m->max_open) {
+    GList *l = rd->open.tail;
+    while (l && rd->open.length > rd->max_open) {
         GList *prev = l->prev;
         hpc_rundir_slot *s = l->data;
-        if (s->refs == 0) {
-            out = g_slist_prepend(out, s->c);
-            s->c = NULL;
-            g_queue_delete_link(&m->open, l);
-            s->lru = NULL;
-        }
+        if (s->refs == 0)
+            slot_close(rd, s, &out);
         l = prev;
     }
     return out;
+}
+
+void hpc_rundir_hold(hpc_rundir *rd, hpc_nodes *c, uint32_t sn)
+{
+    hpc_rundir_held *h = g_hash_table_lookup(rd->held, c);
+    if (!h) {
+        h = g_new0(hpc_rundir_held, 1);
+        h->slot = sn;
+        g_hash_table_insert(rd->held, c, h);
+    }
+    h->count++;
+}
+
+gboolean hpc_rundir_unhold(hpc_rundir *rd, hpc_nodes *c)
+{
+    hpc_rundir_held *h = g_hash_table_lookup(rd->held, c);
+    if (!h || --h->count > 0)
+        return FALSE;
+    hpc_rundir_slot *s = hpc_rundir_slot_get(rd, h->slot);
+    g_hash_table_remove(rd->held, c);
+    return !s || s->c != c;
 }
 
 static void close_one(gpointer n)
@@ -310,7 +340,7 @@ int hpc_rundir_open_nodes(const char *path, const hpc_options *opts, hpc_nodes *
 }
 
 /* Open slot s's container if it is closed (s->open_lock held). */
-static void slot_open(hpc_mount *m, hpc_rundir_slot *s)
+static void slot_open(hpc_rundir *rd, hpc_rundir_slot *s)
 {
     hpc_nodes *c = NULL;
     GError *err = NULL;
@@ -319,56 +349,53 @@ static void slot_open(hpc_mount *m, hpc_rundir_slot *s)
         return;
     if (stat(s->path, &before) != 0)
         memset(&before, 0, sizeof before);
-    if (hpc_rundir_open_nodes(s->path, &m->opts, &c, &err) != HPC_OK) {
-        g_mutex_lock(&m->lock);
+    if (hpc_rundir_open_nodes(s->path, &rd->opts, &c, &err) != HPC_OK) {
+        g_mutex_lock(&rd->lock);
         gboolean first = !s->error;
         g_free(s->error);
         s->error = g_strdup(err ? err->message : "cannot be opened");
         s->failed = before;
-        g_mutex_unlock(&m->lock);
+        g_mutex_unlock(&rd->lock);
         if (first)
             hpc_log("%s", err ? err->message : s->path);
         g_clear_error(&err);
         return;
     }
-    g_mutex_lock(&m->lock);
+    g_mutex_lock(&rd->lock);
     g_clear_pointer(&s->error, g_free);
     s->c = c;
-    g_queue_push_head(&m->open, s);
-    s->lru = m->open.head;
-    g_mutex_unlock(&m->lock);
+    g_queue_push_head(&rd->open, s);
+    s->lru = rd->open.head;
+    g_mutex_unlock(&rd->lock);
 }
 
 /* Take slot number sn for a call: open it if needed.  *c is NULL when it
  * failed to open (then s->error says why).  Pair with slot_release. */
-int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out, hpc_nodes **c)
+int hpc_rundir_slot_acquire(hpc_rundir *rd, uint32_t sn, hpc_rundir_slot **out, hpc_nodes **c)
 {
     GSList *stale = NULL;
-    g_mutex_lock(&m->lock);
-    hpc_rundir_slot *s = hpc_rundir_slot_get(m, sn);
+    g_mutex_lock(&rd->lock);
+    hpc_rundir_slot *s = hpc_rundir_slot_get(rd, sn);
     if (!s) {
-        g_mutex_unlock(&m->lock);
+        g_mutex_unlock(&rd->lock);
         return HPC_E_NOENT;
     }
-    if (s->stale && s->refs == 0 && s->c) {
-        stale = g_slist_prepend(stale, s->c);
-        g_queue_delete_link(&m->open, s->lru);
-        s->lru = NULL;
-        s->c = NULL;
+    if (s->stale && s->refs == 0 && s->c)
+        slot_close(rd, s, &stale);
+    if (!s->c)
         s->stale = 0;
-    }
     s->refs++;
-    if (s->lru && s->lru != m->open.head) {
-        g_queue_unlink(&m->open, s->lru);
-        g_queue_push_head_link(&m->open, s->lru);
+    if (s->lru && s->lru != rd->open.head) {
+        g_queue_unlink(&rd->open, s->lru);
+        g_queue_push_head_link(&rd->open, s->lru);
     }
     gboolean need = !s->c;
-    g_mutex_unlock(&m->lock);
+    g_mutex_unlock(&rd->lock);
     close_all(stale);
     if (need) {
         g_mutex_lock(&s->open_lock);
         if (!s->c)
-            slot_open(m, s);
+            slot_open(rd, s);
         g_mutex_unlock(&s->open_lock);
     }
     *out = s;
@@ -376,14 +403,96 @@ int hpc_rundir_slot_acquire(hpc_mount *m, uint32_t sn, hpc_rundir_slot **out, hp
     return HPC_OK;
 }
 
-int hpc_rundir_slot_release(hpc_mount *m, hpc_rundir_slot *s, int rc)
+int hpc_rundir_slot_release(hpc_rundir *rd, hpc_rundir_slot *s, int rc)
 {
-    g_mutex_lock(&m->lock);
+    g_mutex_lock(&rd->lock);
     s->refs--;
     if (rc == HPC_E_CHANGED)
         s->stale = 1;
-    GSList *closing = evict(m);
-    g_mutex_unlock(&m->lock);
+    GSList *closing = evict(rd);
+    g_mutex_unlock(&rd->lock);
     close_all(closing);
     return rc;
+}
+
+int hpc_rundir_init(hpc_rundir *rd, const char *root, const hpc_options *opts, GError **err)
+{
+    struct stat st;
+    hpc_options_copy(&rd->opts, opts);
+    rd->root = g_strdup(root);
+    rd->root_fd = -1;
+    if (stat(root, &st) != 0 || access(root, R_OK | X_OK) != 0)
+        return hpc_fail(err, HPC_E_NOENT, root, NULL, 0, "cannot read the directory: %s",
+                        g_strerror(errno));
+    rd->mtime = st.st_mtime;
+    rd->uid = st.st_uid;
+    rd->gid = st.st_gid;
+    rd->mode = st.st_mode;
+    rd->above = hpc_perm_chain(root);
+    rd->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rd->root_fd < 0)
+        return hpc_fail(err, HPC_E_NOENT, root, NULL, 0, "cannot open the directory: %s",
+                        g_strerror(errno));
+    rd->max_open = opts->max_containers ? opts->max_containers : HPC_DEFAULT_MAX_CONTAINERS;
+    /* cache_size is the whole mount's: each open container gets its share */
+    rd->opts.cache_size = MAX(opts->cache_size / rd->max_open, MIN_CONTAINER_CACHE);
+    g_mutex_init(&rd->lock);
+    rd->nodes = g_ptr_array_new();
+    rd->node_of = g_hash_table_new(g_str_hash, g_str_equal);
+    rd->slots = g_ptr_array_new();
+    g_queue_init(&rd->open);
+    rd->big = g_array_new(FALSE, FALSE, sizeof(hpc_rundir_big_id));
+    rd->big_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    rd->held = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+    return HPC_OK;
+}
+
+/* Close the containers that only open files still held (their slots let
+ * go of them): files are not to outlive the run directory, but a front
+ * end that unmounts may leave some unreleased. */
+static void close_orphans(hpc_rundir *rd)
+{
+    GHashTableIter it;
+    gpointer c, v;
+    g_hash_table_iter_init(&it, rd->held);
+    while (g_hash_table_iter_next(&it, &c, &v)) {
+        hpc_rundir_slot *s = hpc_rundir_slot_get(rd, ((hpc_rundir_held *)v)->slot);
+        if (!s || s->c != c)
+            hpc_nodes_close(c);
+    }
+    g_hash_table_destroy(rd->held);
+}
+
+void hpc_rundir_free(hpc_rundir *rd)
+{
+    if (rd->slots) {
+        close_orphans(rd);
+        for (guint i = 0; i < rd->slots->len; i++) {
+            hpc_rundir_slot *s = g_ptr_array_index(rd->slots, i);
+            hpc_nodes_close(s->c);
+            g_mutex_clear(&s->open_lock);
+            g_free(s->path);
+            g_free(s->error);
+            g_free(s);
+        }
+        for (guint i = 0; i < rd->nodes->len; i++) {
+            hpc_rundir_node *d = g_ptr_array_index(rd->nodes, i);
+            g_free(d->rel);
+            g_free(d);
+        }
+        g_ptr_array_free(rd->slots, TRUE);
+        g_ptr_array_free(rd->nodes, TRUE);
+        g_hash_table_destroy(rd->node_of);
+        g_queue_clear(&rd->open);
+        g_array_free(rd->big, TRUE);
+        g_hash_table_destroy(rd->big_of);
+        g_mutex_clear(&rd->lock);
+    }
+    if (rd->above)
+        g_array_free(rd->above, TRUE);
+    if (rd->root_fd >= 0)
+        close(rd->root_fd);
+    hpc_options_clear(&rd->opts);
+    g_free(rd->root);
+    g_free(rd);
 }

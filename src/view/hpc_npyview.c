@@ -279,6 +279,9 @@ static int view_chunks(hpc_nodes *n, hpc_ino ino, GString *out)
     return HPC_E_NOTSUP;
 }
 
+/* Not passed down: hold (left NULL), since the view's bytes are its own,
+ * an open file reads through the view. */
+
 /* ---- what the view passes down as it is --------------------------------- */
 
 static int view_readlink(hpc_nodes *n, hpc_ino ino, char **target)
@@ -300,17 +303,23 @@ static int view_listxattr(hpc_nodes *n, hpc_ino ino, GString *out)
     return below->ops->listxattr(below, ino, out);
 }
 
-static int view_sources_unchanged(hpc_nodes *n)
+static void view_unmap(hpc_nodes *n, hpc_ino ino)
+{
+    hpc_nodes_unmap(view_of(n)->below, ino);
+}
+
+static int view_sources_unchanged(hpc_nodes *n, hpc_ino ino)
 {
     hpc_nodes *below = view_of(n)->below;
-    return below->ops->sources_unchanged(below);
+    return below->ops->sources_unchanged(below, ino);
 }
 
 /* The view's extents are below's (map shifts only the file offset). */
-static int view_extents_unchanged(hpc_nodes *n, const hpc_extent *ext, unsigned count)
+static int view_extents_unchanged(hpc_nodes *n, hpc_ino ino, const hpc_extent *ext,
+                                  unsigned count)
 {
     hpc_nodes *below = view_of(n)->below;
-    return below->ops->extents_unchanged(below, ext, count);
+    return below->ops->extents_unchanged(below, ino, ext, count);
 }
 
 static const char *view_format_name(hpc_nodes *n)
@@ -319,16 +328,10 @@ static const char *view_format_name(hpc_nodes *n)
     return below->ops->format_name(below);
 }
 
-static int view_is_live(hpc_nodes *n)
+static void view_meta(hpc_nodes *n, hpc_ino ino, hpc_node_meta *meta)
 {
     hpc_nodes *below = view_of(n)->below;
-    return below->ops->is_live(below);
-}
-
-static void view_owner(hpc_nodes *n, uint32_t *uid, uint32_t *gid)
-{
-    hpc_nodes *below = view_of(n)->below;
-    below->ops->owner(below, uid, gid);
+    below->ops->meta(below, ino, meta);
 }
 
 static uint64_t view_source_bytes(hpc_nodes *n)
@@ -359,14 +362,14 @@ static const hpc_nodes_ops npy_view_ops = {
     .readlink = view_readlink,
     .read = view_read,
     .map = view_map,
+    .unmap = view_unmap,
     .getxattr = view_getxattr,
     .listxattr = view_listxattr,
     .chunks = view_chunks,
     .sources_unchanged = view_sources_unchanged,
     .extents_unchanged = view_extents_unchanged,
     .format_name = view_format_name,
-    .is_live = view_is_live,
-    .owner = view_owner,
+    .meta = view_meta,
     .source_bytes = view_source_bytes,
     .block_size = view_block_size,
     .close = view_close,

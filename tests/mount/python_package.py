@@ -10,6 +10,7 @@ compounds, an array type and a dataset never written;
 BADH5: the same with a gzip chunk overwritten; DHDF_ORACLE_DIR: one file
 per HDF4 file of tests/data/dhdf with tests/gen/hdf4_oracle's output.
 """
+import ctypes
 import errno
 import os
 import random
@@ -481,6 +482,20 @@ class BadInput(unittest.TestCase):
             self.assertEqual(cm.exception.errno, errno.ENODATA)
         with self.assertRaises(ValueError):
             c.listdir("/")                  # closed
+
+    def test_file_outlives_no_container(self):
+        # closing the container closes the files still open in it (they
+        # hold its containers): reading one then raises, closing it again
+        # and collecting it are harmless
+        c = hpcmount.open(os.path.join(DATA, "a_4tasks.sion"))
+        f = c._open("/rank-000001")         # the library's open file itself
+        buf = ctypes.create_string_buffer(10)
+        self.assertEqual(f.readinto(ctypes.addressof(buf), 10, 0), 10)
+        c.close()
+        with self.assertRaises(ValueError):
+            f.readinto(ctypes.addressof(buf), 10, 0)
+        f.close()
+        del f
 
     def test_damaged_hdf5_chunk(self):
         # libhdf5 runs in the helper: a damaged gzip chunk is EIO here

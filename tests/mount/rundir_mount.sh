@@ -5,8 +5,9 @@
 # when mounted alone (names, sizes, bytes, xattrs), plain files are the
 # real files, the damaged one is an empty directory whose .info says why;
 # 8 concurrent readers across containers; a small LRU (max_containers=2)
-# serves the same bytes; containers added and removed while mounted appear
-# and vanish; hpcdump shows the same tree.
+# serves the same bytes, and a file kept open while the LRU closes its
+# container reads on from the container it opened; containers added and
+# removed while mounted appear and vanish; hpcdump shows the same tree.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/lib.sh"
 need_fuse
 
@@ -143,6 +144,32 @@ open=$(sed -n 's/^containers_open: //p' "$L/.info")
 check "at most 2 containers open (saw $open)" test "$open" -le 2
 tree_of "$L" > "$TMP/lru2.txt"
 check "a second walk (containers reopened) gives the same bytes" cmp -s "$TMP/lru.txt" "$TMP/lru2.txt"
+# an open file outlives its slot: two other containers opened close the
+# slot of the file's (.info says so), and the file, its pages dropped from
+# the kernel's cache, reads the same bytes again from the one it holds
+"$HPCDUMP" cat "$DATA/a_4tasks.sion" rank-000003 > "$TMP/rank3.alone"
+"$PY" - "$L" "$TMP/rank3.alone" > "$TMP/held.txt" <<'EOF'
+import os, sys
+top, alone = sys.argv[1:]
+want = open(alone, "rb").read()
+fd = os.open(os.path.join(top, "sion/a_4tasks.sion/rank-000003"), os.O_RDONLY)
+first = os.pread(fd, len(want) + 1, 0)
+for other in ("sion/c1_multifile.sion", "sim/traj/hoomd_traj.gsd"):
+    os.listdir(os.path.join(top, other))
+def state():
+    return [l.split("\t")[1] for l in open(os.path.join(top, ".info")).read().splitlines()
+            if l.startswith("sion/a_4tasks.sion\t")]
+before = state()
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+again = os.pread(fd, len(want) + 1, 0)
+print("slot", before, state())     # the read did not open the slot again
+os.close(fd)
+print("first", first == want, "again", again == want, len(want))
+EOF
+check "the LRU closed the open file's slot, and it stays closed" \
+    grep -qx "slot \['closed'\] \['closed'\]" "$TMP/held.txt"
+check "the open file reads the same bytes after (its container held)" \
+    grep -qx "first True again True 5000" "$TMP/held.txt"
 unmount_container "$L"
 
 # hpcdump on the run directory

@@ -2,7 +2,8 @@
  * temporary directory resolves, lists and reads every container's nodes
  * as the container opened alone does, through an LRU of one open
  * container, with large node ids translated; a damaged container is an
- * empty directory whose .info says why. */
+ * empty directory whose .info says why; an open file keeps reading the
+ * container it opened after the LRU closed its slot. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hpc_file.h"
 #include "hpc_mount.h"
 #include "hpc_readahead.h"
 #include "check_util.h"
@@ -200,6 +202,94 @@ START_TEST(single_container_unchanged)
 }
 END_TEST
 
+/* [off, off + len) of f through a buffer sink (must succeed). */
+static char *file_bytes(hpc_file *f, uint64_t off, size_t len, size_t *got)
+{
+    char *buf = g_malloc(len + 1);
+    hpc_sink sink = { .kind = HPC_SINK_BUFFER, .buf = buf };
+    ck_assert_int_eq(hpc_file_read(f, off, len, &sink), HPC_OK);
+    *got = sink.done;
+    return buf;
+}
+
+/* The state .info of the run directory gives container rel ("open"...). */
+static gboolean container_is(hpc_mount *m, const char *rel, const char *state)
+{
+    hpc_stat st;
+    char buf[4096];
+    size_t n = 0;
+    ck_assert_int_eq(hpc_mount_resolve(m, ".info", &st), HPC_OK);
+    ck_assert_int_eq(hpc_mount_read(m, st.ino, buf, sizeof buf - 1, 0, &n), HPC_OK);
+    buf[n] = 0;
+    char *line = g_strdup_printf("\n%s\t%s\t", rel, state);
+    gboolean is = strstr(buf, line) != NULL;
+    g_free(line);
+    return is;
+}
+
+/* Does f read (buffer, and verbatim from the extents) what the container
+ * alone reads at path? */
+static void reads_as_alone(hpc_file *f, hpc_container *alone, const char *path)
+{
+    hpc_stat st;
+    ck_assert_int_eq(hpc_container_resolve(alone, path, &st), HPC_OK);
+    char *want = g_malloc(st.size + 1);
+    size_t n = 0, got = 0;
+    ck_assert_int_eq(hpc_container_read(alone, st.ino, want, st.size, 0, &n), HPC_OK);
+    ck_assert_uint_eq(n, st.size);
+    ck_assert_uint_eq(hpc_file_stat(f)->size, st.size);
+    char *buf = file_bytes(f, 0, st.size, &got);
+    ck_assert_msg(got == n && memcmp(buf, want, n) == 0, "%s: other bytes", path);
+    g_free(buf);
+    g_free(want);
+}
+
+/* A file open in a container whose slot the LRU closes meanwhile (one
+ * container open at a time) reads the same bytes from the container it
+ * holds, through the core and verbatim from the extents; files opened
+ * after the slot opened again read the new container; letting go in any
+ * order frees all (ASan). */
+START_TEST(open_file_holds_its_container)
+{
+    make_run_dir();
+    hpc_mount *m = open_mount(1);
+    char *path = g_build_filename(run_dir, "a_4tasks.sion", NULL);
+    hpc_container *alone = test_open(path, NULL);
+    hpc_file_conf core = { NULL, 0 }, direct = { NULL, 1 };
+    hpc_file *f1, *f2, *f3;
+    const char *name1 = "rank-000001";
+    ck_assert_int_eq(hpc_file_open_path(m, "a_4tasks.sion/rank-000001", &core, &f1), HPC_OK);
+    ck_assert_int_eq(hpc_file_open_path(m, "a_4tasks.sion/rank-000002", &direct, &f2), HPC_OK);
+    size_t got;
+    g_free(file_bytes(f1, 0, 7, &got));
+    ck_assert(container_is(m, "a_4tasks.sion", "open"));
+    for (int round = 0; round < 2; round++) {
+        uint64_t len;
+        g_free(mount_sha(m, "e_keyval.sion/rank-000000/key-1", &len));
+        g_free(mount_sha(m, "c1_multifile.sion/rank-000001", &len));
+        ck_assert_msg(container_is(m, "a_4tasks.sion", "closed"), "the LRU closed the slot");
+        reads_as_alone(f1, alone, name1);
+        reads_as_alone(f2, alone, "rank-000002");
+        ck_assert(container_is(m, "a_4tasks.sion", "closed"));   /* read from the held one */
+        if (round == 0) {   /* the slot opens again: a second container of the same file */
+            ck_assert_int_eq(hpc_file_open_path(m, "a_4tasks.sion/rank-000003", &direct, &f3),
+                             HPC_OK);
+            ck_assert(container_is(m, "a_4tasks.sion", "open"));
+            hpc_file_close(f1);     /* the first container stays open: f2 holds it */
+            f1 = f3;
+            name1 = "rank-000003";
+            reads_as_alone(f1, alone, name1);
+        }
+    }
+    hpc_file_close(f2);
+    hpc_file_close(f1);
+    hpc_container_close(alone);
+    g_free(path);
+    hpc_mount_close(m);
+    remove_run_dir();
+}
+END_TEST
+
 static void make_link(const char *target, const char *name)
 {
     char *path = g_build_filename(run_dir, name, NULL);
@@ -351,6 +441,7 @@ int main(void)
     tcase_add_test(tc, damaged_container_is_empty_dir);
     tcase_add_test(tc, single_container_unchanged);
     tcase_add_test(tc, resolve_follows_links);
+    tcase_add_test(tc, open_file_holds_its_container);
     tcase_add_test(tc, readahead_window_grows);
     tcase_add_test(tc, readahead_reordered_and_random);
     tcase_add_test(tc, readahead_advises_sources);
