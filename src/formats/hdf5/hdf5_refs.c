@@ -22,7 +22,9 @@
  *   checksum 4 fletcher32     fletcher32, last: each chunk's 4 bytes the
  *                             references leave out
  *   checksums verified        every chunk's checksum was checked here
- *   fill HEX | fill none      fill value in the file type
+ *   fill HEX COUNT | fill none
+ *                             fill value in the file type: the bytes HEX
+ *                             COUNT times (an array type's, once per element)
  *   c OFFSET SIZE MASK C0,C1  one allocated chunk: its first element's coordinates
  * and before them, of a dataset or a group (then "layout group" and these
  * only; h5_chunks in hdf5_data.c):
@@ -425,6 +427,31 @@ out:
     return rc;
 }
 
+/* The bytes of an array type's fill value repeat its base element's
+ * value (a default fill is zeros): the smallest unit to send. */
+static size_t fill_unit(hid_t ftype, size_t size)
+{
+    hid_t base = H5Tget_class(ftype) == H5T_ARRAY ? H5Tget_super(ftype) : H5I_INVALID_HID;
+    size_t unit = base >= 0 ? H5Tget_size(base) : 0;
+    if (base >= 0)
+        H5Tclose(base);
+    return unit && size % unit == 0 ? unit : size;
+}
+
+/* "fill HEX COUNT": the fill value of size bytes as the first unit of
+ * them, repeated COUNT times when they repeat it.  An array type's fill
+ * value can be hundreds of MiB: sent as hex through the helper, it cost
+ * seconds of CPU. */
+static void fill_hex(GString *o, hid_t ftype, const unsigned char *buf, size_t size)
+{
+    size_t unit = fill_unit(ftype, size);
+    if (unit < size && memcmp(buf, buf + unit, size - unit))
+        unit = size;
+    g_string_append(o, "fill ");
+    put_hex(o, buf, unit);
+    g_string_append_printf(o, " %zu\n", unit ? size / unit : 1);
+}
+
 static void fill_out(hid_t dcpl, hid_t ftype, GString *o)
 {
     H5D_fill_value_t st;
@@ -433,18 +460,13 @@ static void fill_out(hid_t dcpl, hid_t ftype, GString *o)
     unsigned char *buf = g_malloc0(MAX(size, 1));
     /* fill time "never": libhdf5 leaves unwritten storage alone and h5py
      * (like the mount) shows zeros, not the fill value */
-    if (H5Pget_fill_time(dcpl, &when) >= 0 && when == H5D_FILL_TIME_NEVER) {
-        g_string_append(o, "fill ");
-        put_hex(o, buf, size);
-        g_string_append_c(o, '\n');
-    } else if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED ||
-        H5Pget_fill_value(dcpl, ftype, buf) < 0) {
+    if (H5Pget_fill_time(dcpl, &when) >= 0 && when == H5D_FILL_TIME_NEVER)
+        fill_hex(o, ftype, buf, size);
+    else if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED ||
+             H5Pget_fill_value(dcpl, ftype, buf) < 0)
         g_string_append(o, "fill none\n");
-    } else {
-        g_string_append(o, "fill ");
-        put_hex(o, buf, size);
-        g_string_append_c(o, '\n');
-    }
+    else
+        fill_hex(o, ftype, buf, size);
     g_free(buf);
 }
 
