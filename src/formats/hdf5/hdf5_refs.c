@@ -421,12 +421,28 @@ static int listed_out(hid_t did, int rank, int verify, const hpc_h5idx *ix, GStr
     return 1;
 }
 
+/* The user block's size: libhdf5 1.10 leaves it out of the addresses
+ * H5Dget_chunk_info* give (not of H5Dget_offset's). */
+static uint64_t file_base(hid_t did)
+{
+    hid_t f = H5Iget_file_id(did), fcpl = f >= 0 ? H5Fget_create_plist(f) : H5I_INVALID_HID;
+    hsize_t ub = 0;
+    if (fcpl >= 0 && H5Pget_userblock(fcpl, &ub) < 0)
+        ub = 0;
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    if (f >= 0)
+        H5Fclose(f);
+    return (uint64_t)ub;
+}
+
 /* One "c" line per allocated chunk, from the reader's index ix where
  * given, else from libhdf5's listing (which walks the index up to each
  * chunk: n * n / 2 steps). */
 static int chunks_out(hid_t did, int rank, int verify, const hpc_h5idx *ix, GString *o)
 {
     hsize_t n = 0, off[H5S_MAX_RANK];
+    uint64_t base = file_base(did);
     if (ix && ix->rank == rank && listed_out(did, rank, verify, ix, o))
         return HPC_OK;
     hid_t space = H5Dget_space(did);
@@ -454,7 +470,7 @@ static int chunks_out(hid_t did, int rank, int verify, const hpc_h5idx *ix, GStr
                                "find the same chunk again\n");
             goto out;
         }
-        if (!chunk_out(did, rank, verify, off, addr, size, mask, o))
+        if (!chunk_out(did, rank, verify, off, (uint64_t)addr + base, size, mask, o))
             goto out;
     }
     if (verify && rc == HPC_OK)
