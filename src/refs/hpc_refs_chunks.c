@@ -59,6 +59,7 @@ typedef struct desc {
     char *trailer_name;        /* its name, for reasons */
     int verified;              /* the reader checked every chunk's checksum */
     GBytes *fill;              /* NULL: none defined */
+    uint64_t fill_count;       /* the value is fill's bytes this many times */
     int started;               /* .zarray written */
     uint64_t nchunks;
     GArray *codecs;            /* codec: what zarr undoes, for fill chunks */
@@ -309,6 +310,43 @@ static const char *trailer_why(hpc_refs *r, const desc *d, const char *fmt)
     return why;
 }
 
+/* "fill HEX COUNT": the fill value is the bytes HEX COUNT times. */
+static const char *fill_line(desc *d, const char *rest)
+{
+    size_t n = strspn(rest, "0123456789abcdef");
+    char *hex = g_strndup(rest, n);
+    guint64 count = 0;
+    int at = 0;
+    if (rest[n] != ' ' || sscanf(rest + n + 1, "%" G_GUINT64_FORMAT "%n", &count, &at) != 1 ||
+        rest[n + 1 + at] || !count) {
+        g_free(hex);
+        return "the reader's chunk table is malformed";
+    }
+    if (d->fill)
+        g_bytes_unref(d->fill);
+    d->fill = hex_bytes(hex);
+    d->fill_count = count;
+    g_free(hex);
+    return NULL;
+}
+
+/* The fill value whole when it is one element of a (the only size zarr
+ * takes), else NULL. */
+static GBytes *fill_of(const desc *d, const hpc_refs_array *a)
+{
+    gsize n = d->fill ? g_bytes_get_size(d->fill) : 0;
+    uint64_t total;
+    if (!d->fill || !hpc_mul_u64(n, d->fill_count, &total) || total != a->itemsize)
+        return NULL;
+    if (d->fill_count == 1)
+        return g_bytes_ref(d->fill);
+    const guint8 *p = g_bytes_get_data(d->fill, NULL);
+    GByteArray *b = g_byte_array_sized_new((guint)total);
+    for (uint64_t i = 0; i < d->fill_count; i++)
+        g_byte_array_append(b, p, (guint)n);
+    return g_byte_array_free_to_bytes(b);
+}
+
 /* .zarray of a chunked (or unallocated contiguous) dataset. */
 static const char *start_array(hpc_refs *r, desc *d, const char *key, const hpc_refs_array *a)
 {
@@ -321,6 +359,11 @@ static const char *start_array(hpc_refs *r, desc *d, const char *key, const hpc_
     if (d->nd != a->nd)
         return "its chunk rank differs from its shape";
     /* the fill value of chunks never written, which fill_chunks() writes */
+    GBytes *whole = fill_of(d, a);
+    if (d->fill)
+        g_bytes_unref(d->fill);
+    d->fill = whole;
+    d->fill_count = 1;
     char *fill = fill_json(d->fill, a, a->dtype[0]);
     char *flt = d->filters->len ? g_strdup_printf("[%s]", d->filters->str) : NULL;
     GString *z = g_string_new(NULL);
@@ -575,7 +618,7 @@ static const char *header_line(hpc_refs *r, desc *d, const char *line)
     } else if (g_str_has_prefix(line, "vs ")) {
         g_ptr_array_add(d->vs, hex_bytes(line + 3));
     } else if (g_str_has_prefix(line, "fill ") && strcmp(line + 5, "none")) {
-        d->fill = hex_bytes(line + 5);
+        return fill_line(d, line + 5);
     } else if (meta_line(&d->m, line, 1)) {
         return NULL;
     } else if (!strcmp(line, "checksums verified"))

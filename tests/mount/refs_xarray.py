@@ -197,6 +197,20 @@ def gen_h5py(path):
         f["empty2"] = np.zeros((0, 3), "i2")  # unlimited dimension each
 
 
+def gen_userblock(path):
+    """Chunks after a user block, in a v1 B-tree and a fixed array:
+    libhdf5 1.10 gives chunk addresses without the user block."""
+    import h5py
+    for lv, name in (("earliest", "ub_btree.h5"), ("latest", "ub_farray.h5")):
+        with h5py.File(os.path.join(os.path.dirname(path), name), "w", libver=lv,
+                       userblock_size=1024) as f:
+            f.create_dataset("c", data=np.arange(60, dtype="i4").reshape(12, 5),
+                             chunks=(2, 5))
+            f.create_dataset("z", data=np.arange(60.0).reshape(6, 10), chunks=(3, 3),
+                             compression="gzip")
+            f["contig"] = np.arange(7, dtype="i2")
+
+
 def gen_links(path):
     """Links to groups as h5py writes them, which libnetcdf shows as
     groups of their own (each with its own phony dimensions): soft links
@@ -274,6 +288,7 @@ def gen(d):
     gen_h5py(os.path.join(d, "scales.h5"))
     gen_links(os.path.join(d, "links.h5"))
     gen_extlinks(os.path.join(d, "extlink.h5"))
+    gen_userblock(os.path.join(d, "ub.h5"))
 
 
 # ---- comparing -------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include "fmt_hdf5.h"
 #include "hdf5_chunk.h"
 #include "hdf5_elem.h"
+#include "hdf5_index.h"
 #include "hdf5_ohdr.h"
 #include "hdf5_type.h"
 #include "hpc_error.h"
@@ -702,6 +703,187 @@ START_TEST(object_headers)
 }
 END_TEST
 
+/* ---- chunk indexes read without libhdf5, against libhdf5 ---------------- */
+
+/* A dataset of rank 1 or 2 (dims, max; chunk c), deflated or not, the
+ * elements of [w0, w1) and the last one written (the rest: chunks never
+ * written), of int8 elements (their values: their index). */
+static void idx_dataset(hid_t f, const char *name, int rank, const hsize_t *dims,
+                        const hsize_t *max, const hsize_t *c, int deflate, hsize_t w0,
+                        hsize_t w1, H5D_alloc_time_t alloc)
+{
+    hid_t sp = H5Screate_simple(rank, dims, max), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, rank, c);
+    if (deflate)
+        H5Pset_deflate(dcpl, 1);
+    H5Pset_alloc_time(dcpl, alloc);
+    hid_t d = H5Dcreate2(f, name, H5T_STD_I8LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ck_assert_int_ge(d, 0);
+    hsize_t n = dims[0] * (rank > 1 ? dims[1] : 1), last = n - 1, one = 1;
+    int8_t *v = g_malloc(n);
+    for (hsize_t i = 0; i < n; i++)
+        v[i] = (int8_t)(i * 7 + 1);
+    hsize_t flat = n;
+    hid_t ms = H5Screate_simple(1, &flat, NULL), fs = H5Dget_space(d);
+    /* elements in C order as one run: a hyperslab of the flat memory and
+     * the file's elements [w0, w1) as points would be slow; rows instead */
+    hsize_t cols = rank > 1 ? dims[1] : 1;
+    for (hsize_t e = w0; e < w1; e += cols) {
+        hsize_t start[2] = { e / cols, 0 }, cnt[2] = { 1, cols };
+        hsize_t m0 = e, mc = cols;
+        if (rank == 1) {
+            start[0] = e;
+            cnt[0] = MIN(w1 - e, 4096);
+            mc = cnt[0];
+            e += cnt[0] - cols;
+        }
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL);
+        H5Sselect_hyperslab(ms, H5S_SELECT_SET, &m0, NULL, &mc, NULL);
+        ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_INT8, ms, fs, H5P_DEFAULT, v), 0);
+    }
+    hsize_t at[2] = { last / cols, last % cols };
+    H5Sselect_elements(fs, H5S_SELECT_SET, 1, at);
+    H5Sselect_hyperslab(ms, H5S_SELECT_SET, &last, NULL, &one, NULL);
+    ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_INT8, ms, fs, H5P_DEFAULT, v), 0);
+    g_free(v);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    H5Dclose(d);
+}
+
+/* Every chunk of the reader's index as libhdf5 has it: as many, each
+ * found at its coordinates with its size, its filter mask and its bytes
+ * (H5Dread_chunk: the lookup H5Dread makes) at its address; with
+ * H5Dget_chunk_info_by_coord too where that walk is affordable and right.  Returns
+ * the index kind's result: HPC_OK or HPC_E_NOTSUP. */
+static int idx_compare(ohdr_file *o, hpc_source *src, hid_t f, const char *name,
+                       H5D_chunk_index_t *kind)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT), sp = H5Dget_space(d);
+    H5O_info_t info;
+    hpc_h5ohdr h;
+    hsize_t dims[H5S_MAX_RANK], max[H5S_MAX_RANK], n = 0;
+    int rank = H5Sget_simple_extent_dims(sp, dims, max);
+    ck_assert_int_ge(H5Dget_chunk_index_type(d, kind), 0);
+    ck_assert_int_ge(H5Oget_info2(d, &info, H5O_INFO_BASIC), 0);
+    ck_assert_int_eq(hpc_h5ohdr_read(&o->f, info.addr, ohdr_pread, o, &h), HPC_OK);
+    hpc_h5idx *ix = NULL;
+    int rc = hpc_h5idx_read(&o->f, &h, rank, (const uint64_t *)max, src, UINT64_MAX, &ix);
+    ck_assert_int_ge(H5Dget_num_chunks(d, sp, &n), 0);
+    for (guint i = 0; rc == HPC_OK && i < ix->chunks->len; i++) {
+        const hpc_h5idx_chunk *c = &g_array_index(ix->chunks, hpc_h5idx_chunk, i);
+        uint64_t at[HPC_H5OHDR_MAX_RANK];
+        hsize_t off[H5S_MAX_RANK], size = 0;
+        hpc_h5idx_origin(ix, c->idx, at);
+        for (int k = 0; k < rank; k++)
+            off[k] = at[k];
+        ck_assert(i == 0 || c->idx > g_array_index(ix->chunks, hpc_h5idx_chunk, i - 1).idx);
+        ck_assert_msg(H5Dget_chunk_storage_size(d, off, &size) >= 0 && size == c->size,
+                      "%s: chunk %u: size %" PRIu64 ", libhdf5 %" PRIu64, name, i, c->size,
+                      (uint64_t)size);
+        unsigned char *lib = g_malloc(size), *raw = g_malloc(size);
+        uint32_t mask = 99;
+        ck_assert_int_ge(H5Dread_chunk(d, H5P_DEFAULT, off, &mask, lib), 0);
+        ck_assert_uint_eq(mask, c->mask);
+        ck_assert_int_eq(hpc_source_pread(src, raw, size, c->addr), HPC_OK);
+        ck_assert_msg(memcmp(lib, raw, size) == 0, "%s: chunk %u: other bytes at %" PRIu64,
+                      name, i, c->addr);
+        g_free(lib);
+        g_free(raw);
+        unsigned m2 = 99;
+        haddr_t a2 = 0;
+        hsize_t s2 = 0;
+        /* the walk of libhdf5 1.10 gives the chunks of an extensible array
+         * whose unlimited axis is not the first wrong coordinates (so the
+         * references take none of them, hdf5_data.c): its lookup is the
+         * oracle there */
+        /* and it gives addresses without the user block */
+        if (n <= 1200 && ix->unlim <= 0)
+            ck_assert_msg(H5Dget_chunk_info_by_coord(d, off, &m2, &a2, &s2) >= 0 &&
+                          a2 + o->f.base == c->addr &&
+                          s2 == c->size && m2 == c->mask, "%s: chunk %u at %" PRIu64 ",%" PRIu64
+                          ": libhdf5 %" PRIu64 " %" PRIu64 " %u, read %" PRIu64 " %" PRIu64 " %u",
+                          name, i, at[0], rank > 1 ? at[1] : 0, (uint64_t)a2, (uint64_t)s2, m2,
+                          c->addr, c->size, c->mask);
+    }
+    if (rc == HPC_OK)
+        ck_assert_msg(ix->chunks->len == n, "%s: %u chunks, libhdf5 %" PRIu64, name,
+                      ix->chunks->len, (uint64_t)n);
+    hpc_h5idx_free(ix);
+    H5Sclose(sp);
+    H5Dclose(d);
+    return rc;
+}
+
+/* The index kinds libhdf5 1.10 writes: fixed arrays (in one data block
+ * and paged, with pages never written), extensible arrays (elements in
+ * the index block, data blocks in it and in super blocks, paged data
+ * blocks with pages never written; the unlimited axis first and not),
+ * filtered (sizes and masks in the elements) and not; the others are
+ * left to libhdf5.  Default sizes, and 4-byte addresses after a user
+ * block. */
+START_TEST(chunk_index_oracle)
+{
+    const hsize_t U = H5S_UNLIMITED;
+    for (int small = 0; small <= 1; small++) {
+        char *path = tmp_path("index.h5");
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = H5Pcreate(H5P_FILE_CREATE);
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+        if (small) {
+            H5Pset_userblock(fcpl, 512);
+            H5Pset_sizes(fcpl, 4, 8);
+        }
+        hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
+        ck_assert_int_ge(f, 0);
+        const H5D_alloc_time_t inc = H5D_ALLOC_TIME_INCR;
+        hsize_t fa1[2] = { 30, 7 }, fa1c[2] = { 1, 7 }, fa2 = 3500, c1 = 1, ea1[2] = { 700, 3 },
+                ea1m[2] = { U, 3 }, ea1c[2] = { 1, 3 }, ea2[2] = { 3, 400 }, ea2m[2] = { 3, U },
+                ea2c[2] = { 1, 1 }, ea3 = 140000, bt[2] = { 40, 30 }, btm[2] = { U, U },
+                btc[2] = { 2, 3 }, one[2] = { 30, 7 }, im = 3000, imc = 10;
+        idx_dataset(f, "fa", 2, fa1, NULL, fa1c, 0, 21, 140, inc);
+        idx_dataset(f, "fa_paged", 1, &fa2, NULL, &c1, 0, 0, 1000, inc);
+        idx_dataset(f, "fa_paged_gz", 1, &fa2, NULL, &c1, 1, 2100, 3300, inc);
+        idx_dataset(f, "ea", 2, ea1, ea1m, ea1c, 0, 30, 1200, inc);
+        idx_dataset(f, "ea_axis1_gz", 2, ea2, ea2m, ea2c, 1, 0, 1100, inc);
+        idx_dataset(f, "ea_paged", 1, &ea3, &U, &c1, 0, 0, 133200, inc);
+        idx_dataset(f, "bt2", 2, bt, btm, btc, 0, 0, 900, inc);
+        idx_dataset(f, "single", 2, one, NULL, one, 1, 0, 210, inc);
+        idx_dataset(f, "implicit", 1, &im, NULL, &imc, 0, 0, 10, H5D_ALLOC_TIME_EARLY);
+        H5Fclose(f);
+        H5Pclose(fapl);
+        H5Pclose(fcpl);
+
+        ohdr_file o;
+        hpc_source src;
+        ohdr_open(&o, path, &f);
+        ck_assert_int_eq(hpc_source_open(path, &src, NULL), HPC_OK);
+        static const struct { const char *name; H5D_chunk_index_t kind; int rc; } want[] = {
+            { "fa", H5D_CHUNK_IDX_FARRAY, HPC_OK },
+            { "fa_paged", H5D_CHUNK_IDX_FARRAY, HPC_OK },
+            { "fa_paged_gz", H5D_CHUNK_IDX_FARRAY, HPC_OK },
+            { "ea", H5D_CHUNK_IDX_EARRAY, HPC_OK },
+            { "ea_axis1_gz", H5D_CHUNK_IDX_EARRAY, HPC_OK },
+            { "ea_paged", H5D_CHUNK_IDX_EARRAY, HPC_OK },
+            { "bt2", H5D_CHUNK_IDX_BT2, HPC_E_NOTSUP },
+            { "single", H5D_CHUNK_IDX_SINGLE, HPC_E_NOTSUP },
+            { "implicit", H5D_CHUNK_IDX_NONE, HPC_E_NOTSUP },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+            H5D_chunk_index_t kind;
+            int rc = idx_compare(&o, &src, f, want[i].name, &kind);
+            ck_assert_msg(kind == want[i].kind && rc == want[i].rc, "%s: index %d, read %d",
+                          want[i].name, (int)kind, rc);
+        }
+        hpc_source_close(&src);
+        ohdr_close(&o, f);
+        unlink(path);
+        g_free(path);
+    }
+}
+END_TEST
+
 START_TEST(over_file_size)
 {
     uint64_t d[3] = { ((uint64_t)1 << 60) + 1, 4, 0 };
@@ -738,6 +920,7 @@ int main(void)
     tcase_add_test(tc, elem_slot);
     tcase_add_test(tc, object_headers);
     tcase_add_test(tc, over_file_size);
+    tcase_add_test(tc, chunk_index_oracle);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -336,6 +336,56 @@ static void ncdims_lines(h5 *h, uint32_t id, GString *out)
     g_mutex_unlock(&h->lock);
 }
 
+/* Whether libhdf5 has the chunk at index element idx of ix where ix has it
+ * (its addresses leave out the user block, base). */
+static int index_agrees(hid_t did, const hpc_h5idx *ix, guint i, uint64_t base)
+{
+    const hpc_h5idx_chunk *c = &g_array_index(ix->chunks, hpc_h5idx_chunk, i);
+    uint64_t at[HPC_H5OHDR_MAX_RANK];
+    hsize_t off[H5S_MAX_RANK], size = 0;
+    haddr_t addr = HADDR_UNDEF;
+    unsigned mask = 0;
+    hpc_h5idx_origin(ix, c->idx, at);
+    for (int d = 0; d < ix->rank; d++)
+        off[d] = at[d];
+    return H5Dget_chunk_info_by_coord(did, off, &mask, &addr, &size) >= 0 && addr + base == c->addr &&
+           size == c->size && mask == c->mask;
+}
+
+/* The chunk index of dataset did read by the reader (hdf5_index.h), where
+ * it reads that kind, and only as libhdf5 has it: as many chunks as it
+ * counts, the first and the last where it finds them (the only lookups
+ * by coordinate that walk the index once in all).  NULL: libhdf5 lists. */
+static hpc_h5idx *chunk_index(h5 *h, hid_t did)
+{
+    H5O_info_t oi, root;
+    hpc_h5ohdr o;
+    hpc_h5idx *ix = NULL;
+    uint64_t maxdims[H5S_MAX_RANK];
+    hsize_t n = 0;
+    if (H5Oget_info2(did, &oi, H5O_INFO_BASIC) < 0 ||
+        H5Oget_info_by_name2(h->file, "/", &root, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
+        oi.fileno != root.fileno)
+        return NULL;               /* through an external link: another file */
+    g_mutex_lock(&h->lock);
+    int rc = h5_header_read(h, (uint64_t)oi.addr, &o);
+    g_mutex_unlock(&h->lock);
+    hid_t space = rc == HPC_OK ? H5Dget_space(did) : H5I_INVALID_HID;
+    int rank = space >= 0 ? H5Sget_simple_extent_dims(space, NULL, (hsize_t *)maxdims) : -1;
+    G_STATIC_ASSERT(sizeof(hsize_t) == sizeof(uint64_t));     /* H5S_UNLIMITED: UINT64_MAX */
+    if (rank > 0 && hpc_h5idx_read(&h->ohdr, &o, rank, maxdims, h->src, HPC_H5REFS_MAX_CHUNKS,
+                                   &ix) == HPC_OK &&
+        (H5Dget_num_chunks(did, space, &n) < 0 || n != ix->chunks->len ||
+         (n && (!index_agrees(did, ix, 0, h->userblock) ||
+                !index_agrees(did, ix, (guint)n - 1, h->userblock))))) {
+        hpc_h5idx_free(ix);
+        ix = NULL;
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    return ix;
+}
+
 /* What the references need of a node (hdf5_refs.h): of a group its
  * attributes; of a dataset its dimension names and attributes, then where
  * its stored bytes lie. */
@@ -357,8 +407,11 @@ int h5_chunks(hpc_container *c, hpc_ino ino, GString *out)
         g_mutex_unlock(&h->lock);
         rc = hpc_h5refs_attrs(did, t, h->src->size, types, out);
     }
-    if (rc == HPC_OK)
-        rc = hpc_h5refs_describe(did, out);
+    if (rc == HPC_OK) {
+        hpc_h5idx *ix = chunk_index(h, did);
+        rc = hpc_h5refs_describe(did, ix, out);
+        hpc_h5idx_free(ix);
+    }
     if (rc == HPC_OK && hd->d->kind == DS_TEXT && !hd->d->ref)
         rc = hpc_h5refs_vstrings(did, hd->d->nelem, out);
     else if (rc == HPC_OK && hd->d->kind == DS_TEXT && !strcmp(hd->d->ref, "object"))

@@ -187,6 +187,39 @@ static int msg_cont(walk *w, const uint8_t *p, size_t n)
     return HPC_OK;
 }
 
+/* A little-endian integer of n bytes (1..8). */
+static uint64_t le_n(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << 8 * i;
+    return v;
+}
+
+/* A version 4 chunked layout message: version, class 2, flags, rank,
+ * bytes a dim, the dims, the index type, its parameters, its address. */
+static void msg_layout(walk *w, const uint8_t *p, size_t n)
+{
+    static const unsigned params[] = { 0, 0, 0, 1, 5, 6 };   /* by index type */
+    unsigned sa = w->f->sizeof_addr;
+    if (n < 5 || p[0] != 4 || p[1] != 2 || p[3] < 2 || p[3] > HPC_H5OHDR_MAX_RANK + 1 ||
+        p[4] < 1 || p[4] > 8)
+        return;
+    size_t at = 5 + (size_t)p[3] * p[4];
+    if (n < at + 1 || p[at] < 1 || p[at] > 5)
+        return;
+    unsigned kind = p[at], more = params[kind];
+    if (kind == 1 && (p[2] & 2))        /* a filtered single chunk: size, mask */
+        more = w->f->sizeof_size + 4;
+    if (n < at + 1 + more + sa)
+        return;
+    for (unsigned i = 0; i < p[3]; i++)
+        w->o->clayout_dims[i] = le_n(p + 5 + (size_t)i * p[4], p[4]);
+    w->o->clayout_rank = p[3];
+    w->o->cindex = (int)kind;
+    w->o->cindex_addr = hpc_load_uint(p + at + 1 + more, sa, FALSE);
+}
+
 /* One message: what the type and size need, and libhdf5's refusals. */
 static int message(walk *w, unsigned type, unsigned flags, const uint8_t *p, size_t n)
 {
@@ -228,7 +261,10 @@ static int message(walk *w, unsigned type, unsigned flags, const uint8_t *p, siz
         return msg_cont(w, p, n);
     case M_LAYOUT:
         /* a virtual dataset's extent is computed from its sources at open */
-        return n >= 2 && p[0] >= 3 && p[1] == 3 ? NOTSUP : HPC_OK;
+        if (n >= 2 && p[0] >= 3 && p[1] == 3)
+            return NOTSUP;
+        msg_layout(w, p, n);
+        return HPC_OK;
     case M_REFCOUNT:
         if (w->version == 1 || n < 5 || p[0] != 0)
             return NOTSUP;

@@ -48,6 +48,13 @@ typedef struct hpc_h5ohdr {
                                            attr_names[i] */
     int attrs_hidden;                   /* attributes whose names are not in the
                                            header (dense or shared storage) */
+    int cindex;                         /* dataset: its chunk index type (a version
+                                           4 chunked layout: H5D_chunk_index_t, 1
+                                           single .. 5 v2 B-tree), 0 other */
+    uint64_t cindex_addr;               /* ... the index's address (relative) */
+    unsigned clayout_rank;              /* ... the layout's dims: the chunk's, then
+                                           its element's size in the file */
+    uint64_t clayout_dims[HPC_H5OHDR_MAX_RANK + 1];
 } hpc_h5ohdr;
 
 /** The file's addressing: base address (the superblock's offset) and the

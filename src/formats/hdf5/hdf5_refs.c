@@ -22,7 +22,9 @@
  *   checksum 4 fletcher32     fletcher32, last: each chunk's 4 bytes the
  *                             references leave out
  *   checksums verified        every chunk's checksum was checked here
- *   fill HEX | fill none      fill value in the file type
+ *   fill HEX COUNT | fill none
+ *                             fill value in the file type: the bytes HEX
+ *                             COUNT times (an array type's, once per element)
  *   c OFFSET SIZE MASK C0,C1  one allocated chunk: its first element's coordinates
  * and before them, of a dataset or a group (then "layout group" and these
  * only; h5_chunks in hdf5_data.c):
@@ -49,7 +51,6 @@
 #include "hdf5_refs.h"
 #include "hdf5_type.h"
 
-#define MAX_CHUNKS (64u << 20)       /* allocated chunks described at most */
 #define MAX_CHUNK_READ (256u << 20)  /* a chunk read for its checksum at most */
 #define MAX_NESTING 8                /* compounds in compounds, at most */
 
@@ -378,13 +379,75 @@ static int filters_out(hid_t dcpl, hid_t ftype, GString *o, int *verify)
     return HPC_OK;
 }
 
-/* One "c" line per allocated chunk (checksums checked when asked). */
-static int chunks_out(hid_t did, int rank, int verify, GString *o)
+/* The "c" line of the chunk at off (checksum checked when asked); or the
+ * reason, as an "unsup" line, why the listing stops there. */
+static int chunk_out(hid_t did, int rank, int verify, const hsize_t *off, uint64_t addr,
+                     uint64_t size, unsigned mask, GString *o)
+{
+    if (verify && !mask && !chunk_sum_ok(did, off, size)) {
+        g_string_append(o, "unsup the fletcher32 checksum of a chunk does not match\n");
+        return 0;
+    }
+    g_string_append_printf(o, "c %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u ",
+                           (guint64)addr, (guint64)size, mask);
+    for (int d = 0; d < rank; d++)
+        g_string_append_printf(o, "%s%" G_GUINT64_FORMAT, d ? "," : "", (guint64)off[d]);
+    g_string_append_c(o, '\n');
+    return 1;
+}
+
+/* The chunks of the reader's index (hdf5_index.h), each found again by
+ * libhdf5's lookup at its coordinates with its size (the lookup H5Dread
+ * makes: no walk); 0 when one is not, and nothing written. */
+static int listed_out(hid_t did, int rank, int verify, const hpc_h5idx *ix, GString *o)
+{
+    gsize start = o->len;
+    int go = 1;
+    for (guint i = 0; go && i < ix->chunks->len; i++) {
+        const hpc_h5idx_chunk *c = &g_array_index(ix->chunks, hpc_h5idx_chunk, i);
+        uint64_t at[HPC_H5OHDR_MAX_RANK];
+        hsize_t off[H5S_MAX_RANK], size = 0;
+        hpc_h5idx_origin(ix, c->idx, at);
+        for (int d = 0; d < rank; d++)
+            off[d] = at[d];
+        if (H5Dget_chunk_storage_size(did, off, &size) < 0 || size != c->size) {
+            g_string_truncate(o, start);
+            return 0;
+        }
+        go = chunk_out(did, rank, verify, off, c->addr, c->size, c->mask, o);
+    }
+    if (go && verify)
+        g_string_append(o, "checksums verified\n");
+    return 1;
+}
+
+/* The user block's size: libhdf5 1.10 leaves it out of the addresses
+ * H5Dget_chunk_info* give (not of H5Dget_offset's). */
+static uint64_t file_base(hid_t did)
+{
+    hid_t f = H5Iget_file_id(did), fcpl = f >= 0 ? H5Fget_create_plist(f) : H5I_INVALID_HID;
+    hsize_t ub = 0;
+    if (fcpl >= 0 && H5Pget_userblock(fcpl, &ub) < 0)
+        ub = 0;
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    if (f >= 0)
+        H5Fclose(f);
+    return (uint64_t)ub;
+}
+
+/* One "c" line per allocated chunk, from the reader's index ix where
+ * given, else from libhdf5's listing (which walks the index up to each
+ * chunk: n * n / 2 steps). */
+static int chunks_out(hid_t did, int rank, int verify, const hpc_h5idx *ix, GString *o)
 {
     hsize_t n = 0, off[H5S_MAX_RANK];
+    uint64_t base = file_base(did);
+    if (ix && ix->rank == rank && listed_out(did, rank, verify, ix, o))
+        return HPC_OK;
     hid_t space = H5Dget_space(did);
     int rc = space >= 0 && H5Dget_num_chunks(did, space, &n) >= 0 ? HPC_OK : HPC_E_CORRUPT;
-    if (rc == HPC_OK && n > MAX_CHUNKS) {
+    if (rc == HPC_OK && n > HPC_H5REFS_MAX_CHUNKS) {
         g_string_append(o, "unsup more allocated chunks than references are written for\n");
         goto out;
     }
@@ -407,15 +470,8 @@ static int chunks_out(hid_t did, int rank, int verify, GString *o)
                                "find the same chunk again\n");
             goto out;
         }
-        if (verify && !mask && !chunk_sum_ok(did, off, size)) {
-            g_string_append(o, "unsup the fletcher32 checksum of a chunk does not match\n");
+        if (!chunk_out(did, rank, verify, off, (uint64_t)addr + base, size, mask, o))
             goto out;
-        }
-        g_string_append_printf(o, "c %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u ",
-                               (guint64)addr, (guint64)size, mask);
-        for (int d = 0; d < rank; d++)
-            g_string_append_printf(o, "%s%" G_GUINT64_FORMAT, d ? "," : "", (guint64)off[d]);
-        g_string_append_c(o, '\n');
     }
     if (verify && rc == HPC_OK)
         g_string_append(o, "checksums verified\n");
@@ -423,6 +479,31 @@ out:
     if (space >= 0)
         H5Sclose(space);
     return rc;
+}
+
+/* The bytes of an array type's fill value repeat its base element's
+ * value (a default fill is zeros): the smallest unit to send. */
+static size_t fill_unit(hid_t ftype, size_t size)
+{
+    hid_t base = H5Tget_class(ftype) == H5T_ARRAY ? H5Tget_super(ftype) : H5I_INVALID_HID;
+    size_t unit = base >= 0 ? H5Tget_size(base) : 0;
+    if (base >= 0)
+        H5Tclose(base);
+    return unit && size % unit == 0 ? unit : size;
+}
+
+/* "fill HEX COUNT": the fill value of size bytes as the first unit of
+ * them, repeated COUNT times when they repeat it.  An array type's fill
+ * value can be hundreds of MiB: sent as hex through the helper, it cost
+ * seconds of CPU. */
+static void fill_hex(GString *o, hid_t ftype, const unsigned char *buf, size_t size)
+{
+    size_t unit = fill_unit(ftype, size);
+    if (unit < size && memcmp(buf, buf + unit, size - unit))
+        unit = size;
+    g_string_append(o, "fill ");
+    put_hex(o, buf, unit);
+    g_string_append_printf(o, " %zu\n", unit ? size / unit : 1);
 }
 
 static void fill_out(hid_t dcpl, hid_t ftype, GString *o)
@@ -433,22 +514,17 @@ static void fill_out(hid_t dcpl, hid_t ftype, GString *o)
     unsigned char *buf = g_malloc0(MAX(size, 1));
     /* fill time "never": libhdf5 leaves unwritten storage alone and h5py
      * (like the mount) shows zeros, not the fill value */
-    if (H5Pget_fill_time(dcpl, &when) >= 0 && when == H5D_FILL_TIME_NEVER) {
-        g_string_append(o, "fill ");
-        put_hex(o, buf, size);
-        g_string_append_c(o, '\n');
-    } else if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED ||
-        H5Pget_fill_value(dcpl, ftype, buf) < 0) {
+    if (H5Pget_fill_time(dcpl, &when) >= 0 && when == H5D_FILL_TIME_NEVER)
+        fill_hex(o, ftype, buf, size);
+    else if (H5Pfill_value_defined(dcpl, &st) < 0 || st == H5D_FILL_VALUE_UNDEFINED ||
+             H5Pget_fill_value(dcpl, ftype, buf) < 0)
         g_string_append(o, "fill none\n");
-    } else {
-        g_string_append(o, "fill ");
-        put_hex(o, buf, size);
-        g_string_append_c(o, '\n');
-    }
+    else
+        fill_hex(o, ftype, buf, size);
     g_free(buf);
 }
 
-static int chunked_out(hid_t did, hid_t dcpl, hid_t ftype, GString *o)
+static int chunked_out(hid_t did, hid_t dcpl, hid_t ftype, const hpc_h5idx *ix, GString *o)
 {
     hsize_t dims[H5S_MAX_RANK];
     int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
@@ -464,10 +540,10 @@ static int chunked_out(hid_t did, hid_t dcpl, hid_t ftype, GString *o)
         g_string_append_printf(o, "%s%" G_GUINT64_FORMAT, d ? "," : "", (guint64)dims[d]);
     g_string_append_c(o, '\n');
     fill_out(dcpl, ftype, o);
-    return chunks_out(did, rank, fl, o);
+    return chunks_out(did, rank, fl, ix, o);
 }
 
-int hpc_h5refs_describe(hid_t did, GString *o)
+int hpc_h5refs_describe(hid_t did, const hpc_h5idx *ix, GString *o)
 {
     hid_t dcpl = H5Dget_create_plist(did), ftype = H5Dget_type(did);
     int rc = HPC_OK;
@@ -500,7 +576,7 @@ int hpc_h5refs_describe(hid_t did, GString *o)
                                    (guint64)a, (guint64)H5Dget_storage_size(did));
         fill_out(dcpl, ftype, o);
     } else if (lay == H5D_CHUNKED && !why) {
-        rc = chunked_out(did, dcpl, ftype, o);
+        rc = chunked_out(did, dcpl, ftype, ix, o);
     } else if (lay != H5D_COMPACT && lay != H5D_CHUNKED) {
         g_string_append(o, "unsup a virtual dataset (its bytes lie in other datasets)\n");
     }

@@ -5,11 +5,16 @@
 #include <glib.h>
 #include <hdf5.h>
 
+#include "hdf5_index.h"
 #include "hpc_error.h"
 
+/** Allocated chunks of a dataset described at most. */
+#define HPC_H5REFS_MAX_CHUNKS (64u << 20)
+
 /** Append the text hpc_format.chunks answers for open dataset did (the
- *  line format is described in hdf5_refs.c). */
-int hpc_h5refs_describe(hid_t did, GString *out);
+ *  line format is described in hdf5_refs.c); ix: its chunk index as the
+ *  reader read it (hdf5_index.h), or NULL: libhdf5 lists the chunks. */
+int hpc_h5refs_describe(hid_t did, const hpc_h5idx *ix, GString *out);
 
 /** Append an "attr" line for each attribute of object oid that netCDF-4
  *  shows (its name and value as JSON, hdf5_ncattr.c), and for a dataset
