@@ -252,6 +252,30 @@ def attr_shape_got(listed, getx, name):
     return getx(key).decode() if key in listed else None
 
 
+def attr_bytes(listed, getx, name):
+    """h5py's value of an attribute served as the bytes of its strings
+    (user.attrdtype.<name>, docs/hdf5.md), or None for one served as text."""
+    key = "user.attrdtype." + name
+    if key not in listed:
+        return None
+    a = np.frombuffer(getx("user.attr." + name), getx(key).decode())
+    shape = attr_shape_got(listed, getx, name)
+    if shape is not None:
+        return a.reshape(tuple(int(n) for n in shape.split(",")))
+    return a[0] if len(a) == 1 else a
+
+
+def attr_served(listed, getx, name, v):
+    """(ok, what was got): do the xattrs of attribute name give h5py's v?"""
+    got = attr_bytes(listed, getx, name)
+    if got is None:
+        text = getx("user.attr." + name).decode()
+        return attr_matches(text, v), text
+    same = type(got) is type(v) and np.shape(got) == np.shape(v) and \
+        np.asarray(got).dtype == np.asarray(v).dtype and np.array_equal(got, v)
+    return same, got
+
+
 def attr_matches(text, v):
     """Does the xattr text render attribute value v?"""
     if isinstance(v, h5py.Empty):
@@ -487,9 +511,8 @@ def verify(h5file, mnt, hpcdump, nodd=20, notserved=None, extracted=None, attrs=
             except Exception as e:            # noqa: BLE001 - any error is a failed check
                 check(False, "%s: %s: %s" % (path, type(e).__name__, e))
         for name, v in (attr_items(f) if attrs else ()):
-            key = "user.attr." + name
-            text = os.getxattr(mnt, key).decode()
-            check(attr_matches(text, v), "/: attribute %s (got %r)" % (name, text))
+            ok, got = attr_served(os.listxattr(mnt), lambda k: os.getxattr(mnt, k), name, v)
+            check(ok, "/: attribute %s (got %r)" % (name, got))
         cat_all(h5file, hpcdump, opts["cats"], check)
         info = read_info(mnt)
         # objects h5py cannot open may be counted (as damaged datasets)
@@ -553,8 +576,8 @@ def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, o
             check(os.path.isdir(full), "%s: directory" % path)
             inodes[val] = (os.stat(full).st_ino, path)
             for name, v in (attr_items(obj) if opts["attrs"] else ()):
-                text = os.getxattr(full, "user.attr." + name).decode()
-                check(attr_matches(text, v), "%s: attribute %s (got %r)" % (path, name, text))
+                ok, got = attr_served(os.listxattr(full), lambda k: os.getxattr(full, k), name, v)
+                check(ok, "%s: attribute %s (got %r)" % (path, name, got))
         return
     ds = obj
     if ds.shape is not None and nbytes(ds) > (1 << 63) - 1:
@@ -758,8 +781,8 @@ def verify_dataset(h5file, mnt, hpcdump, path, ds, exp, st, opts, check):
         if len(key) > 255:
             check(key not in os.listxattr(full), "%s: over-long attribute name left out" % path)
             continue
-        text = os.getxattr(full, key).decode()
-        check(attr_matches(text, v), "%s: attribute %s = %r (got %r)" % (path, name, v, text))
+        ok, got = attr_served(os.listxattr(full), lambda k: os.getxattr(full, k), name, v)
+        check(ok, "%s: attribute %s = %r (got %r)" % (path, name, v, got))
         if len(key) <= 250:
             got = attr_shape_got(os.listxattr(full), lambda k: os.getxattr(full, k), name)
             check(got == attr_shape_text(v), "%s: attribute %s of shape %s (user.attrshape %r)"

@@ -1,6 +1,6 @@
 """hdf5_vlen.py - variable-length sequences and references against h5py.
 
-  gen DIR              write vlen.h5 (h5py) and damaged.h5 into DIR
+  gen DIR              write vlen.h5 (h5py), damaged.h5 and bigattr.h5 into DIR
   list FILE...         print the files holding a dataset of sequences or
                        references that h5py reads (the corpus check)
   tree ROOT FILE       compare every such dataset of FILE, and of
@@ -30,6 +30,9 @@ import sys
 
 import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hdf5_verify  # noqa: E402 - after the path it is found on
 
 
 def gen(out):
@@ -71,7 +74,13 @@ def gen(out):
         newlines(f, t)
         unlinked(f)
         shaped_attrs(f, t)
+    heap_nul(os.path.join(out, "vlen.h5"))
     damaged(out)
+    with h5py.File(os.path.join(out, "bigattr.h5"), "w", libver="latest") as f:
+        # more than an xattr holds (dense attribute storage): cut to whole
+        # elements, and one string longer than an xattr: left out
+        f.attrs["cut"] = np.array([b"a\0\n" + b"x" * 100] * 1000)
+        f.attrs["huge"] = np.array(b"\0\n" + b"y" * 70000, dtype="S70002")
 
 
 def shaped_attrs(f, t):
@@ -158,9 +167,28 @@ def string_attrs(f, ds):
     f.attrs["fx_scalar_nl"] = np.bytes_(b"history: made by h5py\nline 2\n")
     f.attrs["fx_plain"] = np.array([b"ab", b"c"])
     f.attrs["fx_nul"] = np.array([b"a\0b", b"cd"])       # NUL inside, no newline: lines
-    f.attrs["fx_nul_nl"] = np.array([b"a\0b", b"c\nd"])  # no text form: left out
+    # NUL inside and a newline: no text form, the bytes (user.attrdtype):
+    # 1-D, scalar, an array of one, 2-D; leading, inner and trailing NULs,
+    # strings filling their size
+    f.attrs["fx_nul_nl"] = np.array([b"a\0b", b"c\nd", b"e"])
+    f.attrs["fx_nul_nl_scalar"] = np.array(b"\0x\ny", dtype="S8")
+    f.attrs["fx_nul_nl_one"] = np.array([b"p\0q\n"])
+    ds.attrs["fx_nul_nl_2d"] = np.array([[b"\0\0z", b"\n", b""],
+                                         [b"full\0\nxy", b"a\0", b"12345678"]], dtype="S8")
+    f.attrs["vl_heap_nul"] = "vlQQheap"                  # heap_nul puts NULs in it
     ds.attrs.create("grid_nl", np.array([["1\n", "2"], ["3", "\n"]], dtype=object), dtype=s)
     ds.attrs.create("utf8", np.array(["\u00fc\n", "\u00e9"], dtype=object), dtype=s)
+
+
+def heap_nul(path):
+    """Turn the stored variable-length string "vlQQheap" into "vl\\0\\0heap"
+    (h5py refuses to write NUL into one): libhdf5 and h5py read it as the
+    C string "vl", and so must the mount."""
+    with open(path, "r+b") as fh:
+        data = fh.read()
+        assert data.count(b"vlQQheap") == 1
+        fh.seek(data.index(b"vlQQheap") + 2)
+        fh.write(b"\0\0")
 
 
 def damaged(out):
@@ -431,15 +459,22 @@ def objects(f):
 
 def compare_attrs(f, getx, names, label):
     """getx(path, xattr name) -> bytes, names(path) -> xattr names: every
-    string attribute equals h5py's; one holding NUL and a newline is left
-    out."""
+    string attribute equals h5py's: as text, or, where its strings hold NUL
+    and a newline (and only there), as their bytes (user.attrdtype.NAME,
+    read as docs/hdf5.md says) equal to h5py's attrs[NAME], type, dtype
+    and shape included."""
     bad = compared = 0
     for p, obj in objects(f):
+        listed = names(p)
         for name, want in string_items(obj):
             key = "user.attr." + name
-            lossy = any(b"\0" in w for w in want) and any(b"\n" in w for w in want)
-            if lossy:
-                why = "shown, yet it has no text form" if key in names(p) else None
+            textless = any(b"\0" in w for w in want) and any(b"\n" in w for w in want)
+            if textless != ("user.attrdtype." + name in listed):
+                why = "user.attrdtype %s" % ("missing" if textless else "on a text")
+            elif textless:
+                ok, got = hdf5_verify.attr_served(listed, lambda k: getx(p, k), name,
+                                                  obj.attrs[name])
+                why = None if ok else "%r, h5py %r" % (got, obj.attrs[name])
             else:
                 got = getx(p, key)
                 why = None if attr_value(got) == want else "%r, h5py %r" % (got, want)
@@ -575,8 +610,6 @@ def pkganon(h5):
 def ashape(root, h5):
     """user.attrshape.NAME (hdf5_verify.attr_shape_text) of every attribute,
     as h5py's shape of it; root "pkg": through the package."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import hdf5_verify
     bad = compared = 0
     c = None
     if root == "pkg":

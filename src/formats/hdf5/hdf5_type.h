@@ -76,12 +76,14 @@ void hpc_h5t_np_dtype(hid_t t, hid_t m, GString *o);
 /**
  * Append the value of attribute aid to o as text: numbers joined by ',',
  * strings one per line (each ended with NUL where one holds a newline),
- * enum members by name, other types as hex.  limit is the file size, which
- * the attribute's raw data must fit in.  Returns HPC_OK, HPC_E_UNSUPPORTED
- * (strings holding NUL and a newline: no text form) or HPC_E_IO (the
- * libhdf5 error stack tells why).
+ * enum members by name, other types as hex.  Fixed-length strings holding
+ * NUL and a newline have no such text: o gets their elements' bytes as
+ * h5py holds them (NumPy's S<n>, NUL-padded) and *esize their size n;
+ * *esize is 0 for text.  limit is the file size, which the attribute's raw
+ * data must fit in.  Returns HPC_OK or HPC_E_IO (the libhdf5 error stack
+ * tells why).
  */
-int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o);
+int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o, size_t *esize);
 
 /**
  * Text t of strings or references, every element ended with NUL (which
