@@ -74,6 +74,7 @@ def gen(out):
         newlines(f, t)
         unlinked(f)
         shaped_attrs(f, t)
+        typed_attrs(f, t)
     heap_nul(os.path.join(out, "vlen.h5"))
     damaged(out)
     with h5py.File(os.path.join(out, "bigattr.h5"), "w", libver="latest") as f:
@@ -97,6 +98,35 @@ def shaped_attrs(f, t):
     g.attrs["str1"] = np.array([b"x"])
     g.attrs.create("vstr1", np.array(["a"], dtype=object), dtype=h5py.string_dtype())
     t.attrs["one"] = np.array([7], dtype=np.int64)
+
+
+def typed_attrs(f, t):
+    """Attributes of compound (nested, array members, big-endian, padded),
+    array, opaque and complex types: hex with user.attrdtype.NAME."""
+    g = f.create_group("typed")
+    inner = np.dtype([("x", "<i2"), ("y", "<f4")])
+    nested = np.dtype([("a", "<i4"), ("b", inner), ("c", "<f8", (2, 3)), ("d", "S3")])
+    g.attrs["nested"] = np.array([(1, (2, 3.5), np.arange(6).reshape(2, 3), b"ab"),
+                                  (-4, (5, -6.5), np.ones((2, 3)), b"xyz")], dtype=nested)
+    g.attrs["nested_scalar"] = np.array((7, (8, 9.25), np.zeros((2, 3)), b"q"), dtype=nested)[()]
+    g.attrs["big_endian"] = np.array([(1, 2.0), (-3, 4.5)], dtype=[("a", ">i8"), ("b", ">f8")])
+    padded = np.dtype({"names": ["p", "q"], "formats": ["<i2", "<f8"], "offsets": [0, 8],
+                       "itemsize": 24})
+    g.attrs["padded"] = np.array([(1, 1.5), (2, 2.5)], dtype=padded)
+    g.attrs["nested_2d"] = np.zeros((2, 2), dtype=nested)
+    g.attrs["c8"] = np.array([1 + 2j, 3 - 4j], dtype="<c8")
+    g.attrs["c16"] = np.complex128(-1.5 + 0.25j)
+    g.attrs["opaque"] = np.void(b"\x01\x00\xff")
+    g.attrs["opaque_1d"] = np.array([b"ab", b"\0c"], dtype="V2")
+    g.attrs.create("array", np.arange(12, dtype=">i4").reshape(2, 2, 3),
+                   dtype=np.dtype((">i4", (2, 3))))
+    g.attrs.create("array_scalar", np.arange(6, dtype="<u2").reshape(2, 3),
+                   dtype=np.dtype(("<u2", (2, 3))))
+    g.attrs.create("array_of_compounds", np.zeros((3, 2), dtype=inner),
+                   dtype=np.dtype((inner, (2,))))
+    g.attrs["empty"] = h5py.Empty(nested)
+    g.attrs["zero"] = np.zeros(0, dtype=nested)
+    t.attrs["c16"] = np.array([[1j, 2], [3, 4j]], dtype="<c16")
 
 
 def hdf5_lib():
@@ -482,7 +512,37 @@ def compare_attrs(f, getx, names, label):
             print("%s %s %r@%r %s" % ("FAIL" if why else "ok", label, p, name, why or ""))
             bad += why is not None
     print("%s: %d string attributes compared, %d differ" % (label, compared, bad))
-    return 1 if bad or not compared else 0
+    return 1 if bad or not compared else compare_typed(f, getx, names, label)
+
+
+HEX_CLASSES = (h5py.h5t.COMPOUND, h5py.h5t.ARRAY, h5py.h5t.OPAQUE)
+
+
+def compare_typed(f, getx, names, label):
+    """Every attribute of a compound, array or opaque type (complex too)
+    has user.attrdtype.NAME, and its hex decodes (hdf5_verify.attr_bytes)
+    to h5py's attrs[NAME], type, dtype (little-endian) and shape included;
+    no attribute of another type but strings' bytes has user.attrdtype."""
+    bad = compared = 0
+    for p, obj in objects(f):
+        listed = names(p)
+        for name in obj.attrs:
+            hexed = obj.attrs.get_id(name).get_type().get_class() in HEX_CLASSES
+            if not hexed:
+                if obj.attrs.get_id(name).get_type().get_class() != h5py.h5t.STRING:
+                    bad += "user.attrdtype." + name in listed
+                continue
+            if "user.attrdtype." + name not in listed:
+                ok, got = False, "no user.attrdtype"
+            else:
+                ok, got = hdf5_verify.attr_served(listed, lambda k: getx(p, k), name,
+                                                  obj.attrs[name])
+            compared += 1
+            print("%s %s typed %r@%r %s" % ("ok" if ok else "FAIL", label, p, name,
+                                            "" if ok else "%r, h5py %r" % (got, obj.attrs[name])))
+            bad += not ok
+    print("%s: %d typed attributes compared, %d differ" % (label, compared, bad))
+    return 1 if bad or compared < 15 else 0
 
 
 def attrs(root, h5):
@@ -623,7 +683,7 @@ def ashape(root, h5):
             for name in obj.attrs:
                 v = obj.attrs[name]
                 got = hdf5_verify.attr_shape_got(listed, getx, name)
-                ok = got == hdf5_verify.attr_shape_text(v)
+                ok = got == hdf5_verify.attr_shape_text(v, obj.attrs.get_id(name).shape)
                 compared += 1
                 print("%s ashape %r@%r %s %r" % ("ok" if ok else "FAIL", p, name, np.shape(v), got))
                 bad += not ok

@@ -11,7 +11,10 @@
 # zarr's attrs of the references) as h5py's, NUL-ended where one holds a
 # newline; fixed-length strings holding NUL and a newline (scalar, 1-D,
 # 2-D) as their S<n> bytes with user.attrdtype.NAME, decoding to h5py's
-# attrs[NAME], and no user.attrdtype on any other; a variable-length
+# attrs[NAME]; attributes of compound (nested, array members, padded,
+# big-endian), array, opaque and complex types as hex with
+# user.attrdtype.NAME, decoding to h5py's attrs[NAME], and no
+# user.attrdtype on any other; a variable-length
 # string with NUL in its heap bytes as h5py's C string; attribute shapes
 # (user.attrshape.NAME) as h5py's; such bytes over 64 KiB cut to whole
 # elements, a string longer than that left out, with warnings; a damaged
@@ -93,6 +96,15 @@ check "hpcdump xattr: the strings' bytes and user.attrdtype as getfattr -d shows
      grep -qx 'user.attrdtype.fx_nul_nl=\"|S3\"' '$TMP/x.hd' &&
      grep 'fx_nul_nl' '$TMP/x.hd' | sort > '$TMP/x1' && grep 'fx_nul_nl' '$TMP/x.gf' | sort > '$TMP/x2' &&
      test \$(wc -l < '$TMP/x1') = 7 && cmp -s '$TMP/x1' '$TMP/x2'"
+check "compound, array, opaque, complex: hex with user.attrdtype (user.dtype's text)" sh -c \
+    "test \"\$(getfattr --only-values -n user.attrdtype.c8 '$M/typed')\" = '<c8' &&
+     test \"\$(getfattr --only-values -n user.attr.c8 '$M/typed')\" = 0x0000803f00000040,0x00004040000080c0 &&
+     test \"\$(getfattr --only-values -n user.attrdtype.array '$M/typed')\" = \"('<i4', (2, 3))\" &&
+     test \"\$(getfattr --only-values -n user.attrdtype.big_endian '$M/typed')\" = \"[('a', '<i8'), ('b', '<f8')]\""
+check "hpcdump xattr: hex attributes and user.attrdtype as getfattr -d shows them" sh -c \
+    "'$HPCDUMP' xattr '$TMP/vlen.h5' /typed | sort > '$TMP/t1' &&
+     getfattr -d -m - '$M/typed' | sed 's|^# file: .*|# file: typed|' | sort > '$TMP/t2' &&
+     test \$(grep -c attrdtype '$TMP/t1') = 14 && cmp -s '$TMP/t1' '$TMP/t2'"
 check "objects no path names: /@ADDR equals h5py's f[ref]" "$PY" "$V" anon "$M" "$TMP/vlen.h5"
 A=$(sed -n 1p "$M/anonrefs")       # an unlinked dataset
 G=$(sed -n 2p "$M/anonrefs")       # an unlinked group

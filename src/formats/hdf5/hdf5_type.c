@@ -217,15 +217,34 @@ static int attr_values(hid_t aid, hid_t t, hid_t s, size_t n, size_t tsize, GStr
     return attr_bytes(aid, t, n, o);
 }
 
+/* dtype: the NumPy dtype of attribute values of type t that are not text:
+ * |S<esize> for strings' bytes, user.dtype's for the hex of attr_bytes. */
+static void attr_dtype(hid_t t, size_t esize, GString *dtype)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    if (esize) {
+        g_string_printf(dtype, "|S%zu", esize);
+        return;
+    }
+    if (cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_STRING || cls == H5T_ENUM)
+        return;
+    hid_t m = hpc_h5t_mem_type(t);
+    if (m >= 0) {       /* the memory type attr_bytes read the hex in */
+        hpc_h5t_np_dtype(t, m, dtype);
+        H5Tclose(m);
+    }
+}
+
 /* Render attribute aid as text: numbers joined by ',', strings one per
  * line (or NUL-ended: put_strings), enums by member name, other types as
  * hex; fixed-length strings without a text form as their bytes.  limit:
  * the file size, which the attribute's raw data must fit in. */
-int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o, size_t *esize)
+int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o, GString *dtype, size_t *esize)
 {
     hid_t t = H5Aget_type(aid), s = H5Aget_space(aid);
     int rc = HPC_E_IO;
     *esize = 0;
+    g_string_truncate(dtype, 0);
     hssize_t np = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
     if (t < 0 || np < 0)
         goto out;
@@ -241,6 +260,8 @@ int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o, size_t *esize)
         goto out;
     }
     rc = attr_values(aid, t, s, n, tsize, o, esize);
+    if (rc == HPC_OK)
+        attr_dtype(t, *esize, dtype);
 out:
     if (t >= 0)
         H5Tclose(t);
