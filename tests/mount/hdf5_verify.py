@@ -235,13 +235,15 @@ def attr_items(obj):
         yield name, v
 
 
-def attr_shape_text(v):
+def attr_shape_text(v, space=None):
     """user.attrshape.<name> of an attribute h5py reads as v (docs/hdf5.md):
     None where the text's element count tells the shape (one element: a
-    scalar, else 1-D), "null" for h5py.Empty, else the shape."""
+    scalar, else 1-D), "null" for h5py.Empty, else the shape.  space: the
+    attribute's dataspace shape (attrs.get_id(name).shape), which an array
+    type's v extends with the array's axes."""
     if isinstance(v, h5py.Empty):
         return "null"
-    shape = np.shape(v)
+    shape = np.shape(v) if space is None else space
     if shape == () or (len(shape) == 1 and shape[0] != 1):
         return None
     return ",".join(str(n) for n in shape)
@@ -250,6 +252,51 @@ def attr_shape_text(v):
 def attr_shape_got(listed, getx, name):
     key = "user.attrshape." + name
     return getx(key).decode() if key in listed else None
+
+
+def attr_dtype(text):
+    """numpy's dtype of a user.dtype or user.attrdtype text (docs/hdf5.md)."""
+    return np.dtype(ast.literal_eval(text) if text[0] in "[{(" else text)
+
+
+def attr_bytes(listed, getx, name):
+    """h5py's value of an attribute served as bytes or hex with its dtype
+    (user.attrdtype.<name>, docs/hdf5.md), or None for one served as text."""
+    key = "user.attrdtype." + name
+    if key not in listed:
+        return None
+    v, dt = getx("user.attr." + name), attr_dtype(getx(key).decode())
+    if dt.kind != "S":                        # hex: "0x<bytes>" joined by ","
+        v = b"".join(bytes.fromhex(e[2:].decode()) for e in v.split(b",")) if v else b""
+    a = np.frombuffer(v, dt)                  # array types expand into trailing axes
+    shape = attr_shape_got(listed, getx, name)
+    if shape == "null":
+        return h5py.Empty(dt)
+    if shape is not None:
+        return a.reshape(tuple(int(n) for n in shape.split(",")) + a.shape[1:])
+    return a[0] if len(a) == 1 else a
+
+
+def attr_same(got, v):
+    """Is got, decoded from bytes or hex, h5py's v (which may be big-endian:
+    the mount's bytes are little-endian)?"""
+    if isinstance(v, h5py.Empty):
+        return isinstance(got, h5py.Empty) and got.dtype == v.dtype.newbyteorder("<")
+    a, b = np.asarray(got), np.asarray(v)
+    if type(got) is not type(v) or a.shape != b.shape:
+        return False
+    if a.dtype != b.dtype.newbyteorder("<"):
+        return False
+    return a.tobytes() == b.astype(a.dtype).tobytes() or bool(np.array_equal(a, b))
+
+
+def attr_served(listed, getx, name, v):
+    """(ok, what was got): do the xattrs of attribute name give h5py's v?"""
+    got = attr_bytes(listed, getx, name)
+    if got is None:
+        text = getx("user.attr." + name).decode()
+        return attr_matches(text, v), text
+    return attr_same(got, v), got
 
 
 def attr_matches(text, v):
@@ -487,9 +534,8 @@ def verify(h5file, mnt, hpcdump, nodd=20, notserved=None, extracted=None, attrs=
             except Exception as e:            # noqa: BLE001 - any error is a failed check
                 check(False, "%s: %s: %s" % (path, type(e).__name__, e))
         for name, v in (attr_items(f) if attrs else ()):
-            key = "user.attr." + name
-            text = os.getxattr(mnt, key).decode()
-            check(attr_matches(text, v), "/: attribute %s (got %r)" % (name, text))
+            ok, got = attr_served(os.listxattr(mnt), lambda k: os.getxattr(mnt, k), name, v)
+            check(ok, "/: attribute %s (got %r)" % (name, got))
         cat_all(h5file, hpcdump, opts["cats"], check)
         info = read_info(mnt)
         # objects h5py cannot open may be counted (as damaged datasets)
@@ -553,8 +599,8 @@ def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, o
             check(os.path.isdir(full), "%s: directory" % path)
             inodes[val] = (os.stat(full).st_ino, path)
             for name, v in (attr_items(obj) if opts["attrs"] else ()):
-                text = os.getxattr(full, "user.attr." + name).decode()
-                check(attr_matches(text, v), "%s: attribute %s (got %r)" % (path, name, text))
+                ok, got = attr_served(os.listxattr(full), lambda k: os.getxattr(full, k), name, v)
+                check(ok, "%s: attribute %s (got %r)" % (path, name, got))
         return
     ds = obj
     if ds.shape is not None and nbytes(ds) > (1 << 63) - 1:
@@ -758,11 +804,12 @@ def verify_dataset(h5file, mnt, hpcdump, path, ds, exp, st, opts, check):
         if len(key) > 255:
             check(key not in os.listxattr(full), "%s: over-long attribute name left out" % path)
             continue
-        text = os.getxattr(full, key).decode()
-        check(attr_matches(text, v), "%s: attribute %s = %r (got %r)" % (path, name, v, text))
+        ok, got = attr_served(os.listxattr(full), lambda k: os.getxattr(full, k), name, v)
+        check(ok, "%s: attribute %s = %r (got %r)" % (path, name, v, got))
         if len(key) <= 250:
             got = attr_shape_got(os.listxattr(full), lambda k: os.getxattr(full, k), name)
-            check(got == attr_shape_text(v), "%s: attribute %s of shape %s (user.attrshape %r)"
+            check(got == attr_shape_text(v, ds.attrs.get_id(name).shape),
+                  "%s: attribute %s of shape %s (user.attrshape %r)"
                   % (path, name, np.shape(v), got))
     # reads at odd offsets and sizes, and past the end
     if exp:

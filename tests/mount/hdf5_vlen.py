@@ -1,6 +1,6 @@
 """hdf5_vlen.py - variable-length sequences and references against h5py.
 
-  gen DIR              write vlen.h5 (h5py) and damaged.h5 into DIR
+  gen DIR              write vlen.h5 (h5py), damaged.h5 and bigattr.h5 into DIR
   list FILE...         print the files holding a dataset of sequences or
                        references that h5py reads (the corpus check)
   tree ROOT FILE       compare every such dataset of FILE, and of
@@ -30,6 +30,9 @@ import sys
 
 import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hdf5_verify  # noqa: E402 - after the path it is found on
 
 
 def gen(out):
@@ -71,7 +74,14 @@ def gen(out):
         newlines(f, t)
         unlinked(f)
         shaped_attrs(f, t)
+        typed_attrs(f, t)
+    heap_nul(os.path.join(out, "vlen.h5"))
     damaged(out)
+    with h5py.File(os.path.join(out, "bigattr.h5"), "w", libver="latest") as f:
+        # more than an xattr holds (dense attribute storage): cut to whole
+        # elements, and one string longer than an xattr: left out
+        f.attrs["cut"] = np.array([b"a\0\n" + b"x" * 100] * 1000)
+        f.attrs["huge"] = np.array(b"\0\n" + b"y" * 70000, dtype="S70002")
 
 
 def shaped_attrs(f, t):
@@ -88,6 +98,35 @@ def shaped_attrs(f, t):
     g.attrs["str1"] = np.array([b"x"])
     g.attrs.create("vstr1", np.array(["a"], dtype=object), dtype=h5py.string_dtype())
     t.attrs["one"] = np.array([7], dtype=np.int64)
+
+
+def typed_attrs(f, t):
+    """Attributes of compound (nested, array members, big-endian, padded),
+    array, opaque and complex types: hex with user.attrdtype.NAME."""
+    g = f.create_group("typed")
+    inner = np.dtype([("x", "<i2"), ("y", "<f4")])
+    nested = np.dtype([("a", "<i4"), ("b", inner), ("c", "<f8", (2, 3)), ("d", "S3")])
+    g.attrs["nested"] = np.array([(1, (2, 3.5), np.arange(6).reshape(2, 3), b"ab"),
+                                  (-4, (5, -6.5), np.ones((2, 3)), b"xyz")], dtype=nested)
+    g.attrs["nested_scalar"] = np.array((7, (8, 9.25), np.zeros((2, 3)), b"q"), dtype=nested)[()]
+    g.attrs["big_endian"] = np.array([(1, 2.0), (-3, 4.5)], dtype=[("a", ">i8"), ("b", ">f8")])
+    padded = np.dtype({"names": ["p", "q"], "formats": ["<i2", "<f8"], "offsets": [0, 8],
+                       "itemsize": 24})
+    g.attrs["padded"] = np.array([(1, 1.5), (2, 2.5)], dtype=padded)
+    g.attrs["nested_2d"] = np.zeros((2, 2), dtype=nested)
+    g.attrs["c8"] = np.array([1 + 2j, 3 - 4j], dtype="<c8")
+    g.attrs["c16"] = np.complex128(-1.5 + 0.25j)
+    g.attrs["opaque"] = np.void(b"\x01\x00\xff")
+    g.attrs["opaque_1d"] = np.array([b"ab", b"\0c"], dtype="V2")
+    g.attrs.create("array", np.arange(12, dtype=">i4").reshape(2, 2, 3),
+                   dtype=np.dtype((">i4", (2, 3))))
+    g.attrs.create("array_scalar", np.arange(6, dtype="<u2").reshape(2, 3),
+                   dtype=np.dtype(("<u2", (2, 3))))
+    g.attrs.create("array_of_compounds", np.zeros((3, 2), dtype=inner),
+                   dtype=np.dtype((inner, (2,))))
+    g.attrs["empty"] = h5py.Empty(nested)
+    g.attrs["zero"] = np.zeros(0, dtype=nested)
+    t.attrs["c16"] = np.array([[1j, 2], [3, 4j]], dtype="<c16")
 
 
 def hdf5_lib():
@@ -158,9 +197,28 @@ def string_attrs(f, ds):
     f.attrs["fx_scalar_nl"] = np.bytes_(b"history: made by h5py\nline 2\n")
     f.attrs["fx_plain"] = np.array([b"ab", b"c"])
     f.attrs["fx_nul"] = np.array([b"a\0b", b"cd"])       # NUL inside, no newline: lines
-    f.attrs["fx_nul_nl"] = np.array([b"a\0b", b"c\nd"])  # no text form: left out
+    # NUL inside and a newline: no text form, the bytes (user.attrdtype):
+    # 1-D, scalar, an array of one, 2-D; leading, inner and trailing NULs,
+    # strings filling their size
+    f.attrs["fx_nul_nl"] = np.array([b"a\0b", b"c\nd", b"e"])
+    f.attrs["fx_nul_nl_scalar"] = np.array(b"\0x\ny", dtype="S8")
+    f.attrs["fx_nul_nl_one"] = np.array([b"p\0q\n"])
+    ds.attrs["fx_nul_nl_2d"] = np.array([[b"\0\0z", b"\n", b""],
+                                         [b"full\0\nxy", b"a\0", b"12345678"]], dtype="S8")
+    f.attrs["vl_heap_nul"] = "vlQQheap"                  # heap_nul puts NULs in it
     ds.attrs.create("grid_nl", np.array([["1\n", "2"], ["3", "\n"]], dtype=object), dtype=s)
     ds.attrs.create("utf8", np.array(["\u00fc\n", "\u00e9"], dtype=object), dtype=s)
+
+
+def heap_nul(path):
+    """Turn the stored variable-length string "vlQQheap" into "vl\\0\\0heap"
+    (h5py refuses to write NUL into one): libhdf5 and h5py read it as the
+    C string "vl", and so must the mount."""
+    with open(path, "r+b") as fh:
+        data = fh.read()
+        assert data.count(b"vlQQheap") == 1
+        fh.seek(data.index(b"vlQQheap") + 2)
+        fh.write(b"\0\0")
 
 
 def damaged(out):
@@ -431,15 +489,22 @@ def objects(f):
 
 def compare_attrs(f, getx, names, label):
     """getx(path, xattr name) -> bytes, names(path) -> xattr names: every
-    string attribute equals h5py's; one holding NUL and a newline is left
-    out."""
+    string attribute equals h5py's: as text, or, where its strings hold NUL
+    and a newline (and only there), as their bytes (user.attrdtype.NAME,
+    read as docs/hdf5.md says) equal to h5py's attrs[NAME], type, dtype
+    and shape included."""
     bad = compared = 0
     for p, obj in objects(f):
+        listed = names(p)
         for name, want in string_items(obj):
             key = "user.attr." + name
-            lossy = any(b"\0" in w for w in want) and any(b"\n" in w for w in want)
-            if lossy:
-                why = "shown, yet it has no text form" if key in names(p) else None
+            textless = any(b"\0" in w for w in want) and any(b"\n" in w for w in want)
+            if textless != ("user.attrdtype." + name in listed):
+                why = "user.attrdtype %s" % ("missing" if textless else "on a text")
+            elif textless:
+                ok, got = hdf5_verify.attr_served(listed, lambda k: getx(p, k), name,
+                                                  obj.attrs[name])
+                why = None if ok else "%r, h5py %r" % (got, obj.attrs[name])
             else:
                 got = getx(p, key)
                 why = None if attr_value(got) == want else "%r, h5py %r" % (got, want)
@@ -447,7 +512,37 @@ def compare_attrs(f, getx, names, label):
             print("%s %s %r@%r %s" % ("FAIL" if why else "ok", label, p, name, why or ""))
             bad += why is not None
     print("%s: %d string attributes compared, %d differ" % (label, compared, bad))
-    return 1 if bad or not compared else 0
+    return 1 if bad or not compared else compare_typed(f, getx, names, label)
+
+
+HEX_CLASSES = (h5py.h5t.COMPOUND, h5py.h5t.ARRAY, h5py.h5t.OPAQUE)
+
+
+def compare_typed(f, getx, names, label):
+    """Every attribute of a compound, array or opaque type (complex too)
+    has user.attrdtype.NAME, and its hex decodes (hdf5_verify.attr_bytes)
+    to h5py's attrs[NAME], type, dtype (little-endian) and shape included;
+    no attribute of another type but strings' bytes has user.attrdtype."""
+    bad = compared = 0
+    for p, obj in objects(f):
+        listed = names(p)
+        for name in obj.attrs:
+            hexed = obj.attrs.get_id(name).get_type().get_class() in HEX_CLASSES
+            if not hexed:
+                if obj.attrs.get_id(name).get_type().get_class() != h5py.h5t.STRING:
+                    bad += "user.attrdtype." + name in listed
+                continue
+            if "user.attrdtype." + name not in listed:
+                ok, got = False, "no user.attrdtype"
+            else:
+                ok, got = hdf5_verify.attr_served(listed, lambda k: getx(p, k), name,
+                                                  obj.attrs[name])
+            compared += 1
+            print("%s %s typed %r@%r %s" % ("ok" if ok else "FAIL", label, p, name,
+                                            "" if ok else "%r, h5py %r" % (got, obj.attrs[name])))
+            bad += not ok
+    print("%s: %d typed attributes compared, %d differ" % (label, compared, bad))
+    return 1 if bad or compared < 15 else 0
 
 
 def attrs(root, h5):
@@ -575,8 +670,6 @@ def pkganon(h5):
 def ashape(root, h5):
     """user.attrshape.NAME (hdf5_verify.attr_shape_text) of every attribute,
     as h5py's shape of it; root "pkg": through the package."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import hdf5_verify
     bad = compared = 0
     c = None
     if root == "pkg":
@@ -590,7 +683,7 @@ def ashape(root, h5):
             for name in obj.attrs:
                 v = obj.attrs[name]
                 got = hdf5_verify.attr_shape_got(listed, getx, name)
-                ok = got == hdf5_verify.attr_shape_text(v)
+                ok = got == hdf5_verify.attr_shape_text(v, obj.attrs.get_id(name).shape)
                 compared += 1
                 print("%s ashape %r@%r %s %r" % ("ok" if ok else "FAIL", p, name, np.shape(v), got))
                 bad += not ok

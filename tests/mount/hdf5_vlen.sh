@@ -9,7 +9,15 @@
 # strings without one: lines, no user.h5eol), through the mount, hpcdump
 # cat/xattr/extract/refs and the package; string attributes (xattrs,
 # zarr's attrs of the references) as h5py's, NUL-ended where one holds a
-# newline; attribute shapes (user.attrshape.NAME) as h5py's; a damaged
+# newline; fixed-length strings holding NUL and a newline (scalar, 1-D,
+# 2-D) as their S<n> bytes with user.attrdtype.NAME, decoding to h5py's
+# attrs[NAME]; attributes of compound (nested, array members, padded,
+# big-endian), array, opaque and complex types as hex with
+# user.attrdtype.NAME, decoding to h5py's attrs[NAME], and no
+# user.attrdtype on any other; a variable-length
+# string with NUL in its heap bytes as h5py's C string; attribute shapes
+# (user.attrshape.NAME) as h5py's; such bytes over 64 KiB cut to whole
+# elements, a string longer than that left out, with warnings; a damaged
 # global heap gives EIO
 # and a log line.  Objects only a reference leads to (no path names
 # them): /@ADDR, the reference's text, is the object (a dataset's file,
@@ -58,8 +66,45 @@ check "a scalar and an array of one: the same text, user.attrshape on the array 
      test \"\$(getfattr --only-values -n user.attrshape.one '$M/shapes')\" = 1"
 check "string attributes without a newline: lines" test \
     "$(getfattr --only-values -n user.attr.vl_plain "$M" | tr '\n' ,)" = "one,,three"
-check "strings holding NUL and a newline: left out, a warning" sh -c \
-    "! getfattr -n user.attr.fx_nul_nl '$M' 2>/dev/null && grep -q \"attribute 'fx_nul_nl'.*no text form\" '$M/.info'"
+# xattr PATH NAME PYTHON-BYTES: xattr NAME of PATH is exactly those bytes
+xattr() {
+    "$PY" -c "import os, sys; sys.exit(os.getxattr(sys.argv[1], sys.argv[2]) != eval(sys.argv[3]))" "$@"
+}
+# no_xattr PATH NAME
+no_xattr() { ! getfattr -n "$2" "$1" >/dev/null 2>&1; }
+fx_bytes() {
+    xattr "$M" user.attrdtype.fx_nul_nl "b'|S3'" && xattr "$M" user.attr.fx_nul_nl "b'a\\0bc\\nde\\0\\0'"
+}
+fx_bytes_scalar() {
+    xattr "$M" user.attrdtype.fx_nul_nl_scalar "b'|S8'" && no_xattr "$M" user.attrshape.fx_nul_nl_scalar &&
+        xattr "$M" user.attr.fx_nul_nl_scalar "b'\\0x\\ny\\0\\0\\0\\0'"
+}
+fx_text() {
+    for a in fx_nul fx_plain fx_nl fx_scalar_nl vl_nl vl_plain; do
+        no_xattr "$M" user.attrdtype.$a || return 1
+    done
+    xattr "$M" user.attr.fx_nul "b'a\\0b\\ncd'" && xattr "$M" user.attr.fx_plain "b'ab\\nc'"
+}
+check "strings holding NUL and a newline: their S3 bytes, user.attrdtype |S3" fx_bytes
+check "a scalar of them: its 8 bytes, no user.attrshape" fx_bytes_scalar
+check "strings without both NUL and a newline: text as before, no user.attrdtype" fx_text
+check "a variable-length string with NUL in the heap: the C string, as h5py" \
+    xattr "$M" user.attr.vl_heap_nul "b'vl'"
+check ".info: no warning about attributes" sh -c "! grep -q \"^warning: .*attribute\" '$M/.info'"
+check "hpcdump xattr: the strings' bytes and user.attrdtype as getfattr -d shows them" sh -c \
+    "'$HPCDUMP' xattr '$TMP/vlen.h5' / > '$TMP/x.hd' && getfattr -d -m - '$M' > '$TMP/x.gf' &&
+     grep -qx 'user.attrdtype.fx_nul_nl=\"|S3\"' '$TMP/x.hd' &&
+     grep 'fx_nul_nl' '$TMP/x.hd' | sort > '$TMP/x1' && grep 'fx_nul_nl' '$TMP/x.gf' | sort > '$TMP/x2' &&
+     test \$(wc -l < '$TMP/x1') = 7 && cmp -s '$TMP/x1' '$TMP/x2'"
+check "compound, array, opaque, complex: hex with user.attrdtype (user.dtype's text)" sh -c \
+    "test \"\$(getfattr --only-values -n user.attrdtype.c8 '$M/typed')\" = '<c8' &&
+     test \"\$(getfattr --only-values -n user.attr.c8 '$M/typed')\" = 0x0000803f00000040,0x00004040000080c0 &&
+     test \"\$(getfattr --only-values -n user.attrdtype.array '$M/typed')\" = \"('<i4', (2, 3))\" &&
+     test \"\$(getfattr --only-values -n user.attrdtype.big_endian '$M/typed')\" = \"[('a', '<i8'), ('b', '<f8')]\""
+check "hpcdump xattr: hex attributes and user.attrdtype as getfattr -d shows them" sh -c \
+    "'$HPCDUMP' xattr '$TMP/vlen.h5' /typed | sort > '$TMP/t1' &&
+     getfattr -d -m - '$M/typed' | sed 's|^# file: .*|# file: typed|' | sort > '$TMP/t2' &&
+     test \$(grep -c attrdtype '$TMP/t1') = 14 && cmp -s '$TMP/t1' '$TMP/t2'"
 check "objects no path names: /@ADDR equals h5py's f[ref]" "$PY" "$V" anon "$M" "$TMP/vlen.h5"
 A=$(sed -n 1p "$M/anonrefs")       # an unlinked dataset
 G=$(sed -n 2p "$M/anonrefs")       # an unlinked group
@@ -124,6 +169,19 @@ import sys, h5py, numpy as np
 want = np.ascontiguousarray(h5py.File(sys.argv[1])['fine'][()]).astype('<i8').tobytes()
 sys.exit(open(sys.argv[2], 'rb').read() != want)" "$TMP/damaged.h5" "$M/fine"
 check "damaged sequences: still mounted" is_mounted "$M"
+unmount_container "$M"
+
+# strings' bytes beyond an xattr's 64 KiB: cut to whole elements (636 of
+# 103 bytes, as h5py's first 636), one longer string left out
+mount_container "$TMP/bigattr.h5" "$M" || fail "mount bigattr.h5"
+check "strings' bytes cut to whole elements: h5py's first ones" "$PY" -c "
+import os, sys, h5py
+v = os.getxattr(sys.argv[1], 'user.attr.cut')
+sys.exit(v != h5py.File(sys.argv[2]).attrs['cut'][:636].tobytes())" "$M" "$TMP/bigattr.h5"
+check "the cut: a warning" grep -q "^warning: /: attribute 'cut' cut to 65508 bytes" "$M/.info"
+check "a string longer than an xattr: left out, a warning" sh -c "! getfattr -n user.attr.huge '$M' 2>/dev/null &&
+    ! getfattr -n user.attrdtype.huge '$M' 2>/dev/null &&
+    grep -q \"^warning: /: attribute 'huge': strings of 70002 bytes .*not shown\" '$M/.info'"
 unmount_container "$M"
 
 # the corpus: every file holding such datasets, mounted

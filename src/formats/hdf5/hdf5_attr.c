@@ -47,42 +47,77 @@ static void attr_shape_add(attr_ctx *a, hid_t aid, const char *name)
     g_free(shape);
 }
 
+/* The length of value v, that is not text where dtype is set, cut to
+ * Linux's limit: bytes of esize-byte strings to whole elements, hex
+ * (esize 0) to whole elements at a ','. */
+static size_t attr_cut(const GString *v, const GString *dtype, size_t esize)
+{
+    if (v->len <= XATTR_VALUE_MAX)
+        return v->len;
+    if (esize)
+        return XATTR_VALUE_MAX / esize * esize;
+    if (!dtype->len)
+        return XATTR_VALUE_MAX;
+    const char *c = g_strrstr_len(v->str, XATTR_VALUE_MAX + 1, ",");
+    return c ? (size_t)(c - v->str) : 0;
+}
+
+/* Add attribute aid's value v as xattr user.attr.<name>, with the xattrs
+ * that tell how to read it: its shape, and dtype where it is not text
+ * (hpc_h5t_attr_text). */
+static void attr_add(attr_ctx *a, hid_t aid, const char *name, GString *v,
+                     const GString *dtype, size_t esize)
+{
+    size_t max = attr_cut(v, dtype, esize);
+    if (v->len > max) {
+        g_string_truncate(v, max);
+        g_string_append_printf(a->notes, "warning: %s: attribute '%s' cut to %zu bytes\n",
+                               a->path, name, max);
+    }
+    g_ptr_array_add(a->names, g_strconcat("user.attr.", name, NULL));
+    g_ptr_array_add(a->values, v);
+    attr_shape_add(a, aid, name);
+    if (dtype->len) {
+        g_ptr_array_add(a->names, g_strconcat("user.attrdtype.", name, NULL));
+        g_ptr_array_add(a->values, g_string_new(dtype->str));
+    }
+}
+
 static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, void *p)
 {
     (void)info;
     attr_ctx *a = p;
-    char *xname = g_strconcat("user.attr.", name, NULL);
-    GString *v = g_string_new(NULL);
+    GString *v = g_string_new(NULL), *dtype = g_string_new(NULL);
+    size_t esize = 0;
     hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
-    int rc = aid >= 0 ? hpc_h5t_attr_text(aid, a->h->src->size, v) : HPC_E_IO;
-    if (rc == HPC_E_UNSUPPORTED) {
-        g_string_append_printf(a->notes, "warning: %s: attribute '%s': strings holding both "
-                               "NUL and a newline have no text form: not shown\n", a->path, name);
-    } else if (rc != HPC_OK) {
+    int rc = aid >= 0 ? hpc_h5t_attr_text(aid, a->h->src->size, v, dtype, &esize) : HPC_E_IO;
+    /* the longest name the attribute's xattrs need: a value without its
+     * dtype would read as text */
+    size_t xlen = strlen(dtype->len ? "user.attrdtype." : "user.attr.") + strlen(name);
+    if (rc != HPC_OK) {
         char *why = h5_errtext();
         if (!a->failed)
             a->failed = g_strdup_printf("attribute '%s': %s", name, why);
         g_free(why);
-    } else if (strlen(xname) > XATTR_NAME_MAX_LEN) {
+    } else if (xlen > XATTR_NAME_MAX_LEN) {
         g_string_append_printf(a->notes, "warning: %s: attribute name '%.40s...' is too "
                                "long for an xattr: not shown\n", a->path, name);
+    } else if (esize > XATTR_VALUE_MAX) {   /* not one whole element would fit */
+        g_string_append_printf(a->notes, "warning: %s: attribute '%s': strings of %zu bytes "
+                               "are longer than an xattr: not shown\n", a->path, name, esize);
+    } else if (dtype->len > XATTR_VALUE_MAX || (dtype->len && !esize && v->len &&
+                                                 attr_cut(v, dtype, 0) == 0)) {
+        g_string_append_printf(a->notes, "warning: %s: attribute '%s': its dtype or one "
+                               "element is longer than an xattr: not shown\n", a->path, name);
     } else {
-        if (v->len > XATTR_VALUE_MAX) {
-            g_string_truncate(v, XATTR_VALUE_MAX);
-            g_string_append_printf(a->notes, "warning: %s: attribute '%s' cut to %d bytes\n",
-                                   a->path, name, XATTR_VALUE_MAX);
-        }
-        g_ptr_array_add(a->names, xname);
-        g_ptr_array_add(a->values, v);
-        xname = NULL;
+        attr_add(a, aid, name, v, dtype, esize);
         v = NULL;
-        attr_shape_add(a, aid, name);
     }
     if (aid >= 0)
         H5Aclose(aid);
     if (v)
         g_string_free(v, TRUE);
-    g_free(xname);
+    g_string_free(dtype, TRUE);
     return 0;
 }
 

@@ -58,7 +58,8 @@ static int attr_reals(hid_t aid, size_t n, size_t tsize, GString *o)
  * '\n', or, where one holds '\n', each ended with NUL (as the text of a
  * dataset of strings: docs/hdf5.md), so that a value ends with NUL only
  * then.  Strings holding NUL (fixed-length ones may) have no such text
- * when one of them holds '\n' too: HPC_E_UNSUPPORTED. */
+ * when one of them holds '\n' too: HPC_E_UNSUPPORTED (attr_fstrings
+ * serves their bytes). */
 static int put_strings(const char *const *s, const size_t *len, size_t n, GString *o)
 {
     int nl = 0, nul = 0;
@@ -106,8 +107,11 @@ static int attr_vstrings(hid_t aid, hid_t t, hid_t sp, size_t n, GString *o)
 }
 
 /* The attribute's n fixed-length strings of tsize bytes (put_strings), as
- * h5py gives them: NUL-padded, trailing NULs dropped. */
-static int attr_fstrings(hid_t aid, hid_t t, size_t n, size_t tsize, GString *o)
+ * h5py gives them: NUL-padded, trailing NULs dropped.  Where they have no
+ * text (NUL and a newline), their NUL-padded bytes, h5py's S<tsize>
+ * elements, and *esize = tsize. */
+static int attr_fstrings(hid_t aid, hid_t t, size_t n, size_t tsize, GString *o,
+                         size_t *esize)
 {
     hid_t m = hpc_h5t_mem_type_of(t);   /* a fixed string: NUL-padded */
     char *v = NULL;
@@ -122,6 +126,11 @@ static int attr_fstrings(hid_t aid, hid_t t, size_t n, size_t tsize, GString *o)
     }
     if (rc == HPC_OK)
         rc = put_strings(s, len, n, o);
+    if (rc == HPC_E_UNSUPPORTED) {
+        g_string_append_len(o, v, (gssize)(n * tsize));
+        *esize = tsize;
+        rc = HPC_OK;
+    }
     g_free(s);
     g_free(len);
     g_free(v);
@@ -188,8 +197,10 @@ static int attr_bytes(hid_t aid, hid_t t, size_t n, GString *o)
     return rc;
 }
 
-/* The attribute's n values of type t (of tsize bytes) as text. */
-static int attr_values(hid_t aid, hid_t t, hid_t s, size_t n, size_t tsize, GString *o)
+/* The attribute's n values of type t (of tsize bytes) as text, or as
+ * bytes of *esize-byte strings (attr_fstrings). */
+static int attr_values(hid_t aid, hid_t t, hid_t s, size_t n, size_t tsize, GString *o,
+                       size_t *esize)
 {
     H5T_class_t cls = H5Tget_class(t);
     if (cls == H5T_INTEGER)
@@ -200,19 +211,40 @@ static int attr_values(hid_t aid, hid_t t, hid_t s, size_t n, size_t tsize, GStr
     if (cls == H5T_STRING && H5Tis_variable_str(t) > 0)
         return attr_vstrings(aid, t, s, n, o);
     if (cls == H5T_STRING)
-        return attr_fstrings(aid, t, n, tsize, o);
+        return attr_fstrings(aid, t, n, tsize, o, esize);
     if (cls == H5T_ENUM)
         return attr_enums(aid, t, n, o);
     return attr_bytes(aid, t, n, o);
 }
 
+/* dtype: the NumPy dtype of attribute values of type t that are not text:
+ * |S<esize> for strings' bytes, user.dtype's for the hex of attr_bytes. */
+static void attr_dtype(hid_t t, size_t esize, GString *dtype)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    if (esize) {
+        g_string_printf(dtype, "|S%zu", esize);
+        return;
+    }
+    if (cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_STRING || cls == H5T_ENUM)
+        return;
+    hid_t m = hpc_h5t_mem_type(t);
+    if (m >= 0) {       /* the memory type attr_bytes read the hex in */
+        hpc_h5t_np_dtype(t, m, dtype);
+        H5Tclose(m);
+    }
+}
+
 /* Render attribute aid as text: numbers joined by ',', strings one per
  * line (or NUL-ended: put_strings), enums by member name, other types as
- * hex.  limit: the file size, which the attribute's raw data must fit in. */
-int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o)
+ * hex; fixed-length strings without a text form as their bytes.  limit:
+ * the file size, which the attribute's raw data must fit in. */
+int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o, GString *dtype, size_t *esize)
 {
     hid_t t = H5Aget_type(aid), s = H5Aget_space(aid);
     int rc = HPC_E_IO;
+    *esize = 0;
+    g_string_truncate(dtype, 0);
     hssize_t np = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
     if (t < 0 || np < 0)
         goto out;
@@ -227,7 +259,9 @@ int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o)
         g_string_append_printf(o, "(%zu elements of %zu bytes: larger than the file)", n, tsize);
         goto out;
     }
-    rc = attr_values(aid, t, s, n, tsize, o);
+    rc = attr_values(aid, t, s, n, tsize, o, esize);
+    if (rc == HPC_OK)
+        attr_dtype(t, *esize, dtype);
 out:
     if (t >= 0)
         H5Tclose(t);

@@ -76,12 +76,17 @@ void hpc_h5t_np_dtype(hid_t t, hid_t m, GString *o);
 /**
  * Append the value of attribute aid to o as text: numbers joined by ',',
  * strings one per line (each ended with NUL where one holds a newline),
- * enum members by name, other types as hex.  limit is the file size, which
- * the attribute's raw data must fit in.  Returns HPC_OK, HPC_E_UNSUPPORTED
- * (strings holding NUL and a newline: no text form) or HPC_E_IO (the
- * libhdf5 error stack tells why).
+ * enum members by name.  Values that have no such text get, in dtype,
+ * their NumPy dtype (empty for text): fixed-length strings holding NUL and
+ * a newline are their elements' bytes as h5py holds them (|S<n>,
+ * NUL-padded) with *esize = n (else 0); other types with a byte image
+ * (compound, array, opaque, complex) are hex of those bytes (each element
+ * "0x" and its bytes, joined by ','), dtype as user.dtype gives it for a
+ * dataset of the type.  limit is the file size, which the attribute's raw
+ * data must fit in.  Returns HPC_OK or HPC_E_IO (the libhdf5 error stack
+ * tells why).
  */
-int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o);
+int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o, GString *dtype, size_t *esize);
 
 /**
  * Text t of strings or references, every element ended with NUL (which
