@@ -528,35 +528,33 @@ static const char *rd_format_name(hpc_nodes *n)
 
 /* ---- extended attributes, kernel hints ---------------------------------- */
 
+/* The body of a call that the container holding ino answers: expr (on
+ * r.c and r.inner), or none where ino is the run directory's own node or
+ * its container failed to open. */
+#define RD_FORWARD(n, ino, expr, none)                              \
+    do {                                                            \
+        hpc_rundir *rd_ = of(n);                                    \
+        route r;                                                    \
+        int rc_ = enter(rd_, (ino), &r);                            \
+        if (rc_ == HPC_OK)                                          \
+            rc_ = r.c ? (expr) : (none);                            \
+        return leave(rd_, &r, rc_);                                 \
+    } while (0)
+
 static int rd_getxattr(hpc_nodes *n, hpc_ino ino, const char *name, void **value,
                        size_t *len)
 {
-    hpc_rundir *rd = of(n);
-    route r;
-    int rc = enter(rd, ino, &r);
-    if (rc == HPC_OK)
-        rc = r.c ? r.c->ops->getxattr(r.c, r.inner, name, value, len) : HPC_E_NODATA;
-    return leave(rd, &r, rc);
+    RD_FORWARD(n, ino, r.c->ops->getxattr(r.c, r.inner, name, value, len), HPC_E_NODATA);
 }
 
 static int rd_chunks(hpc_nodes *n, hpc_ino ino, GString *out)
 {
-    hpc_rundir *rd = of(n);
-    route r;
-    int rc = enter(rd, ino, &r);
-    if (rc == HPC_OK)
-        rc = r.c ? r.c->ops->chunks(r.c, r.inner, out) : HPC_E_NOTSUP;
-    return leave(rd, &r, rc);
+    RD_FORWARD(n, ino, r.c->ops->chunks(r.c, r.inner, out), HPC_E_NOTSUP);
 }
 
 static int rd_listxattr(hpc_nodes *n, hpc_ino ino, GString *out)
 {
-    hpc_rundir *rd = of(n);
-    route r;
-    int rc = enter(rd, ino, &r);
-    if (rc == HPC_OK)
-        rc = r.c ? r.c->ops->listxattr(r.c, r.inner, out) : HPC_OK;
-    return leave(rd, &r, rc);
+    RD_FORWARD(n, ino, r.c->ops->listxattr(r.c, r.inner, out), HPC_OK);
 }
 
 /* Files and containers may change, .info texts do: short timeouts, no
