@@ -442,9 +442,9 @@ static uint64_t file_base(hid_t did)
 static int chunks_out(hid_t did, int rank, int verify, const hpc_h5idx *ix, GString *o)
 {
     hsize_t n = 0, off[H5S_MAX_RANK];
-    uint64_t base = file_base(did);
     if (ix && ix->rank == rank && listed_out(did, rank, verify, ix, o))
         return HPC_OK;
+    uint64_t base = file_base(did);   /* the index's addresses include it */
     hid_t space = H5Dget_space(did);
     int rc = space >= 0 && H5Dget_num_chunks(did, space, &n) >= 0 ? HPC_OK : HPC_E_CORRUPT;
     if (rc == HPC_OK && n > HPC_H5REFS_MAX_CHUNKS) {
