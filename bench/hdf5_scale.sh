@@ -18,7 +18,9 @@
 #       after listing one group of 1000 with `ls -l`.
 # Files are written once into WORK (/var/tmp/hpcbench-h5scale) and are warm
 # in the page cache; best of RUNS (3) for each figure, sides alternating.
-# PARTS (abcd) picks the parts.  (a) and (b) also run with -o inproc (the
+# PARTS (abcd) picks the parts.  USERBLOCK=N writes the file of (b) and
+# (c) after a user block of N bytes (a power of two from 512; JLD2 files
+# have one), where chunk addresses no longer count from the file's start.  (a) and (b) also run with -o inproc (the
 # library in the daemon instead of the helper process) side by side, with
 # the CPU seconds of the daemon and its helper (from /proc) next to the
 # wall times: the cost of the isolation.  LOAD=N keeps N busy loops running
@@ -34,6 +36,7 @@ build=${1:-$top}
 HPCMOUNT=$build/fuse/hpcmount
 NDSETS=${NDSETS:-100000}; NGROUPS=${NGROUPS:-100}; NREAD=${NREAD:-10000}
 GZ_MB=${GZ_MB:-1024}; GZ4_MB=${GZ4_MB:-256}; RUNS=${RUNS:-3}; PARTS=${PARTS:-abcd}
+USERBLOCK=${USERBLOCK:-0}
 WORK=${WORK:-/var/tmp/hpcbench-h5scale}
 PY=/usr/bin/python3
 M=$WORK/mnt
@@ -84,11 +87,12 @@ import os; os.rename(path + ".tmp", path)
 PY
 fi
 gz=$WORK/gz-$GZ_MB-$GZ4_MB.h5
+[ "$USERBLOCK" = 0 ] || gz=$WORK/gz-$GZ_MB-$GZ4_MB-ub$USERBLOCK.h5
 if { part b || part c; } && [ ! -s "$gz" ]; then
     echo "# generating $gz"
-    $PY - "$gz" "$GZ_MB" "$GZ4_MB" <<'PY'
+    $PY - "$gz" "$GZ_MB" "$GZ4_MB" "$USERBLOCK" <<'PY'
 import sys, h5py, numpy as np
-path, mb, mb4 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+path, mb, mb4, ub = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 cols, slab = 1024, 8192
 rng = np.random.default_rng(1)
 x = np.arange(cols) / cols
@@ -98,7 +102,7 @@ def fill(ds, rows):
         t = (np.arange(r, r + n) / rows)[:, None]
         # a smooth field plus noise on a 1/1024 grid: compressible like real data
         ds[r:r + n] = np.round((np.sin(6.3 * x + 3 * t) * 40 + rng.normal(0, 0.5, (n, cols))) * 1024) / 1024
-with h5py.File(path + ".tmp", "w") as f:
+with h5py.File(path + ".tmp", "w", userblock_size=ub) as f:
     for name, size in [("gz", mb)] + [("r%d" % i, mb4) for i in range(4)]:
         rows = size * 1024 * 1024 // 8 // cols
         fill(f.create_dataset(name, (rows, cols), "<f8", chunks=(64, cols), compression="gzip",

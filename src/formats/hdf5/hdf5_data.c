@@ -248,13 +248,17 @@ static int chunk_placed(h5 *h, const h5_handle *hd, const hsize_t *off, uint64_t
 
 /* Where chunk number `chunk` of hd is stored: H5Dget_chunk_info_by_coord,
  * its size confirmed by the lookup H5Dread makes (H5Dget_chunk_storage_size).
- * The address is proven by comparing with H5Dread_chunk's bytes: for the
- * first chunk of a dataset, and for every chunk whose filters carry no
- * check (a misplaced chunk would decode to wrong bytes). */
+ * libhdf5 1.10 counts that address from the superblock, so the user block
+ * is added (H5Dget_offset, by contrast, includes it).  The address is
+ * proven by comparing with H5Dread_chunk's bytes: for the first chunk of
+ * a dataset, and for every chunk whose filters carry no check (a misplaced
+ * chunk would decode to wrong bytes); a library that counted otherwise
+ * fails that proof, and H5Dread reads the dataset's chunks. */
 static void chunk_where(h5 *h, h5_handle *hd, uint64_t chunk, hpc_h5chunk_where *w)
 {
     hsize_t off[HPC_HDF5_MAX_RANK], size = 0, ssize = 0;
     haddr_t addr = HADDR_UNDEF;
+    uint64_t at;
     unsigned mask = 0;
     memset(w, 0, sizeof *w);
     hpc_h5chunk_origin(hd->plan, chunk, off);
@@ -262,15 +266,16 @@ static void chunk_where(h5 *h, h5_handle *hd, uint64_t chunk, hpc_h5chunk_where 
     if (placed < 0 || H5Dget_chunk_info_by_coord(hd->d->id, off, &mask, &addr, &size) < 0 ||
         addr == HADDR_UNDEF || size == 0 || size > 2 * hpc_h5chunk_plan_chunk_bytes(hd->plan) + 4096 ||
         H5Dget_chunk_storage_size(hd->d->id, off, &ssize) < 0 || ssize != size ||
-        !hpc_source_contains(h->src, (uint64_t)addr, (uint64_t)size))
+        !hpc_add_u64((uint64_t)addr, h->userblock, &at) ||
+        !hpc_source_contains(h->src, at, (uint64_t)size))
         return;
     if (placed == 0 || !hpc_h5chunk_plan_checked(hd->plan)) {
-        int ok = chunk_placed(h, hd, off, (uint64_t)addr, (uint64_t)size, mask);
+        int ok = chunk_placed(h, hd, off, at, (uint64_t)size, mask);
         g_atomic_int_set(&hd->placed, ok ? 1 : -1);
         if (!ok)
             return;
     }
-    *w = (hpc_h5chunk_where){ .addr = (uint64_t)addr, .size = (uint64_t)size, .mask = mask };
+    *w = (hpc_h5chunk_where){ .addr = at, .size = (uint64_t)size, .mask = mask };
 }
 
 int hpc_hdf5_chunk_where(hpc_container *c, hpc_ino ino, uint64_t first, uint64_t n,
