@@ -58,6 +58,14 @@ M="$TMP/mnt-long"
 mount_container "$G/longname.h5" "$M" || fail "mount longname.h5"
 expect_eq "long link names: left out, the group listed" "short" "$(ls "$M/grp" 2>&1)"
 check "long link names: .info says why" grep -q "^/grp/LLLL.*name of 300 bytes, longer than a file name (255): not shown" "$M/.info"
+# ... and names the object's @ADDR, which serves it (no other path names it)
+addr=$(sed -n 's#^/grp/LLLL.* not shown; its object: @\([1-9][0-9]*\)$#\1#p' "$M/.info")
+check "long link names: .info names the object's @ADDR" test -n "$addr"
+expect_eq "long link names: @ADDR serves h5py's value" \
+    "$("$PY" -c 'import sys, h5py; print(h5py.File(sys.argv[1])["grp"]["L" * 300][()].tobytes().hex())' "$G/longname.h5")" \
+    "$(od -An -tx1 -v "$M/@$addr" | tr -d ' \n')"
+expect_eq "long link names: @ADDR's shape" 4 "$(getfattr --only-values -n user.shape "$M/@$addr" 2>/dev/null)"
+check "long link names: the soft link names no object" sh -c "! grep -q '^/grp/SSSS.*its object' '$M/.info'"
 unmount_container "$M"
 
 # the public files (HPC_H5_CORPUS: e.g. a copy of the HDF Group's hdf5

@@ -62,6 +62,19 @@ static char *anon_named(hid_t id, int *err)
     return p;
 }
 
+/* Whether every component of path can be a file name: else the path
+ * leads nowhere in the mount (its links are left out, hdf5_tree.c). */
+static int anon_path_servable(const char *path)
+{
+    for (const char *p = path + 1; *p;) {
+        size_t n = strcspn(p, "/");
+        if (!h5_file_name_ok(p, n))
+            return 0;
+        p += n + (p[n] == '/');
+    }
+    return 1;
+}
+
 /* A new node for unnamed object id (open) at addr, or 0 for a dataset
  * larger than a file. */
 static uint32_t anon_node(h5 *h, hid_t id, uint64_t addr, const char *name)
@@ -91,15 +104,18 @@ static uint32_t anon_link(h5 *h, const char *name, char *target)
 }
 
 /* The node of the object at addr (open as id) named name at the root.
- * An object a path names is a symlink to that path; an unnamed one met
- * already under an unnamed group is that dataset, or a symlink to that
- * group (a directory has one name). */
+ * An object a path of the mount names is a symlink to that path; one a
+ * path names that holds no file name (a link of 300 bytes) is served as
+ * an unnamed one; an unnamed one met already under an unnamed group is
+ * that dataset, or a symlink to that group (a directory has one name). */
 static uint32_t anon_resolve(h5 *h, hid_t id, uint64_t addr, const char *name)
 {
     int err;
     char *path = anon_named(id, &err);
     if (err)
         return 0;
+    if (path && !anon_path_servable(path))
+        g_clear_pointer(&path, g_free);
     if (path) {
         char *target = g_strdup(path[0] == '/' && path[1] ? path + 1 : ".");
         g_free(path);

@@ -223,6 +223,9 @@ hid_t h5_dset_open(h5 *h, uint32_t id, hid_t g, const char *name, hid_t dapl);
 int h5_anon_lookup(h5 *h, const char *name, uint32_t *out);
 /** The root's link `name` hides an unnamed object: a line in l->notes. */
 void h5_anon_hidden(h5 *h, h5_list *l, const char *name);
+/** Whether the len bytes at name can be a file name: not empty, ".",
+ *  "..", longer than NAME_MAX_LEN or holding '/'. */
+int h5_file_name_ok(const char *name, size_t len);
 
 /* hdf5_object.c */
 void h5_headers_init(h5 *h);

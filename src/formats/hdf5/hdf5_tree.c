@@ -251,17 +251,23 @@ static void link_ents_free(GArray *a)
     g_array_free(a, TRUE);
 }
 
+int h5_file_name_ok(const char *name, size_t len)
+{
+    return len > 0 && len <= NAME_MAX_LEN && memchr(name, '/', len) == NULL &&
+           !(len == 1 && name[0] == '.') && !(len == 2 && name[0] == '.' && name[1] == '.');
+}
+
 /* Whether a link name can be no file name: "." and ".." (HDF5 links may
  * have them, h5py lists and opens them), the empty name, names longer
  * than 255 bytes (the kernel's limit) and names holding '/' (libhdf5
  * writes none; a damaged or foreign file may).  Such links are left out
- * with a line in .info.  A name that is not UTF-8 is served as its bytes,
- * as a Linux file name is. */
-static int no_file_name(h5 *h, h5_list *l, uint32_t dir, const char *name)
+ * with a line in .info, which names the "@ADDR" of a hard link's object:
+ * where no other path names it, that name serves it (hdf5_anon.c).  A
+ * name that is not UTF-8 is served as its bytes, as a Linux file name is. */
+static int no_file_name(h5 *h, h5_list *l, uint32_t dir, const link_ent *e)
 {
-    size_t len = strlen(name);
-    int dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/');
-    if (!dots && len > 0 && len <= NAME_MAX_LEN)
+    size_t len = strlen(e->name);
+    if (h5_file_name_ok(e->name, len))
         return 0;
     if (!l->notes)
         l->notes = g_string_new(NULL);
@@ -269,10 +275,13 @@ static int no_file_name(h5 *h, h5_list *l, uint32_t dir, const char *name)
     const char *sep = strcmp(dpath, "/") ? "/" : "";
     if (len > NAME_MAX_LEN)
         g_string_append_printf(l->notes, "%s%s%.40s... -> name of %zu bytes, longer than a "
-                               "file name (255): not shown\n", dpath, sep, name, len);
+                               "file name (255): not shown", dpath, sep, e->name, len);
     else
-        g_string_append_printf(l->notes, "%s%s%s -> name that is no file name: not shown\n",
-                               dpath, sep, name);
+        g_string_append_printf(l->notes, "%s%s%s -> name that is no file name: not shown",
+                               dpath, sep, e->name);
+    if (e->type == H5L_TYPE_HARD && e->addr != HADDR_UNDEF)
+        g_string_append_printf(l->notes, "; its object: @%" PRIu64, (uint64_t)e->addr);
+    g_string_append_c(l->notes, '\n');
     g_free(dpath);
     return 1;
 }
@@ -299,7 +308,7 @@ static h5_list *list_build(h5 *h, hid_t g, uint32_t dir, GArray *ents)
     g_hash_table_insert(h->lists, GUINT_TO_POINTER(dir), l);
     for (guint i = 0; i < ents->len; i++) {
         const link_ent *e = &g_array_index(ents, link_ent, i);
-        if (no_file_name(h, l, dir, e->name))
+        if (no_file_name(h, l, dir, e))
             continue;
         if (dir == 0 && e->name[0] == '@')
             h5_anon_hidden(h, l, e->name);
