@@ -559,6 +559,34 @@ def cat_all(h5file, hpcdump, cats, check):
           % (len(cats), rc, rest, ": " + err[:300] if err else ""))
 
 
+def check_behind_no_name(mnt, path, obj, kind, val, check):
+    """The object of a hard link whose name is no file name: .info names
+    its "@ADDR" (the line of the link itself, the last name on path), which
+    the root resolves: to a symlink where another path of the mount names
+    it, else to the object, a dataset's bytes h5py's (docs/hdf5.md)."""
+    if kind not in ("group", "dataset") or not is_no_name(path.rsplit("/", 1)[-1]):
+        return
+    at = "@%d" % val
+    check(any(ln.endswith("; its object: " + at) for ln in read_info(mnt).splitlines()),
+          "%s: .info names its object %s" % (path[:80], at))
+    full = os.path.join(mnt, at)
+    check(os.path.lexists(full), "%s: %s resolves" % (path[:80], at))
+    if kind != "dataset" or os.path.islink(full) or not_served(obj) is not None or \
+            nbytes(obj) > (64 << 20):
+        return
+    try:
+        exp = expected_bytes(obj)
+    except Exception:                         # noqa: BLE001 - h5py cannot read it
+        return
+    with open(full, "rb") as fh:
+        check(fh.read() == exp, "%s: %s serves h5py's bytes" % (path[:80], at))
+
+
+def is_no_name(name):
+    b = os.fsencode(name)
+    return b in (b".", b"..") or len(b) > 255
+
+
 def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, opts,
                 skipped, check):
     full = mnt + path
@@ -567,11 +595,13 @@ def verify_link(h5file, mnt, hpcdump, path, obj, kind, val, inodes, ndatasets, o
         skipped.append((path, "name that is no file name"))
         check(any(ln.startswith(path + " -> ") for ln in read_info(mnt).splitlines()),
               "%s: left out, named in .info" % path)
+        check_behind_no_name(mnt, path, obj, kind, val, check)
         return
     if any(len(os.fsencode(c)) > 255 for c in path.split("/")):
         # no file name can be that long: left out, and .info says so
         skipped.append((path, "name longer than a file name"))
         check(not os.path.lexists(full), "%s: over-long name left out" % path[:80])
+        check_behind_no_name(mnt, path, obj, kind, val, check)
         return
     if kind == "broken":
         check_broken(mnt, path, val, check)
