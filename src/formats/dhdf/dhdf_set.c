@@ -339,9 +339,8 @@ static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, dhdf_array *a
     int32 id = SDselect(mhf_sd, a->sds_index);
     if (id == FAIL)
         return;
-    char nm[H4_MAX_NC_NAME + 1];
     int32 rk, dm[H4_MAX_VAR_DIMS], nt, na;
-    if (SDgetinfo(id, nm, &rk, dm, &nt, &na) != FAIL) {
+    if (SDgetinfo(id, NULL, &rk, dm, &nt, &na) != FAIL) {
         dhdf_attrs_to_xattrs(t, ino, id, na, fsize);
         a->dimnames = a->scalar ? NULL : dhdf_dim_names(id, rk);
         dhdf_dims_xattr(t, ino, a->dimnames);

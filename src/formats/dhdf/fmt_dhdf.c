@@ -444,12 +444,11 @@ uint64_t hpc_dhdf_file_reads(hpc_container *c, uint32_t k)
 static const char *piece_block(dhdf *d, dhdf_piece *pc, int32 *off, int32 *len, int *be)
 {
     int32 id = piece_sds(d, pc), rank, nt, nattrs, dims[H4_MAX_VAR_DIMS];
-    char name[H4_MAX_NC_NAME];
     if (pc->why)
         return "its reads fail (.info says why)";
     if (pc->ext_dir)
         return "its data are in an external file";
-    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL)
+    if (id == FAIL || SDgetinfo(id, NULL, &rank, dims, &nt, &nattrs) == FAIL)
         return "libhdf4 cannot select the SDS";
     if (pc->stream || SDgetdatainfo(id, NULL, 0, 0, NULL, NULL) != 1 ||
         SDgetdatainfo(id, NULL, 0, 1, off, len) != 1)
@@ -482,9 +481,8 @@ static void attr_lines(dhdf *d, dhdf_array *a, uint32_t pi, int be, GString *out
     uint32_t k = pc ? pc->file : 0;
     int32 sd = file_sd(d, k), rank, nt, nattrs, dims[H4_MAX_VAR_DIMS];
     int32 id = pc ? piece_sds(d, pc) : sd == FAIL ? FAIL : SDselect(sd, a->sds_index);
-    char name[H4_MAX_NC_NAME + 1];
     unsigned char fill[8];
-    if (id != FAIL && SDgetinfo(id, name, &rank, dims, &nt, &nattrs) != FAIL &&
+    if (id != FAIL && SDgetinfo(id, NULL, &rank, dims, &nt, &nattrs) != FAIL &&
         dhdf_attr_lines(id, nattrs, d->files[k].size, a->nt, fill, out)) {
         dhdf_native_to_le(fill, 1, a->esize);
         g_string_append(out, "ncfill ");
