@@ -10,10 +10,10 @@
  *   sds <index> <name as hex> <shape, e.g. 3,4> <HDF4 number type> <bytes> <status>
  *   <the bytes SDreaddata returns for the whole SDS, as hex>
  *
- * with "coord" for "sds" in a coordinate variable's block.  So the first
- * block of a name is the SDS hpcmount serves under it: an SDS before a
- * coordinate variable of its name (its dimension's scale), the lowest
- * index among SDSs sharing a name.
+ * with "coord" for "sds" in a coordinate variable's block: the order in
+ * which hpcmount names them, so the first block of a name is the SDS
+ * served under it, the others are served under an alias
+ * (tests/mount/h4names.py, docs/dhdf.md "Names").
  *
  * status "ok": SDreaddata succeeded, and read twice into buffers preset to
  * 0x00 and 0xff it gave the same bytes (every byte came from the library);
@@ -34,9 +34,11 @@
  * the names SDgetdimid and SDdiminfo give, which libnetcdf's HDF4 layer
  * (and so xarray) gives the variable's dimensions ("-" for rank 0).
  * With -a, one line per attribute: the file's first, then each SDS's in
- * the same order as the blocks:
+ * the same order as the blocks, after a line naming the SDS (so that
+ * SDSs without attributes are listed too):
  *
  *   gattr <name as hex> <number type> <count> <SDreadattr's bytes as hex>
+ *   sds <index> <SDS name as hex>
  *   attr <index> <SDS name as hex> <name as hex> <number type> <count> <bytes as hex>
  *   fill <index> <SDS name as hex> <number type> <bytes as hex>
  *
@@ -311,6 +313,9 @@ static void dump_attrs(int32 sd, int32 index, int coord)
 
     if (id == FAIL)
         return;
+    printf("sds %d ", (int)index);
+    put_name_len(name, len);
+    putchar('\n');
     for (int32 i = 0; i < nattrs; i++) {
         printf("attr %d ", (int)index);
         put_name_len(name, len);

@@ -57,7 +57,9 @@ typedef struct dhdf_piece {
 } dhdf_piece;
 
 typedef struct dhdf_array {
-    char *name;
+    char *name;                  /* its file's name */
+    char *h4name;                /* the SDS's own name when the file has another, else NULL */
+    uint16 h4namelen;            /* its bytes (it may hold NULs) */
     int distributed;
     int scalar;                  /* a plain SDS of rank 0: read as rank 1, size 1 */
     int coord;                   /* a coordinate variable (a dimension's scale) */
@@ -87,6 +89,7 @@ typedef struct dhdf {
     dhdf_array *arrays;
     uint32_t narrays;
     GPtrArray *warnings;
+    GPtrArray *notes;            /* SDSs served under another name, and why */
     uint64_t clock;              /* for the open-file and decoded-piece LRUs */
     uint32_t nopen;
     uint64_t whole_bytes, whole_max;   /* decoded stream pieces held, limit */

@@ -82,6 +82,7 @@ static void dhdf_free(dhdf *d)
         g_free(a->boxes);
         g_free(a->piece_space);
         g_free(a->name);
+        g_free(a->h4name);
     }
     g_free(d->arrays);
     g_free(d->files);
@@ -89,6 +90,8 @@ static void dhdf_free(dhdf *d)
     g_free(d->libversion);
     if (d->warnings)
         g_ptr_array_free(d->warnings, TRUE);
+    if (d->notes)
+        g_ptr_array_free(d->notes, TRUE);
     g_free(d);
 }
 
@@ -156,6 +159,7 @@ static int dhdf_open(hpc_container *c, GError **err)
 {
     dhdf *d = g_new0(dhdf, 1);
     d->warnings = g_ptr_array_new_with_free_func(g_free);
+    d->notes = g_ptr_array_new_with_free_func(g_free);
     unsigned char head[4];
     int rc = HPC_E_IO;
     hpc_source *src = c->host->add_source(c, c->path, err);
@@ -599,6 +603,8 @@ static int dhdf_info(hpc_container *c, GString *o)
         g_string_append(o, "holes: none\n");
     for (guint i = 0; i < d->warnings->len; i++)
         g_string_append_printf(o, "warning: %s\n", (char *)g_ptr_array_index(d->warnings, i));
+    for (guint i = 0; i < d->notes->len; i++)
+        g_string_append_printf(o, "note: %s\n", (char *)g_ptr_array_index(d->notes, i));
     g_string_append(o, "\narray\tkind\tdtype\tshape\tbytes\tpieces\tholes\n");
     for (uint32_t i = 0; i < d->narrays; i++) {
         const dhdf_array *a = &d->arrays[i];
