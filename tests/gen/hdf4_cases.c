@@ -482,17 +482,46 @@ static void coordvars(void)
     SDend(sd);
 }
 
-/* Names: repeated, UTF-8, and names that are no file names. */
+/* A 1-D SDS of 4 int32 values of seed under name, its dimension named
+ * dim and given a scale: a coordinate variable named dim. */
+static void scaled(int32 sd, const char *name, const char *dim, int seed)
+{
+    int32 dims[1] = { 4 }, scale[4] = { 5, 6, 7, 8 };
+    int32 id = create(sd, name, DFNT_INT32, 1, dims);
+    put_all(id, DFNT_INT32, 1, dims, seed);
+    int32 d = SDgetdimid(id, 0);
+    ck(SDsetdimname(d, dim), "SDsetdimname");
+    ck(SDsetdimscale(d, 4, DFNT_INT32, scale), "SDsetdimscale");
+    SDendaccess(id);
+}
+
+/* Names: repeated, UTF-8, and names that are no file names: empty, '.',
+ * '..', holding '/', the mount's .info (an empty one, which SDcreate
+ * makes "DataSet"), one like the alias of a repeated
+ * name ("dup~1"), names of 255 bytes repeated (their aliases are cut, one
+ * before a UTF-8 character), and coordinate variables named like an SDS
+ * (a dimension "dup") or of 255 bytes.  No name is longer: libhdf4 writes
+ * an SDS name of 256 bytes but crashes reading it, and overflows a buffer
+ * of its own writing a dimension name of 256. */
 static void names(void)
 {
-    static const char *const n[] = { "dup", "dup", "a/b", ".", "..", ".info", "x.pieces",
-                                     "sp ace", "\xc3\xbc\x6e\xc3\xaf", "dup" };
+    static char n255[256], u255[256], d255[256];
+    memset(n255, 'n', 255);
+    u255[0] = 'x';
+    for (int i = 0; i < 127; i++)
+        memcpy(u255 + 1 + 2 * i, "\xc3\xbc", 2);
+    memset(d255, 'D', 255);
+    const char *const n[] = { "dup", "dup", "a/b", ".", "..", ".info", "x.pieces", "sp ace",
+                              "\xc3\xbc\x6e\xc3\xaf", "dup", "dup~1", "", n255, n255, u255,
+                              u255 };
     int32 sd = start("names.hdf", DFACC_CREATE), dims[1] = { 4 };
     for (size_t i = 0; i < sizeof n / sizeof *n; i++) {
         int32 id = create(sd, n[i], DFNT_INT32, 1, dims);
         put_all(id, DFNT_INT32, 1, dims, (int)i);
         SDendaccess(id);
     }
+    scaled(sd, "grid", "dup", 20);
+    scaled(sd, "longdim", d255, 21);
     SDend(sd);
 }
 

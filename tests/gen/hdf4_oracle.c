@@ -10,10 +10,10 @@
  *   sds <index> <name as hex> <shape, e.g. 3,4> <HDF4 number type> <bytes> <status>
  *   <the bytes SDreaddata returns for the whole SDS, as hex>
  *
- * with "coord" for "sds" in a coordinate variable's block.  So the first
- * block of a name is the SDS hpcmount serves under it: an SDS before a
- * coordinate variable of its name (its dimension's scale), the lowest
- * index among SDSs sharing a name.
+ * with "coord" for "sds" in a coordinate variable's block: the order in
+ * which hpcmount names them, so the first block of a name is the SDS
+ * served under it, the others are served under an alias
+ * (tests/mount/h4names.py, docs/dhdf.md "Names").
  *
  * status "ok": SDreaddata succeeded, and read twice into buffers preset to
  * 0x00 and 0xff it gave the same bytes (every byte came from the library);
@@ -34,9 +34,11 @@
  * the names SDgetdimid and SDdiminfo give, which libnetcdf's HDF4 layer
  * (and so xarray) gives the variable's dimensions ("-" for rank 0).
  * With -a, one line per attribute: the file's first, then each SDS's in
- * the same order as the blocks:
+ * the same order as the blocks, after a line naming the SDS (so that
+ * SDSs without attributes are listed too):
  *
  *   gattr <name as hex> <number type> <count> <SDreadattr's bytes as hex>
+ *   sds <index> <SDS name as hex>
  *   attr <index> <SDS name as hex> <name as hex> <number type> <count> <bytes as hex>
  *   fill <index> <SDS name as hex> <number type> <bytes as hex>
  *
@@ -141,24 +143,52 @@ static void fill_unwritten(int32 id, int32 nt, unsigned char *a, const unsigned 
             memcpy(a + i, fv, es);
 }
 
-static void put_name(const char *name)
+/* A name of len bytes (it may hold NULs) as hex, "-" when empty. */
+static void put_name_len(const char *name, size_t len)
 {
-    if (name[0] == '\0')
+    if (len == 0)
         putchar('-');
-    for (const char *c = name; *c; c++)
-        printf("%02x", (unsigned char)*c);
+    for (size_t i = 0; i < len; i++)
+        printf("%02x", (unsigned char)name[i]);
 }
 
-/* SDS index, selected and described, if it is a coordinate variable
- * (coord) or not; else FAIL. */
-static int32 select_kind(int32 sd, int32 index, int coord, char *name, int32 *rank,
-                         int32 *dims, int32 *nt, int32 *nattrs)
+static void put_name(const char *name)
+{
+    put_name_len(name, strlen(name));
+}
+
+/* The name of SDS (dim 0) or dimension (dim 1) id, all of its bytes: a
+ * buffer of SDgetnamelen's size, as SDgetinfo and SDdiminfo copy the
+ * whole name, which H4_MAX_NC_NAME does not bound.  NULL on failure. */
+static char *obj_name(int32 id, int dim, uint16 *len)
+{
+    int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
+    char *name;
+
+    if (SDgetnamelen(id, len) == FAIL || (name = calloc((size_t)*len + 1, 1)) == NULL)
+        return NULL;
+    if ((dim ? SDdiminfo(id, name, dims, &nt, &nattrs)
+             : SDgetinfo(id, name, &rank, dims, &nt, &nattrs)) == FAIL) {
+        free(name);
+        return NULL;
+    }
+    return name;
+}
+
+/* SDS index, selected and described (its name in a new buffer, *len
+ * bytes), if it is a coordinate variable (coord) or not; else FAIL. */
+static int32 select_kind(int32 sd, int32 index, int coord, char **name, uint16 *len,
+                         int32 *rank, int32 *dims, int32 *nt, int32 *nattrs)
 {
     int32 id = SDselect(sd, index);
 
+    *name = NULL;
     if (id == FAIL)
         return FAIL;
-    if (SDgetinfo(id, name, rank, dims, nt, nattrs) == FAIL || (SDiscoordvar(id) > 0) != coord) {
+    if ((*name = obj_name(id, 0, len)) == NULL ||
+        SDgetinfo(id, NULL, rank, dims, nt, nattrs) == FAIL || (SDiscoordvar(id) > 0) != coord) {
+        free(*name);
+        *name = NULL;
         SDendaccess(id);
         return FAIL;
     }
@@ -168,27 +198,32 @@ static int32 select_kind(int32 sd, int32 index, int coord, char *name, int32 *ra
 /* The -d line of SDS index, if it is a coordinate variable (coord) or not. */
 static void dump_dims(int32 sd, int32 index, int coord)
 {
-    char name[H4_MAX_NC_NAME + 1] = "";
+    char *name;
+    uint16 len;
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
-    int32 id = select_kind(sd, index, coord, name, &rank, dims, &nt, &nattrs);
+    int32 id = select_kind(sd, index, coord, &name, &len, &rank, dims, &nt, &nattrs);
 
     if (id == FAIL)
         return;
     printf("dims %d ", (int)index);
-    put_name(name);
+    put_name_len(name, len);
     putchar(' ');
     if (rank == 0)
         putchar('-');
     for (int32 k = 0; k < rank; k++) {
-        char dname[H4_MAX_NC_NAME + 1] = "";
-        int32 len, dnt, dna, dim = SDgetdimid(id, k);
-        if (dim == FAIL || SDdiminfo(dim, dname, &len, &dnt, &dna) == FAIL)
-            strcpy(dname, "?");
+        uint16 dlen = 0;
+        int32 dim = SDgetdimid(id, k);
+        char *dname = dim == FAIL ? NULL : obj_name(dim, 1, &dlen);
         if (k)
             putchar(',');
-        put_name(dname);
+        if (dname)
+            put_name_len(dname, dlen);
+        else
+            put_name("?");
+        free(dname);
     }
     putchar('\n');
+    free(name);
     SDendaccess(id);
 }
 
@@ -196,18 +231,22 @@ static void dump_dims(int32 sd, int32 index, int coord)
  * one that cannot be selected is an SDS that fails. */
 static void dump_sds(int32 sd, int32 index, int coord)
 {
-    char name[H4_MAX_NC_NAME + 1] = "";
+    char *name = NULL;
+    uint16 len = 0;
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
     int32 id = SDselect(sd, index);
 
-    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL) {
+    if (id == FAIL || (name = obj_name(id, 0, &len)) == NULL ||
+        SDgetinfo(id, NULL, &rank, dims, &nt, &nattrs) == FAIL) {
         if (!coord)
             printf("sds %d - - 0 0 fail\n\n", (int)index);
         if (id != FAIL)
             SDendaccess(id);
+        free(name);
         return;
     }
     if ((SDiscoordvar(id) > 0) != coord) {
+        free(name);
         SDendaccess(id);
         return;
     }
@@ -229,7 +268,7 @@ static void dump_sds(int32 sd, int32 index, int coord)
         fill_unwritten(id, nt, a, b, n);
     }
     printf("%s %d ", coord ? "coord" : "sds", (int)index);
-    put_name(name);
+    put_name_len(name, len);
     putchar(' ');
     for (int32 i = 0; i < rank; i++)
         printf("%s%ld", i ? "," : "", (long)dims[i]);
@@ -240,6 +279,7 @@ static void dump_sds(int32 sd, int32 index, int coord)
         putchar('\n');
     free(a);
     free(b);
+    free(name);
     SDendaccess(id);
 }
 
@@ -266,15 +306,19 @@ static void put_attr(int32 id, int32 idx)
 /* The -a lines of SDS index, if it is a coordinate variable (coord) or not. */
 static void dump_attrs(int32 sd, int32 index, int coord)
 {
-    char name[H4_MAX_NC_NAME + 1] = "";
+    char *name;
+    uint16 len;
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs, aidx;
-    int32 id = select_kind(sd, index, coord, name, &rank, dims, &nt, &nattrs);
+    int32 id = select_kind(sd, index, coord, &name, &len, &rank, dims, &nt, &nattrs);
 
     if (id == FAIL)
         return;
+    printf("sds %d ", (int)index);
+    put_name_len(name, len);
+    putchar('\n');
     for (int32 i = 0; i < nattrs; i++) {
         printf("attr %d ", (int)index);
-        put_name(name);
+        put_name_len(name, len);
         putchar(' ');
         put_attr(id, i);
     }
@@ -287,12 +331,13 @@ static void dump_attrs(int32 sd, int32 index, int coord)
         unsigned char *v = calloc(n + 16, 1);
         if (v != NULL && SDgetfillvalue(id, v) != FAIL) {
             printf("fill %d ", (int)index);
-            put_name(name);
+            put_name_len(name, len);
             printf(" %ld ", (long)nt);
             put_hex(v, (size_t)DFKNTsize(nt | DFNT_NATIVE));
         }
         free(v);
     }
+    free(name);
     SDendaccess(id);
 }
 

@@ -87,6 +87,8 @@ check "every SDS as SDreaddata reads it (conformance.py over $(ls "$C" | grep -c
     sh -c 'cd "$1" && "$2" "$3/tests/mount/conformance.py" -v -j 2 "$4" >"$5" 2>&1' \
     sh "$W" "$PY" "$top_srcdir" "$C" "$TMP/conf.out"
 sed 's/^/  /' "$TMP/conf.out" | grep -v '^  ok ' | head -40
+check "no SDS left out: repeated names and names that are no file name served too" \
+    grep -q ', 0 not served$' "$TMP/conf.out"
 
 # the cases' particulars
 M="$TMP/m"

@@ -193,21 +193,23 @@ def gsd_value(f, path, shape):
 
 
 def hdf4_values(paths):
-    """{SDS name: bytes} from tests/gen/hdf4_oracle outputs (status ok only;
-    of SDSs and coordinate variables sharing a name the first, the one
-    served)."""
+    """{file name: bytes} from tests/gen/hdf4_oracle outputs (None where
+    the status is not ok), each SDS under the name the mount gives it
+    (tests/mount/h4names.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import h4names
     out = {}
     for p in paths:
         lines = open(p).read().split("\n")
+        sdss, data = [], {}
         for i, line in enumerate(lines):
-            w = line.split()
-            if len(w) != 7 or w[0] not in ("sds", "coord") or w[2] == "-":
+            w = line.split(" ")
+            if len(w) != 7 or w[0] not in ("sds", "coord") or w[3] == "-":
                 continue
-            name = os.fsdecode(bytes.fromhex(w[2]))
-            # of SDSs sharing a name the first is served under it (None:
-            # no bytes to compare)
-            if name not in out:
-                out[name] = bytes.fromhex(lines[i + 1]) if w[6] == "ok" else None
+            sdss.append((int(w[1]), b"" if w[2] == "-" else bytes.fromhex(w[2])))
+            data[int(w[1])] = bytes.fromhex(lines[i + 1]) if w[6] == "ok" else None
+        for index, name in h4names.served_names(sdss).items():
+            out[name] = data[index]
     return out
 
 

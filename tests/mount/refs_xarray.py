@@ -63,6 +63,9 @@ import numpy as np
 
 import hpcmount
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import h4names  # noqa: E402 - beside this file
+
 # xarray (pandas) is imported by the functions that use it: its import
 # costs more CPU than h4dims' whole work, run once per HDF4 file
 
@@ -496,9 +499,9 @@ def refs_json(path):
 
 
 def h4dims(oracle_out, path, refs, top=""):
-    """user.dims and _ARRAY_DIMENSIONS of an HDF4 file's SDSs equal what
-    libhdf4 names their dimensions; of SDSs sharing a name the first
-    (the one served).  Where another array of the directory has that
+    """user.dims and _ARRAY_DIMENSIONS of an HDF4 file's SDSs, each under
+    the name the mount gives it (h4names.py), equal what libhdf4 names
+    their dimensions.  Where another array of the directory has that
     name at another length, the references give zarr's generated name
     (a group's dimension has one length).  Exit 1 on
     any difference or when none is checked."""
@@ -509,10 +512,12 @@ def h4dims(oracle_out, path, refs, top=""):
         served = {}
         for d in reversed(top.split(",")):      # the first directory that has it
             served.update({n: d for n in c.listdir("/" + d)})
-        for line in open(oracle_out):
-            _, _, hname, hdims = line.split()
-            name = os.fsdecode(bytes.fromhex(hname)) if hname != "-" else ""
-            if name in todo or name not in served or name == ".info":    # the core's file
+        lines = [line.split() for line in open(oracle_out)]
+        names = h4names.served_names([(int(w[1]), bytes.fromhex(w[2]) if w[2] != "-" else b"")
+                                      for w in lines])
+        for _, idx, _, hdims in lines:
+            name = names[int(idx)]
+            if name not in served:
                 continue
             want = [] if hdims == "-" else [os.fsdecode(bytes.fromhex(h)) for h in hdims.split(",")]
             node = "/".join(x for x in (served[name], name) if x)
@@ -579,7 +584,8 @@ def h4fill(nt, data):
 
 
 def h4attrs_want(oracle_out):
-    """{index: (SDS name, {attr: (nt, count, value)}, fill)}, the file's."""
+    """{index: [SDS name (bytes), {attr: (nt, count, value)}, fill]} of
+    every SDS, in the oracle's order, and the file's attributes."""
     sds, gattrs = {}, {}
     for line in open(oracle_out):
         w = line.split()
@@ -587,8 +593,10 @@ def h4attrs_want(oracle_out):
             gattrs[os.fsdecode(bytes.fromhex(w[1]))] = (int(w[2]), int(w[3]),
                                                     h4value(int(w[2]), int(w[3]), bytes.fromhex(w[4])))
             continue
-        name = os.fsdecode(bytes.fromhex(w[2])) if w[2] != "-" else ""
+        name = bytes.fromhex(w[2]) if w[2] != "-" else b""
         e = sds.setdefault(int(w[1]), [name, {}, None])
+        if w[0] == "sds":
+            continue
         if w[0] == "attr":
             nt, n = int(w[4]), int(w[5])
             e[1][os.fsdecode(bytes.fromhex(w[3]))] = (nt, n, h4value(nt, n, bytes.fromhex(w[6])))
@@ -619,8 +627,8 @@ def h4attrs_check(name, za, zarray, attrs, fill):
 
 
 def h4attrs(oracle_out, path, refs, top=""):
-    """The references' attributes of an HDF4 file's SDSs (the first of a
-    name, the one served) and, without top, of its root are libhdf4's,
+    """The references' attributes of an HDF4 file's SDSs (each under the
+    name the mount gives it, h4names.py) and, without top, of its root are libhdf4's,
     typed.  Exit 1 on any difference."""
     import json
     r = json.load(open(refs))["refs"]
@@ -629,14 +637,15 @@ def h4attrs(oracle_out, path, refs, top=""):
         served = {}
         for d in reversed(top.split(",")):
             served.update({n: d for n in c.listdir("/" + d)})
-    bad, done, n = [], set(), 0
+    bad, n = [], 0
     if not top:
         bad += h4attrs_check("/", json.loads(r[".zattrs"]), None, gattrs, None)
         n += len(gattrs)
-    for name, attrs, fill in sds.values():         # the oracle's order: served first
-        if name in done or name not in served:
+    names = h4names.served_names([(i, e[0]) for i, e in sds.items()])
+    for index, (_, attrs, fill) in sds.items():
+        name = names[index]
+        if name not in served:
             continue
-        done.add(name)
         node = "/".join(x for x in (served[name], name) if x)
         za = r.get(node + "/.zattrs")
         if za is None:          # left out of the references (a note says why)

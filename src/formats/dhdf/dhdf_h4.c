@@ -440,16 +440,32 @@ char **dhdf_dim_names(int32 id, int32 rank)
 {
     char **out = g_new0(char *, rank + 1);
     for (int32 k = 0; k < rank; k++) {
-        char name[H4_MAX_NC_NAME + 1] = "";
-        int32 len, nt, nattrs, dim = SDgetdimid(id, k);
-        if (dim == FAIL || SDdiminfo(dim, name, &len, &nt, &nattrs) == FAIL || !name[0] ||
-            strchr(name, ',')) {
+        uint16 len = 0;
+        int32 dim = SDgetdimid(id, k);
+        char *name = dim == FAIL ? NULL : dhdf_obj_name(dim, 1, &len);
+        if (!name || !name[0] || strlen(name) != (size_t)len || strchr(name, ',')) {
+            g_free(name);
             g_strfreev(out);
             return NULL;
         }
-        out[k] = g_strdup(name);
+        out[k] = name;
     }
     return out;
+}
+
+char *dhdf_obj_name(int32 id, int dim, uint16 *len)
+{
+    int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
+    *len = 0;
+    if (SDgetnamelen(id, len) == FAIL)
+        return NULL;
+    char *name = g_malloc0((size_t)*len + 1);
+    if ((dim ? SDdiminfo(id, name, dims, &nt, &nattrs)
+             : SDgetinfo(id, name, &rank, dims, &nt, &nattrs)) == FAIL) {
+        g_free(name);
+        return NULL;
+    }
+    return name;
 }
 
 /* user.dims of node ino: names, comma-separated (none for NULL). */
@@ -509,6 +525,11 @@ int dhdf_sds_shape(const char *path, const char *name, int32 rank, const int32 *
 }
 
 /* Every SDS of an open SD file. */
+static void sds_info_clear(gpointer p)
+{
+    g_free(((dhdf_sds_info *)p)->name);
+}
+
 int dhdf_list_sds(int32 sd, const char *path, GArray **out, GError **err)
 {
     int32 nds, ngattr;
@@ -516,14 +537,18 @@ int dhdf_list_sds(int32 sd, const char *path, GArray **out, GError **err)
     if (SDfileinfo(sd, &nds, &ngattr) == FAIL)
         return hpc_fail(err, HPC_E_CORRUPT, path, NULL, 0, "cannot read the SD directory");
     GArray *a = g_array_new(FALSE, TRUE, sizeof(dhdf_sds_info));
+    g_array_set_clear_func(a, sds_info_clear);
     for (int32 i = 0; i < nds; i++) {
         dhdf_sds_info s = { .index = i };
         int32 id = SDselect(sd, i);
         if (id == FAIL)
             continue;
-        if (SDgetinfo(id, s.name, &s.rank, s.dims, &s.nt, &s.nattrs) != FAIL) {
+        s.name = dhdf_obj_name(id, 0, &s.namelen);
+        if (s.name && SDgetinfo(id, NULL, &s.rank, s.dims, &s.nt, &s.nattrs) != FAIL) {
             s.coord = SDiscoordvar(id) > 0;
             g_array_append_val(a, s);
+        } else {
+            g_free(s.name);
         }
         SDendaccess(id);
     }

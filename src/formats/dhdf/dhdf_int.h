@@ -57,7 +57,9 @@ typedef struct dhdf_piece {
 } dhdf_piece;
 
 typedef struct dhdf_array {
-    char *name;
+    char *name;                  /* its file's name */
+    char *h4name;                /* the SDS's own name when the file has another, else NULL */
+    uint16 h4namelen;            /* its bytes (it may hold NULs) */
     int distributed;
     int scalar;                  /* a plain SDS of rank 0: read as rank 1, size 1 */
     int coord;                   /* a coordinate variable (a dimension's scale) */
@@ -87,6 +89,7 @@ typedef struct dhdf {
     dhdf_array *arrays;
     uint32_t narrays;
     GPtrArray *warnings;
+    GPtrArray *notes;            /* SDSs served under another name, and why */
     uint64_t clock;              /* for the open-file and decoded-piece LRUs */
     uint32_t nopen;
     uint64_t whole_bytes, whole_max;   /* decoded stream pieces held, limit */
@@ -118,7 +121,8 @@ typedef struct dhdf_ctable {
 
 typedef struct dhdf_sds_info {
     int32 index;
-    char name[H4_MAX_NC_NAME + 1];
+    char *name;                  /* all of its bytes, NUL-terminated (it may hold NULs) */
+    uint16 namelen;
     int32 rank, dims[H4_MAX_VAR_DIMS], nt, nattrs;
     int coord;
 } dhdf_sds_info;
@@ -173,7 +177,13 @@ int dhdf_sds_shape(const char *path, const char *name, int32 rank, const int32 *
                      int empty_ok, unsigned *rank_out, uint64_t *dims, uint32_t *esize,
                      uint64_t *nbytes, GError **err);
 
-/* Every SDS of an open SD file. */
+/* The name of SDS (dim 0) or dimension (dim 1) id, all of its bytes
+ * (SDgetnamelen's length, which H4_MAX_NC_NAME does not bound), or NULL;
+ * *len its length.  hdf_lock held. */
+char *dhdf_obj_name(int32 id, int dim, uint16 *len);
+
+/* Every SDS of an open SD file (an array of dhdf_sds_info that frees
+ * their names). */
 int dhdf_list_sds(int32 sd, const char *path, GArray **out, GError **err);
 
 /* HDF4's own fill value for an SDS without _FillValue (what SDreaddata

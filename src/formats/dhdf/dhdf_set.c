@@ -339,9 +339,8 @@ static void tree_sds_attrs(hpc_tree *t, hpc_ino ino, int32 mhf_sd, dhdf_array *a
     int32 id = SDselect(mhf_sd, a->sds_index);
     if (id == FAIL)
         return;
-    char nm[H4_MAX_NC_NAME + 1];
     int32 rk, dm[H4_MAX_VAR_DIMS], nt, na;
-    if (SDgetinfo(id, nm, &rk, dm, &nt, &na) != FAIL) {
+    if (SDgetinfo(id, NULL, &rk, dm, &nt, &na) != FAIL) {
         dhdf_attrs_to_xattrs(t, ino, id, na, fsize);
         a->dimnames = a->scalar ? NULL : dhdf_dim_names(id, rk);
         dhdf_dims_xattr(t, ino, a->dimnames);
@@ -371,6 +370,8 @@ static int build_tree(hpc_container *c, dhdf *d, int32 mhf_sd, GError **err)
             continue;
         }
         dhdf_array_xattrs(t, ino, a->scalar ? 0 : a->rank, a->dims, a->nt);
+        if (a->h4name)
+            hpc_tree_add_xattr(t, ino, "user.h4name", a->h4name, a->h4namelen);
         tree_sds_attrs(t, ino, mhf_sd, a, d->files[0].size);
         int rc = a->distributed ? tree_add_pieces(c, d, ai, err) : HPC_OK;
         if (rc != HPC_OK)
@@ -390,10 +391,11 @@ static dhdf_ctable *table_named(GPtrArray *tables, const char *name)
     return NULL;
 }
 
-/* Add SDS s (chunk table ct, or NULL) as the next array; a plain SDS we
- * cannot serve (its type, a negative size) is left out with a warning. */
+/* Add SDS s (chunk table ct, or NULL) as the next array, named name; a
+ * plain SDS we cannot serve (its type, a negative size) is left out with
+ * a warning. */
 static int add_array(hpc_container *c, dhdf *d, int32 sd, const dhdf_sds_info *s, dhdf_ctable *ct,
-                     GError **err)
+                     const char *name, GError **err)
 {
     dhdf_array *a = &d->arrays[d->narrays];
     GError *e = NULL;
@@ -413,7 +415,7 @@ static int add_array(hpc_container *c, dhdf *d, int32 sd, const dhdf_sds_info *s
         g_clear_error(&e);
         return HPC_OK;
     }
-    a->name = g_strdup(s->name);
+    a->name = g_strdup(name);
     a->sds_index = s->index;
     a->nt = s->nt & DFNT_MASK;
     a->coord = s->coord;
@@ -433,25 +435,168 @@ static int add_array(hpc_container *c, dhdf *d, int32 sd, const dhdf_sds_info *s
     return HPC_OK;
 }
 
-/* Why SDS s is not shown (a repeated or invalid name), or NULL.  A
- * coordinate variable (a dimension's scale, named like the dimension)
- * comes after every SDS, so an SDS keeps its name. */
-static char *left_out(const dhdf_sds_info *s, GHashTable *seen)
+/* ---- names ------------------------------------------------------------ */
+
+#define FILE_NAME_MAX 255        /* bytes of a file name (NAME_MAX) */
+
+/* The name each SDS is served under, in the order arrays are added. */
+typedef struct sds_naming {
+    const dhdf_sds_info *s;
+    char *name;                  /* its file's name */
+    char *why;                   /* why that is not s->name, or NULL */
+} sds_naming;
+
+static void naming_clear(gpointer p)
 {
-    if (hpc_dhdf_name_ok(s->name) && strcmp(s->name, ".info") != 0 &&
-        !g_hash_table_contains(seen, s->name))
+    sds_naming *n = p;
+    g_free(n->name);
+    g_free(n->why);
+}
+
+/* Why SDS s cannot be served under its own name (taken: the names given
+ * so far, each to SDS index + 1, 0 for a pieces directory), or NULL. */
+static char *rename_why(const dhdf_sds_info *s, GHashTable *taken)
+{
+    gpointer holder;
+    if (s->namelen > FILE_NAME_MAX)
+        return g_strdup_printf("its name of %u bytes is longer than a file name (%d)",
+                               (unsigned)s->namelen, FILE_NAME_MAX);
+    if (strlen(s->name) != (size_t)s->namelen)
+        return g_strdup("its name holds a NUL byte");
+    if (!s->name[0])
+        return g_strdup("its name is empty");
+    if (strchr(s->name, '/'))
+        return g_strdup("its name holds '/'");
+    if (!hpc_dhdf_name_ok(s->name))
+        return g_strdup("its name is '.' or '..'");
+    if (strcmp(s->name, ".info") == 0)
+        return g_strdup("its name is the mount's .info");
+    if (!g_hash_table_lookup_extended(taken, s->name, NULL, &holder))
         return NULL;
-    if (s->coord && hpc_dhdf_name_ok(s->name) && g_hash_table_contains(seen, s->name))
-        return g_strdup_printf("coordinate variable %d '%s' (the scale of dimension '%s') "
-                               "not shown: an SDS has its name", (int)s->index, s->name,
-                               s->name);
-    return g_strdup_printf("SDS %d '%s' not shown: invalid or repeated name", (int)s->index,
-                           s->name);
+    if (GPOINTER_TO_INT(holder) == 0)
+        return g_strdup("its name is that of a distributed array's pieces directory");
+    return g_strdup_printf("SDS %d has its name%s", GPOINTER_TO_INT(holder) - 1,
+                           s->coord ? " (it is the scale of a dimension of that name)" : "");
+}
+
+/* The name of SDS s when its own cannot be served: its bytes with '/'
+ * and NUL as '_', cut (not inside a UTF-8 character) to leave room for
+ * "~INDEX", or "~INDEX_K" (K = 2, 3, ...) while a name in taken has that
+ * form.  What follows the last '~' differs from SDS to SDS and from K to
+ * K, so no two SDSs get one name and the loop ends within |taken| + 1
+ * tries. */
+static char *alias_name(const dhdf_sds_info *s, GHashTable *taken)
+{
+    for (unsigned k = 1;; k++) {
+        char suffix[32];
+        if (k == 1)
+            g_snprintf(suffix, sizeof suffix, "~%d", (int)s->index);
+        else
+            g_snprintf(suffix, sizeof suffix, "~%d_%u", (int)s->index, k);
+        size_t keep = MIN((size_t)s->namelen, FILE_NAME_MAX - strlen(suffix));
+        while (keep > 0 && keep < (size_t)s->namelen &&
+               ((unsigned char)s->name[keep] & 0xc0) == 0x80)
+            keep--;
+        GString *n = g_string_sized_new(keep + sizeof suffix);
+        for (size_t i = 0; i < keep; i++)
+            g_string_append_c(n, s->name[i] == '/' || !s->name[i] ? '_' : s->name[i]);
+        g_string_append(n, suffix);
+        if (!g_hash_table_contains(taken, n->str))
+            return g_string_free(n, FALSE);
+        g_string_free(n, TRUE);
+    }
+}
+
+/* The pieces directories of the distributed arrays (an SDS named like a
+ * chunk table), so that no SDS takes their names. */
+static void reserve_pieces(const GArray *list, GPtrArray *tables, GHashTable *taken)
+{
+    for (guint i = 0; tables && i < list->len; i++) {
+        const dhdf_sds_info *s = &g_array_index(list, dhdf_sds_info, i);
+        if (!s->coord && table_named(tables, s->name))
+            g_hash_table_insert(taken, g_strdup_printf("%s" DHDF_PIECES_SUFFIX, s->name),
+                                GINT_TO_POINTER(0));
+    }
+}
+
+/* The names of the SDSs of list, in the order arrays are added (every SDS
+ * in index order, then every coordinate variable, which so never takes
+ * an SDS's name): an SDS keeps its own when that can be a file and no SDS
+ * before it has it (libhdf4's lookup by name, SDnametoindex, finds that
+ * one), the others get an alias (alias_name) once every name kept is
+ * known.  The same file gives the same names. */
+static GArray *name_sdss(const GArray *list, GPtrArray *tables)
+{
+    GArray *out = g_array_new(FALSE, TRUE, sizeof(sds_naming));
+    g_array_set_clear_func(out, naming_clear);
+    GHashTable *taken = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    reserve_pieces(list, tables, taken);
+    for (guint i = 0; i < 2 * list->len; i++) {
+        const dhdf_sds_info *s = &g_array_index(list, dhdf_sds_info, i % list->len);
+        if (s->coord != (i >= list->len))
+            continue;
+        sds_naming n = { .s = s, .why = rename_why(s, taken) };
+        if (!n.why) {
+            n.name = g_strdup(s->name);
+            g_hash_table_insert(taken, g_strdup(s->name), GINT_TO_POINTER(s->index + 1));
+        }
+        g_array_append_val(out, n);
+    }
+    for (guint i = 0; i < out->len; i++) {
+        sds_naming *n = &g_array_index(out, sds_naming, i);
+        if (n->name)
+            continue;
+        n->name = alias_name(n->s, taken);
+        g_hash_table_insert(taken, g_strdup(n->name), GINT_TO_POINTER(n->s->index + 1));
+    }
+    g_hash_table_destroy(taken);
+    return out;
+}
+
+/* A name for a line of .info: control bytes and '\' as \xNN, so that a
+ * name is one line however odd its bytes. */
+static char *info_name(const char *s, size_t len)
+{
+    GString *o = g_string_sized_new(len);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char b = (unsigned char)s[i];
+        if (b < 0x20 || b == 0x7f || b == '\\')
+            g_string_append_printf(o, "\\x%02x", b);
+        else
+            g_string_append_c(o, (char)b);
+    }
+    return g_string_free(o, FALSE);
+}
+
+/* Add SDS n->s as served under n->name; one served under another name
+ * than its own keeps that in user.h4name and a note in .info says why. */
+static int add_named(hpc_container *c, dhdf *d, int32 sd, const sds_naming *n,
+                     GPtrArray *tables, GError **err)
+{
+    const dhdf_sds_info *s = n->s;
+    dhdf_ctable *ct = s->coord ? NULL : table_named(tables, s->name);
+    if (ct && n->why)
+        return hpc_fail(err, HPC_E_CORRUPT, c->path, s->name, 0, "distributed array name is "
+                        "empty, invalid or used twice: %s", n->why);
+    uint32_t before = d->narrays;
+    int rc = add_array(c, d, sd, s, ct, n->name, err);
+    if (d->narrays == before || !n->why)
+        return rc;
+    dhdf_array *a = &d->arrays[before];
+    a->h4name = g_memdup2(s->name, (gsize)s->namelen + 1);
+    a->h4namelen = s->namelen;
+    char *real = info_name(s->name, s->namelen), *served = info_name(n->name, strlen(n->name));
+    g_ptr_array_add(d->notes, g_strdup_printf("%s %d '%s' served as '%s': %s",
+                                              s->coord ? "coordinate variable" : "SDS",
+                                              (int)s->index, real, served, n->why));
+    g_free(real);
+    g_free(served);
+    return rc;
 }
 
 /* Arrays of the MHF (or of a plain HDF4 file): every SDS, then every
- * coordinate variable; an SDS is distributed when a chunk table of its
- * name exists. */
+ * coordinate variable, each under its name (name_sdss); an SDS is
+ * distributed when a chunk table of its name exists. */
 static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables, GError **err)
 {
     GArray *sds;
@@ -459,31 +604,16 @@ static int collect_arrays(hpc_container *c, dhdf *d, int32 sd, GPtrArray *tables
     if (rc != HPC_OK)
         return rc;
     d->arrays = g_new0(dhdf_array, sds->len + 1);
-    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
-    for (guint i = 0; i < 2 * sds->len && rc == HPC_OK; i++) {
-        const dhdf_sds_info *s = &g_array_index(sds, dhdf_sds_info, i % sds->len);
-        if (s->coord != (i >= sds->len))
-            continue;
-        dhdf_ctable *ct = s->coord ? NULL : table_named(tables, s->name);
-        char *why = left_out(s, seen);
-        if (why) {
-            rc = ct ? hpc_fail(err, HPC_E_CORRUPT, c->path, s->name, 0, "distributed array "
-                               "name is empty, invalid or used twice") : HPC_OK;
-            g_ptr_array_add(d->warnings, why);
-            continue;
-        }
-        uint32_t before = d->narrays;
-        rc = add_array(c, d, sd, s, ct, err);
-        if (d->narrays > before)
-            g_hash_table_add(seen, d->arrays[before].name);
-    }
+    GArray *names = name_sdss(sds, tables);
+    for (guint i = 0; i < names->len && rc == HPC_OK; i++)
+        rc = add_named(c, d, sd, &g_array_index(names, sds_naming, i), tables, err);
     for (guint j = 0; rc == HPC_OK && tables && j < tables->len; j++) {
         dhdf_ctable *x = g_ptr_array_index(tables, j);
         if (!x->used)
             rc = hpc_fail(err, HPC_E_CORRUPT, c->path, x->t.name, x->t.data_off,
                           "chunk table '%s' has no SDS of that name in the main file", x->t.name);
     }
-    g_hash_table_destroy(seen);
+    g_array_free(names, TRUE);
     g_array_free(sds, TRUE);
     return rc;
 }

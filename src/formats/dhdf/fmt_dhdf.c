@@ -82,6 +82,7 @@ static void dhdf_free(dhdf *d)
         g_free(a->boxes);
         g_free(a->piece_space);
         g_free(a->name);
+        g_free(a->h4name);
     }
     g_free(d->arrays);
     g_free(d->files);
@@ -89,6 +90,8 @@ static void dhdf_free(dhdf *d)
     g_free(d->libversion);
     if (d->warnings)
         g_ptr_array_free(d->warnings, TRUE);
+    if (d->notes)
+        g_ptr_array_free(d->notes, TRUE);
     g_free(d);
 }
 
@@ -156,6 +159,7 @@ static int dhdf_open(hpc_container *c, GError **err)
 {
     dhdf *d = g_new0(dhdf, 1);
     d->warnings = g_ptr_array_new_with_free_func(g_free);
+    d->notes = g_ptr_array_new_with_free_func(g_free);
     unsigned char head[4];
     int rc = HPC_E_IO;
     hpc_source *src = c->host->add_source(c, c->path, err);
@@ -444,12 +448,11 @@ uint64_t hpc_dhdf_file_reads(hpc_container *c, uint32_t k)
 static const char *piece_block(dhdf *d, dhdf_piece *pc, int32 *off, int32 *len, int *be)
 {
     int32 id = piece_sds(d, pc), rank, nt, nattrs, dims[H4_MAX_VAR_DIMS];
-    char name[H4_MAX_NC_NAME];
     if (pc->why)
         return "its reads fail (.info says why)";
     if (pc->ext_dir)
         return "its data are in an external file";
-    if (id == FAIL || SDgetinfo(id, name, &rank, dims, &nt, &nattrs) == FAIL)
+    if (id == FAIL || SDgetinfo(id, NULL, &rank, dims, &nt, &nattrs) == FAIL)
         return "libhdf4 cannot select the SDS";
     if (pc->stream || SDgetdatainfo(id, NULL, 0, 0, NULL, NULL) != 1 ||
         SDgetdatainfo(id, NULL, 0, 1, off, len) != 1)
@@ -482,9 +485,8 @@ static void attr_lines(dhdf *d, dhdf_array *a, uint32_t pi, int be, GString *out
     uint32_t k = pc ? pc->file : 0;
     int32 sd = file_sd(d, k), rank, nt, nattrs, dims[H4_MAX_VAR_DIMS];
     int32 id = pc ? piece_sds(d, pc) : sd == FAIL ? FAIL : SDselect(sd, a->sds_index);
-    char name[H4_MAX_NC_NAME + 1];
     unsigned char fill[8];
-    if (id != FAIL && SDgetinfo(id, name, &rank, dims, &nt, &nattrs) != FAIL &&
+    if (id != FAIL && SDgetinfo(id, NULL, &rank, dims, &nt, &nattrs) != FAIL &&
         dhdf_attr_lines(id, nattrs, d->files[k].size, a->nt, fill, out)) {
         dhdf_native_to_le(fill, 1, a->esize);
         g_string_append(out, "ncfill ");
@@ -601,6 +603,8 @@ static int dhdf_info(hpc_container *c, GString *o)
         g_string_append(o, "holes: none\n");
     for (guint i = 0; i < d->warnings->len; i++)
         g_string_append_printf(o, "warning: %s\n", (char *)g_ptr_array_index(d->warnings, i));
+    for (guint i = 0; i < d->notes->len; i++)
+        g_string_append_printf(o, "note: %s\n", (char *)g_ptr_array_index(d->notes, i));
     g_string_append(o, "\narray\tkind\tdtype\tshape\tbytes\tpieces\tholes\n");
     for (uint32_t i = 0; i < d->narrays; i++) {
         const dhdf_array *a = &d->arrays[i];
