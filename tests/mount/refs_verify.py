@@ -44,6 +44,7 @@ refs`, its refusal, `hpcdump extract`, the libraries) in one
 interpreter (see corpus()).
 """
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -57,6 +58,20 @@ import zarr
 
 MAX_COMPARED = 256 << 20    # larger arrays: a sample of chunks (sample())
 SAMPLED = 8
+# CPU seconds of the file being checked by phase (phase()), for corpus()'s
+# line of each file
+PHASES = {}
+
+
+@contextlib.contextmanager
+def phase(name):
+    """Adds the CPU seconds of the block (this process's and those of
+    the children it waited for) to PHASES[name]."""
+    cpu = own_cpu() + children_cpu()
+    try:
+        yield
+    finally:
+        PHASES[name] = PHASES.get(name, 0.0) + own_cpu() + children_cpu() - cpu
 
 
 def native(a):
@@ -358,7 +373,8 @@ def check_array(args, name, arr, libs, dsets):
             if not same(got, want):
                 print("FAIL: %s differs from the library's values" % arr.attrs["hpcmount_path"])
                 bad += 1
-        xv = xarray_value(dsets, name, arr, sel) if dsets is not None else None
+        with phase("xarray"):
+            xv = xarray_value(dsets, name, arr, sel) if dsets is not None else None
         if xv is not None and not same(xv, got):
             print("FAIL: xarray %s differs from zarr's" % name)
             bad += 1
@@ -427,7 +443,8 @@ def verify(args):
     root = open_refs(args.refs)
     arrays = arrays_of(root)
     libs = open_libs(args)
-    dsets = None if args.no_xarray else xarray_datasets(args.refs, root)
+    with phase("xarray"):
+        dsets = None if args.no_xarray else xarray_datasets(args.refs, root)
     bad = compared = 0
     try:
         for name, arr in arrays:
@@ -825,7 +842,7 @@ def corpus_file(work, path, libargs):
     hpcdump = os.environ["HPCDUMP"]
     refs, tree = os.path.join(work, "r.json"), os.path.join(work, "x")
     os.makedirs(tree, exist_ok=True)
-    with open(refs, "wb") as out:
+    with open(refs, "wb") as out, phase("refs"):
         r = subprocess.run([hpcdump, "refs", path], stdout=out, stderr=subprocess.PIPE)
     with open(os.path.join(work, "v"), "w") as fh, contextlib.redirect_stdout(fh):
         if r.returncode != 0:
@@ -841,15 +858,16 @@ def corpus_file(work, path, libargs):
             i = argv.index("--hdf4-oracle")
             prog, argv = argv[i + 1], argv[:i] + argv[i + 2:]
             o = os.path.join(work, "o")
-            with open(o, "wb") as out:
+            with open(o, "wb") as out, phase("extract"):
                 if subprocess.run([prog, path], stdout=out, stderr=subprocess.DEVNULL).returncode == 0:
                     argv += ["--hdf4", o]
         try:
             with open(refs, "rb") as jf:
                 arrays = b'.zarray": ' in jf.read()
             if "--gsd" in argv or arrays:
-                subprocess.run([hpcdump, "extract", path, tree],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                with phase("extract"):
+                    subprocess.run([hpcdump, "extract", path, tree],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             rc = verify(parse([refs, tree] + argv + ["--min-arrays", "0"]))
         except Exception:          # one file's failure, not the others'
             traceback.print_exc(file=fh)
@@ -857,6 +875,21 @@ def corpus_file(work, path, libargs):
             rc = 1
         print("status: %d" % rc, flush=True)
     shutil.rmtree(tree, ignore_errors=True)
+
+
+def cost_line(total):
+    """What the file cost: this process, the programs it ran (hpcdump,
+    the HDF4 oracle, their helpers) and xarray on the file, by phase:
+    `hpcdump refs`; `hpcdump extract` and the HDF4 oracle; xarray through
+    the references (opens and reads); xarray on the file against the
+    references (the worker); the rest (zarr's reads, the tree's bytes,
+    the libraries)."""
+    p = dict(PHASES, worker=WORKER.cpu)
+    rest = total - sum(p.values())
+    return ("  %.1f CPU s (hpcdump refs %.1f, extract %.1f, zarr and the libraries %.1f, "
+            "xarray on the references %.1f, xarray on the file %.1f)"
+            % (total, p.get("refs", 0.0), p.get("extract", 0.0), rest, p.get("xarray", 0.0),
+               p["worker"]))
 
 
 def corpus(listfile):
@@ -876,11 +909,9 @@ def corpus(listfile):
         work, path, libargs = line.rstrip("\n").split("\t")
         print("[%d] %s" % (n, path), flush=True)
         cpu, WORKER.cpu = own_cpu() + children_cpu(), 0.0
+        PHASES.clear()
         corpus_file(work, path, libargs)
-        # what the file cost: this process, the programs it ran (hpcdump,
-        # the HDF4 oracle, their helpers), xarray on the file
-        print("  %.1f CPU s (xarray on the file %.1f)"
-              % (own_cpu() + children_cpu() - cpu + WORKER.cpu, WORKER.cpu), flush=True)
+        print(cost_line(own_cpu() + children_cpu() - cpu + WORKER.cpu), flush=True)
     if WORKER.pid is not None:
         WORKER.stop()
     return 0
