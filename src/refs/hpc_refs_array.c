@@ -119,13 +119,33 @@ static char *xattr_str(hpc_mount *m, hpc_ino ino, const char *name)
     return s;
 }
 
+/* Is xattr user.<family>.<attr> among names (NUL-separated)? */
+static int listed(const GString *names, const char *family, const char *attr)
+{
+    char *x = g_strdup_printf("user.%s.%s", family, attr);
+    int found = 0;
+    for (const char *n = names->str; !found && n < names->str + names->len; n += strlen(n) + 1)
+        found = !strcmp(n, x);
+    g_free(x);
+    return found;
+}
+
+/* HDF5's attributes of references, sequences and compounds holding them
+ * (docs/hdf5.md): no string of zarr's attrs, as libnetcdf shows none. */
+static int structured_attr(const GString *names, const char *attr)
+{
+    return listed(names, "attrref", attr) || listed(names, "attroffsets", attr) ||
+           listed(names, "attr:0", attr);
+}
+
 int hpc_refs_attrs_json(hpc_mount *m, hpc_ino ino, GString *o)
 {
     GString *names = g_string_new(NULL);
     int rc = hpc_mount_listxattr(m, ino, names);
     for (const char *x = names->str; rc == HPC_OK && x < names->str + names->len;
          x += strlen(x) + 1) {
-        if (!g_str_has_prefix(x, "user.attr."))
+        if (!g_str_has_prefix(x, "user.attr.") ||
+            structured_attr(names, x + strlen("user.attr.")))
             continue;
         char *v = xattr_str(m, ino, x);
         if (v && g_utf8_validate(v, -1, NULL)) {

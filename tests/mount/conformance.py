@@ -328,7 +328,9 @@ def run_hdf5(path, tmp, res):
         # hpcdump extract writes every dataset to disk: not files of GiBs
         # (then one hpcdump cat per dataset up to 256 MiB)
         xdir = extract(path, tmp, res, may_fail=True) if tree_bytes(m.mnt) <= EXTRACT_MAX else None
-        lines = hdf5_verify.verify(path, m.mnt, HPCDUMP, 3, res.notserved, extracted=xdir, attrs=False)
+        # attributes: those of references and sequences (hdf5_verify.attr_var_served)
+        lines = hdf5_verify.verify(path, m.mnt, HPCDUMP, 3, res.notserved, extracted=xdir,
+                                   attrs="var")
     finally:
         m.umount()
     for ln in lines:

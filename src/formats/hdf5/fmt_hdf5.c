@@ -120,6 +120,8 @@ static void h5_free(h5 *h)
         g_hash_table_destroy(h->reasons);
     if (h->narrowed)
         g_hash_table_destroy(h->narrowed);
+    if (h->ref_names)
+        g_hash_table_destroy(h->ref_names);
     h5_ncdims_free(h);
     if (h->nodes)
         g_array_free(h->nodes, TRUE);

@@ -83,13 +83,11 @@ static void attr_add(attr_ctx *a, hid_t aid, const char *name, GString *v,
     }
 }
 
-static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, void *p)
+/* Attribute aid as its text (hpc_h5t_attr_text) or bytes. */
+static void attr_text(attr_ctx *a, hid_t aid, const char *name)
 {
-    (void)info;
-    attr_ctx *a = p;
     GString *v = g_string_new(NULL), *dtype = g_string_new(NULL);
     size_t esize = 0;
-    hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
     int rc = aid >= 0 ? hpc_h5t_attr_text(aid, a->h->src->size, v, dtype, &esize) : HPC_E_IO;
     /* the longest name the attribute's xattrs need: a value without its
      * dtype would read as text */
@@ -113,11 +111,25 @@ static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, vo
         attr_add(a, aid, name, v, dtype, esize);
         v = NULL;
     }
-    if (aid >= 0)
-        H5Aclose(aid);
     if (v)
         g_string_free(v, TRUE);
     g_string_free(dtype, TRUE);
+}
+
+static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, void *p)
+{
+    (void)info;
+    attr_ctx *a = p;
+    hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
+    hid_t t = aid >= 0 ? H5Aget_type(aid) : H5I_INVALID_HID;
+    if (t >= 0 && h5_attrvar_is(t))
+        h5_attrvar_add(a, loc, aid, name, t, a->h->src->size);
+    else
+        attr_text(a, aid, name);
+    if (t >= 0)
+        H5Tclose(t);
+    if (aid >= 0)
+        H5Aclose(aid);
     return 0;
 }
 

@@ -28,6 +28,7 @@
 #define H5_SIG "\211HDF\r\n\032\n"
 #define MAX_TEXT_ELEMS (1u << 24)  /* variable-length strings rendered at open */
 #define MAX_TEXT_BYTES (256u << 20)
+#define MAX_ATTR_PARTS (4u << 20)     /* an attribute's rendered parts (hdf5_attrvar.c) */
 #define MAX_ELEM_SIZE (64u << 20)   /* larger elements: only up to h5cache */
 #define ELEM_SLOT_MIN (1u << 20)    /* larger elements: parts read through the slot */
 #define XATTR_VALUE_MAX 65536      /* Linux XATTR_SIZE_MAX */
@@ -158,6 +159,7 @@ typedef struct h5 {
     char *ncext;                   /* with it: the "xfile" and "xdim" lines, or NULL */
     GArray *nctypes;               /* hid_t: native types of the committed types, with it */
     gboolean walking;              /* the helper's walk at mount: no user.dims yet */
+    GHashTable *ref_names;         /* attributes' references: object address -> path */
 } h5;
 
 #define NARROWED 0x10000u          /* in h->narrowed: a value, never NULL */
@@ -259,6 +261,15 @@ typedef struct attr_ctx {
 } attr_ctx;
 
 void h5_attrs_read(h5 *h, uint32_t id, hid_t oid, attr_ctx *a);
+
+/* hdf5_attrvar.c: attributes of references, sequences, and compounds or
+ * arrays holding them */
+/** Is an attribute of file type t one of them (variable-length strings
+ *  alone are not)? */
+int h5_attrvar_is(hid_t t);
+/** Attribute aid (named name, of type t) of object loc as xattrs in a;
+ *  limit: the file's size, which its raw data must fit in. */
+void h5_attrvar_add(attr_ctx *a, hid_t loc, hid_t aid, const char *name, hid_t t, uint64_t limit);
 void h5_attrs_clear(attr_ctx *a);
 int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
 
@@ -297,11 +308,21 @@ int h5_parts_render(h5 *h, h5_dset *d, hid_t ftype);
 void h5_parts_free(GArray *parts);
 /** Part i of d, or NULL. */
 const h5_part *h5_part_of(const h5_dset *d, uint64_t i);
+/** Attribute aid's n elements (of file type ftype, dims of rank: its
+ *  dataspace) rendered as parts, as a dataset of that type is, references
+ *  followed from object loc (at path: log lines; names caches the paths of
+ *  objects, as h5_ref_text's), in *parts (h5_parts_free):
+ *  HPC_OK; HPC_E_IO where libhdf5 cannot read it; else *why (g_free) says
+ *  why it is not rendered: a type without a memory type, a reference that
+ *  cannot be followed, more than MAX_ATTR_PARTS bytes. */
+int h5_attr_parts(hid_t aid, hid_t loc, const char *path, GHashTable *names, hid_t ftype,
+                  uint64_t n, const uint64_t *dims, int rank, GArray **parts, char **why);
 int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype);
-/** Reference ref (an object one, or a region one when region) of d's file
- *  appended to t, ended with NUL (hpc_h5t_text_eol); names caches the paths of
- *  objects. */
-int h5_ref_text(h5_dset *d, GHashTable *names, int region, const void *ref, GString *t);
+/** Reference ref (an object one, or a region one when region) followed
+ *  from object loc (at path, for log lines), appended to t, ended with NUL
+ *  (hpc_h5t_text_eol); names caches the paths of objects. */
+int h5_ref_text(hid_t loc, const char *path, GHashTable *names, int region, const void *ref,
+                GString *t);
 
 /* hdf5_data.c */
 int h5_read(hpc_container *c, hpc_ino ino, void *buf, size_t len, uint64_t off,

@@ -11,8 +11,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define MAX_ATTR_ELEMS (1u << 20)
-
 /* ---- attributes as text ----------------------------------------------- */
 
 /* Read all values of attribute aid (bytes of them in memory type m) into
@@ -249,7 +247,7 @@ int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o, GString *dtype, siz
     if (t < 0 || np < 0)
         goto out;
     rc = HPC_OK;
-    if ((uint64_t)np > MAX_ATTR_ELEMS) {
+    if ((uint64_t)np > HPC_H5T_MAX_ATTR_ELEMS) {
         g_string_append_printf(o, "(%" PRId64 " elements not shown)", (int64_t)np);
         goto out;
     }

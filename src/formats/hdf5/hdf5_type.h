@@ -11,6 +11,9 @@
 /* Types nested deeper than this (compounds, arrays, enums) are refused. */
 #define HPC_H5T_MAX_DEPTH 32
 
+/* Attributes of more elements are not shown (their text would not fit an xattr). */
+#define HPC_H5T_MAX_ATTR_ELEMS (1u << 20)
+
 /**
  * The memory type in which a dataset of file type t is served: the type
  * h5py reads it into, in little-endian order, built recursively for

@@ -41,7 +41,9 @@ static void budget_free(void *p, void *info)
 
 /* What rendering one dataset's parts shares. */
 typedef struct pctx {
-    h5_dset *d;
+    h5_dset *d;                    /* a dataset's parts, or NULL (an attribute's) */
+    hid_t loc;                     /* references are followed from here */
+    const char *path;              /* ... of this object (log lines) */
     GArray *parts;                 /* h5_part */
     uint64_t bytes;                /* rendered so far: at most MAX_TEXT_BYTES */
     GHashTable *names;             /* references: object address -> path */
@@ -246,7 +248,7 @@ static int render_text(pctx *r, uint32_t pi, hid_t m, const uint8_t *buf, uint64
     for (uint64_t i = 0; rc == HPC_OK && i < n && t->len <= MAX_TEXT_BYTES - r->bytes; i++) {
         char *s;
         if (ref) {
-            rc = h5_ref_text(r->d, r->names, region, buf + i * es, t);
+            rc = h5_ref_text(r->loc, r->path, r->names, region, buf + i * es, t);
             continue;
         }
         memcpy(&s, buf + i * es, sizeof s);
@@ -480,7 +482,7 @@ int h5_parts_render(h5 *h, h5_dset *d, hid_t ftype)
                                                    MAX_TEXT_BYTES));
         return HPC_OK;
     }
-    pctx r = { d, g_array_new(FALSE, TRUE, sizeof(h5_part)), 0,
+    pctx r = { d, d->id, d->path, g_array_new(FALSE, TRUE, sizeof(h5_part)), 0,
                g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free), NULL };
     g_array_set_size(r.parts, 1);
     uint8_t *buf = g_malloc0((size_t)(d->nelem * d->esize) + 1);
@@ -508,10 +510,51 @@ int h5_parts_render(h5 *h, h5_dset *d, hid_t ftype)
     return rc;
 }
 
+int h5_attr_parts(hid_t aid, hid_t loc, const char *path, GHashTable *names, hid_t ftype,
+                  uint64_t n, const uint64_t *dims, int rank, GArray **parts, char **why)
+{
+    *parts = NULL;
+    hid_t m = part_mtype(ftype, 0, why);
+    if (m < 0)
+        return HPC_E_UNSUPPORTED;
+    size_t es = H5Tget_size(m);
+    /* what no xattr could hold anyway is not rendered */
+    pctx r = { NULL, loc, path, g_array_new(FALSE, TRUE, sizeof(h5_part)),
+               MAX_TEXT_BYTES - MAX_ATTR_PARTS, names, NULL };
+    g_array_set_size(r.parts, 1);
+    uint8_t *buf = es && n <= MAX_ATTR_PARTS / es ? g_malloc0((size_t)(n * es) + 1) : NULL;
+    int rc = !buf ? HPC_E_NOMEM : n && H5Aread(aid, m, buf) < 0 ? HPC_E_IO : HPC_OK;
+    if (rc == HPC_OK) {
+        /* a reference that cannot be followed leaves the attribute out,
+         * as libhdf5 read it well */
+        rc = render(&r, 0, ftype, m, buf, n, dims, rank);
+        rc = rc == HPC_E_IO ? HPC_E_UNSUPPORTED : rc;
+        hsize_t hn = n;
+        hid_t ms = n ? H5Screate_simple(1, &hn, NULL) : H5I_INVALID_HID;
+        if (ms >= 0) {
+            H5Dvlen_reclaim(m, ms, H5P_DEFAULT, buf);
+            H5Sclose(ms);
+        }
+    }
+    g_free(buf);
+    H5Tclose(m);
+    if (rc == HPC_E_UNSUPPORTED && !r.why)
+        r.why = g_strdup("a reference that cannot be followed");
+    if (rc == HPC_E_NOMEM && !r.why)
+        r.why = g_strdup_printf("more than %u bytes rendered", MAX_ATTR_PARTS);
+    if (rc == HPC_OK)
+        *parts = r.parts;
+    else
+        h5_parts_free(r.parts);
+    *why = r.why;
+    return rc;
+}
+
 /* ---- references ---------------------------------------------------------- */
 
 typedef struct refs_ctx {
-    h5_dset *d;
+    h5_dset *d;                    /* refs_scan: the dataset read */
+    hid_t loc;                     /* references are followed from here */
     H5R_type_t type;
     size_t rsize;                  /* bytes of one reference */
     GHashTable *names;             /* object header address -> path */
@@ -598,11 +641,11 @@ static int ref_line(refs_ctx *r, const void *ref)
 {
     int rc = HPC_OK;
     if (!all_zero(ref, r->rsize)) {
-        hid_t oid = H5Rdereference2(r->d->id, H5P_DEFAULT, r->type, ref);
+        hid_t oid = H5Rdereference2(r->loc, H5P_DEFAULT, r->type, ref);
         hid_t sp = H5I_INVALID_HID;
         rc = oid >= 0 ? ref_name(r, oid) : HPC_E_IO;
         if (rc == HPC_OK && r->type == H5R_DATASET_REGION) {
-            sp = H5Rget_region(r->d->id, H5R_DATASET_REGION, ref);
+            sp = H5Rget_region(r->loc, H5R_DATASET_REGION, ref);
             g_string_append_c(r->t, '\t');
             rc = sp >= 0 ? sel_text(sp, r->t) : HPC_E_IO;
         }
@@ -639,14 +682,15 @@ static int refs_scan(refs_ctx *r)
     return rc;
 }
 
-int h5_ref_text(h5_dset *d, GHashTable *names, int region, const void *ref, GString *t)
+int h5_ref_text(hid_t loc, const char *path, GHashTable *names, int region, const void *ref,
+                GString *t)
 {
-    refs_ctx r = { d, region ? H5R_DATASET_REGION : H5R_OBJECT,
+    refs_ctx r = { NULL, loc, region ? H5R_DATASET_REGION : H5R_OBJECT,
                    region ? sizeof(hdset_reg_ref_t) : sizeof(hobj_ref_t), names, t };
     int rc = ref_line(&r, ref);
     if (rc != HPC_OK) {
         char *why = h5_errtext();
-        hpc_log("hdf5: %s: a reference cannot be followed: %s", d->path, why);
+        hpc_log("hdf5: %s: a reference cannot be followed: %s", path, why);
         g_free(why);
     }
     return rc;
@@ -669,7 +713,7 @@ int h5_refs_render(h5 *h, h5_dset *d, hid_t ftype)
                                                    MAX_TEXT_ELEMS));
         return HPC_OK;
     }
-    refs_ctx r = { d, obj ? H5R_OBJECT : H5R_DATASET_REGION, d->esize,
+    refs_ctx r = { d, d->id, obj ? H5R_OBJECT : H5R_DATASET_REGION, d->esize,
                    g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free),
                    g_string_new(NULL) };
     int rc = d->mtype >= 0 ? refs_scan(&r) : HPC_E_IO;
