@@ -226,8 +226,14 @@ int h5_anon_lookup(h5 *h, const char *name, uint32_t *out);
 /** The root's link `name` hides an unnamed object: a line in l->notes. */
 void h5_anon_hidden(h5 *h, h5_list *l, const char *name);
 /** Whether the len bytes at name can be a file name: not empty, ".",
- *  "..", longer than NAME_MAX_LEN or holding '/'. */
-int h5_file_name_ok(const char *name, size_t len);
+ *  "..", longer than NAME_MAX_LEN or holding '/'.  Inline: the listing
+ *  (hdf5_tree.c) and the "@ADDR" names (hdf5_anon.c), which call each
+ *  other's files the other way, both ask. */
+static inline int h5_file_name_ok(const char *name, size_t len)
+{
+    return len > 0 && len <= NAME_MAX_LEN && memchr(name, '/', len) == NULL &&
+           !(len == 1 && name[0] == '.') && !(len == 2 && name[0] == '.' && name[1] == '.');
+}
 
 /* hdf5_object.c */
 void h5_headers_init(h5 *h);

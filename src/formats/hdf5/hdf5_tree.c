@@ -251,12 +251,6 @@ static void link_ents_free(GArray *a)
     g_array_free(a, TRUE);
 }
 
-int h5_file_name_ok(const char *name, size_t len)
-{
-    return len > 0 && len <= NAME_MAX_LEN && memchr(name, '/', len) == NULL &&
-           !(len == 1 && name[0] == '.') && !(len == 2 && name[0] == '.' && name[1] == '.');
-}
-
 /* Whether a link name can be no file name: "." and ".." (HDF5 links may
  * have them, h5py lists and opens them), the empty name, names longer
  * than 255 bytes (the kernel's limit) and names holding '/' (libhdf5
