@@ -19,6 +19,8 @@
 #   h5gz     part (b): 1 GiB gzip+shuffle through the mount vs one H5Dread
 #   h5gz4    part (c): 4 readers of 256 MiB vs 4 h5py processes
 #   h5many   part (d): mount of 10^6 datasets, RSS
+#   h5ncattrs part (e): every xattr of 2000 netCDF-4 variables (their
+#            DIMENSION_LIST references) through a fresh mount vs ncdump -h
 #   sion     bench/sion_bench.sh (a) and (b): one rank (TASKS, TASK_MB) read
 #            sequentially with the mounted file's cache dropped, fully cold
 #            (drop_caches: root) and re-read, through the mount, with -o
@@ -88,6 +90,7 @@ bench_of() {
     case $1 in
     h5walk) script=hdf5_scale.sh parts=a;; h5gz) script=hdf5_scale.sh parts=b;;
     h5gz4) script=hdf5_scale.sh parts=c;; h5many) script=hdf5_scale.sh parts=d;;
+    h5ncattrs) script=hdf5_scale.sh parts=e;;
     sion) script=sion_bench.sh parts=ab;; sionrand) script=sion_bench.sh parts=c;;
     sionmany) script=sion_bench.sh parts=d;;
     carray) script=python_bench.sh parts=sion;; carrayh5) script=python_bench.sh parts=hdf5;;

@@ -15,7 +15,12 @@
 #       one dataset each (ds[()]);
 #   (d) NBIG (10^6) datasets in 1000 groups (written with the C API,
 #       bench/hdf5_many.c): mount time, daemon RSS after the mount and
-#       after listing one group of 1000 with `ls -l`.
+#       after listing one group of 1000 with `ls -l`;
+#   (e) a netCDF-4 file (netCDF4-python) of NCVARS (2000) variables over
+#       three dimensions with coordinate variables, so every variable has
+#       a DIMENSION_LIST of references and each scale a REFERENCE_LIST:
+#       every xattr read (getfattr -R -d) through a fresh mount, wall and
+#       CPU of daemon + helper, vs `ncdump -h` of the file.
 # Files are written once into WORK (/var/tmp/hpcbench-h5scale) and are warm
 # in the page cache; best of RUNS (3) for each figure, sides alternating.
 # PARTS (abcd) picks the parts.  USERBLOCK=N writes the file of (b) and
@@ -35,7 +40,8 @@ figures=0
 build=${1:-$top}
 HPCMOUNT=$build/fuse/hpcmount
 NDSETS=${NDSETS:-100000}; NGROUPS=${NGROUPS:-100}; NREAD=${NREAD:-10000}
-GZ_MB=${GZ_MB:-1024}; GZ4_MB=${GZ4_MB:-256}; RUNS=${RUNS:-3}; PARTS=${PARTS:-abcd}
+GZ_MB=${GZ_MB:-1024}; GZ4_MB=${GZ4_MB:-256}; RUNS=${RUNS:-3}; PARTS=${PARTS:-abcde}
+NCVARS=${NCVARS:-2000}
 USERBLOCK=${USERBLOCK:-0}
 WORK=${WORK:-/var/tmp/hpcbench-h5scale}
 PY=/usr/bin/python3
@@ -118,8 +124,28 @@ if part d && [ ! -s "$big" ]; then
     cc -O2 $(pkg-config --cflags hdf5) "$here/hdf5_many.c" -o "$WORK/hdf5_many" $(pkg-config --libs hdf5)
     "$WORK/hdf5_many" "$big.tmp" 1000 $((NBIG / 1000)) && mv "$big.tmp" "$big"
 fi
+nc=$WORK/nc-$NCVARS.nc
+if part e && [ ! -s "$nc" ]; then
+    echo "# generating $nc"
+    $PY - "$nc" "$NCVARS" <<'PY'
+import sys, os, netCDF4, numpy as np
+path, n = sys.argv[1], int(sys.argv[2])
+with netCDF4.Dataset(path + ".tmp", "w") as f:
+    for d, size in (("time", 4), ("lat", 5), ("lon", 6)):
+        f.createDimension(d, size)
+        v = f.createVariable(d, "f8", (d,))
+        v[:] = np.arange(size)
+        v.units = "1"
+    for i in range(n):
+        v = f.createVariable("v%05d" % i, "f4", ("time", "lat", "lon"))
+        v[:] = i
+        v.long_name = "variable %d" % i
+os.rename(path + ".tmp", path)
+PY
+fi
 cat "$many" > /dev/null
 if part b || part c; then cat "$gz" > /dev/null; fi
+if part e; then cat "$nc" > /dev/null; fi
 # builds from before the helper process have no -o inproc (later ones list
 # it in --help-all, those before 3566b28 in --help): their library
 # runs in the daemon anyway (bench/compare.sh runs this against old builds)
@@ -192,6 +218,16 @@ for i in $(seq "$RUNS"); do
     fusermount3 -u "$M"
 done
 
+# ---- (e) attributes of references -------------------------------------------
+: > "$WORK/e.mount"; : > "$WORK/e.mountc"; : > "$WORK/e.ref"
+for i in $(seq "$RUNS"); do
+    part e || break
+    "$HPCMOUNT" "$nc" "$M"
+    timed "$nc" e.mount e.mountc sh -c 'getfattr -R -d -m - "$0" > /dev/null 2>&1' "$M"
+    fusermount3 -u "$M"
+    t0=$(now); ncdump -h "$nc" > /dev/null; t1=$(now); secs "$t0" "$t1" >> "$WORK/e.ref"
+done
+
 v() { best < "$WORK/$1" | grep . || echo 0; }
 ratio() { echo "$1 / $2" | bc -l; }
 largest() { sort -g "$WORK/$1" | tail -1; }
@@ -218,6 +254,10 @@ if [ "$figures" = 1 ]; then
     if part c; then
         fig gz4.read s "$(v c.mount)"; fig gz4.h5py s "$(v c.ref)"
         fig gz4.h5py/read x "$(ratio "$(v c.ref)" "$(v c.mount)")"
+    fi
+    if part e; then
+        fig ncattrs.getfattr s "$(v e.mount)"; fig ncattrs.getfattr.cpu s "$(v e.mountc)"
+        fig ncattrs.ncdump-h s "$(v e.ref)"
     fi
     if part d; then
         fig many.mount s "$(v d.mount)"; fig many.mount.inproc s "$(v d.mount0)"
@@ -255,4 +295,7 @@ printf "%-66s %10.2f\n" "(d) hpcmount of $NBIG datasets in 1000 groups, s (defau
 printf "%-66s %10.2f\n" "(d) hpcmount, -o inproc, s" "$(v d.mount0)"
 printf "%-66s %10s\n" "(d) daemon RSS after the mount, MiB (largest)" "$(largest d.rss)"
 printf "%-66s %10s\n" "(d) daemon RSS after ls -l of a group of 1000, MiB (largest)" "$(largest d.rss2)"
+printf "%-66s %10.2f\n" "(e) getfattr -R -d of $NCVARS netCDF-4 variables, s (helper)" "$(v e.mount)"
+printf "%-66s %10.2f\n" "(e) the same, CPU s of daemon + helper" "$(v e.mountc)"
+printf "%-66s %10.2f\n" "(e) ncdump -h of the file, s" "$(v e.ref)"
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (LOAD=$LOAD busy loops of this script)"
