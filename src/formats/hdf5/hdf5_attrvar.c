@@ -129,14 +129,10 @@ static void put_file(var_ctx *v, const h5_part *p, const char *member)
         if (!p->eol_nul && val->len)
             g_string_truncate(val, val->len - 1);
     } else if (!num_text(p->dtype, p->bytes, n, val)) {
-        size_t es = n ? (size_t)(p->size / n) : 0;
         if (g_str_has_prefix(p->dtype, "|S"))
             g_string_append_len(val, (const char *)p->bytes, (gssize)p->size);
-        for (uint64_t i = 0; !g_str_has_prefix(p->dtype, "|S") && i < n; i++) {
-            g_string_append(val, i ? ",0x" : "0x");
-            for (size_t b = 0; b < es; b++)
-                g_string_append_printf(val, "%02x", p->bytes[i * es + b]);
-        }
+        else if (n)
+            hpc_h5t_hex_text(val, p->bytes, (size_t)n, (size_t)(p->size / n));
         var_put_str(v, "attrdtype", member, p->dtype);
     }
     var_put(v, "attr", member, val);

@@ -172,6 +172,15 @@ static int attr_enums(hid_t aid, hid_t t, size_t n, GString *o)
     return rc;
 }
 
+void hpc_h5t_hex_text(GString *o, const unsigned char *v, size_t n, size_t es)
+{
+    for (size_t i = 0; i < n; i++) {
+        g_string_append(o, i ? ",0x" : "0x");
+        for (size_t b = 0; b < es; b++)
+            g_string_append_printf(o, "%02x", v[i * es + b]);
+    }
+}
+
 /* The attribute's n values of another type, as hex bytes of their memory
  * type; "(no text form)" for types without one. */
 static int attr_bytes(hid_t aid, hid_t t, size_t n, GString *o)
@@ -184,11 +193,8 @@ static int attr_bytes(hid_t aid, hid_t t, size_t n, GString *o)
         g_string_append(o, "(no text form)");
     else
         rc = attr_read(aid, m, n * ms, (void **)&v);
-    for (size_t i = 0; v && rc == HPC_OK && i < n; i++) {
-        g_string_append(o, i ? ",0x" : "0x");
-        for (size_t b = 0; b < ms; b++)
-            g_string_append_printf(o, "%02x", v[i * ms + b]);
-    }
+    if (v && rc == HPC_OK)
+        hpc_h5t_hex_text(o, v, n, ms);
     g_free(v);
     if (m >= 0)
         H5Tclose(m);

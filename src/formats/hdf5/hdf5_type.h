@@ -91,6 +91,10 @@ void hpc_h5t_np_dtype(hid_t t, hid_t m, GString *o);
  */
 int hpc_h5t_attr_text(hid_t aid, uint64_t limit, GString *o, GString *dtype, size_t *esize);
 
+/** n values of es bytes each at v as the hex text of an attribute of a
+ *  type without another text: "0x" and each value's bytes, joined by ','. */
+void hpc_h5t_hex_text(GString *o, const unsigned char *v, size_t n, size_t es);
+
 /**
  * Text t of strings or references, every element ended with NUL (which
  * no HDF5 string or name holds): when no element holds a newline either,
