@@ -119,33 +119,33 @@ static char *xattr_str(hpc_mount *m, hpc_ino ino, const char *name)
     return s;
 }
 
-/* Is xattr user.<family>.<attr> among names (NUL-separated)? */
-static int listed(const GString *names, const char *family, const char *attr)
-{
-    char *x = g_strdup_printf("user.%s.%s", family, attr);
-    int found = 0;
-    for (const char *n = names->str; !found && n < names->str + names->len; n += strlen(n) + 1)
-        found = !strcmp(n, x);
-    g_free(x);
-    return found;
-}
-
 /* HDF5's attributes of references, sequences and compounds holding them
- * (docs/hdf5.md): no string of zarr's attrs, as libnetcdf shows none. */
-static int structured_attr(const GString *names, const char *attr)
+ * (docs/hdf5.md), of xattr names `names` (NUL-separated): the attribute
+ * names that have a user.attrref, user.attroffsets or user.attr:0 xattr.
+ * Their user.attr text is no string of zarr's attrs, as libnetcdf shows
+ * none. */
+static GHashTable *structured_attrs(const GString *names)
 {
-    return listed(names, "attrref", attr) || listed(names, "attroffsets", attr) ||
-           listed(names, "attr:0", attr);
+    static const char *const family[] = { "user.attrref.", "user.attroffsets.", "user.attr:0." };
+    GHashTable *set = g_hash_table_new(g_str_hash, g_str_equal);
+    for (const char *x = names->str; x < names->str + names->len; x += strlen(x) + 1) {
+        for (size_t f = 0; f < G_N_ELEMENTS(family); f++) {
+            if (g_str_has_prefix(x, family[f]))
+                g_hash_table_add(set, (gpointer)(x + strlen(family[f])));
+        }
+    }
+    return set;
 }
 
 int hpc_refs_attrs_json(hpc_mount *m, hpc_ino ino, GString *o)
 {
     GString *names = g_string_new(NULL);
     int rc = hpc_mount_listxattr(m, ino, names);
+    GHashTable *structured = structured_attrs(names);
     for (const char *x = names->str; rc == HPC_OK && x < names->str + names->len;
          x += strlen(x) + 1) {
         if (!g_str_has_prefix(x, "user.attr.") ||
-            structured_attr(names, x + strlen("user.attr.")))
+            g_hash_table_contains(structured, x + strlen("user.attr.")))
             continue;
         char *v = xattr_str(m, ino, x);
         if (v && g_utf8_validate(v, -1, NULL)) {
@@ -156,6 +156,7 @@ int hpc_refs_attrs_json(hpc_mount *m, hpc_ino ino, GString *o)
         }
         g_free(v);
     }
+    g_hash_table_destroy(structured);
     g_string_free(names, TRUE);
     return rc;
 }
