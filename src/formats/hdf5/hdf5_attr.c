@@ -123,7 +123,7 @@ static herr_t attr_visit(hid_t loc, const char *name, const H5A_info_t *info, vo
     hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
     hid_t t = aid >= 0 ? H5Aget_type(aid) : H5I_INVALID_HID;
     if (t >= 0 && h5_attrvar_is(t))
-        h5_attrvar_add(a, loc, aid, name, t, a->h->src->size);
+        h5_attrvar_add(a, loc, aid, name, t);
     else
         attr_text(a, aid, name);
     if (t >= 0)

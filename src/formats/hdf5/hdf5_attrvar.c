@@ -233,7 +233,7 @@ static void var_render(attr_ctx *a, var_ctx *v, hid_t loc, hid_t aid, hid_t t, i
         var_keep(a, v);
 }
 
-void h5_attrvar_add(attr_ctx *a, hid_t loc, hid_t aid, const char *name, hid_t t, uint64_t limit)
+void h5_attrvar_add(attr_ctx *a, hid_t loc, hid_t aid, const char *name, hid_t t)
 {
     var_ctx v = { name, g_ptr_array_new_with_free_func(g_free),
                   g_ptr_array_new_with_free_func(gstring_free), NULL };
@@ -257,7 +257,7 @@ void h5_attrvar_add(attr_ctx *a, hid_t loc, hid_t aid, const char *name, hid_t t
     } else if ((uint64_t)np > HPC_H5T_MAX_ATTR_ELEMS) {
         v.why = g_strdup_printf("%" PRId64 " elements", (int64_t)np);
         var_keep(a, &v);
-    } else if (!hpc_mul_u64((uint64_t)np, H5Tget_size(t), &raw) || raw > limit) {
+    } else if (!hpc_mul_u64((uint64_t)np, H5Tget_size(t), &raw) || raw > a->h->src->size) {
         v.why = g_strdup("larger than the file");
         var_keep(a, &v);
     } else {

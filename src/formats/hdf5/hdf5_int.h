@@ -274,8 +274,8 @@ void h5_attrs_read(h5 *h, uint32_t id, hid_t oid, attr_ctx *a);
  *  alone are not)? */
 int h5_attrvar_is(hid_t t);
 /** Attribute aid (named name, of type t) of object loc as xattrs in a;
- *  limit: the file's size, which its raw data must fit in. */
-void h5_attrvar_add(attr_ctx *a, hid_t loc, hid_t aid, const char *name, hid_t t, uint64_t limit);
+ *  its raw data must fit in the file. */
+void h5_attrvar_add(attr_ctx *a, hid_t loc, hid_t aid, const char *name, hid_t t);
 void h5_attrs_clear(attr_ctx *a);
 int h5_xattrs(hpc_container *c, hpc_ino ino, hpc_xattr_fn fn, void *ctx);
 
