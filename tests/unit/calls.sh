@@ -15,11 +15,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # "symbol file" for each global definition and each use; a file is named
 # by its folder and its source's name (libtool prefixes dropped)
-for o in $objs; do
-    f=$(basename "$(dirname "$o")")/$(basename "$o" .o | sed 's/^[a-z_]*-//')
-    nm "$o" | awk -v f="$f" '$2 ~ /^[TDBR]$/ { print $3, f >> "'"$tmp"'/defs" }
-                             $1 == "U" { print $2, f >> "'"$tmp"'/uses" }'
-done
+# one nm for all objects (a process per object cost more than the check)
+# shellcheck disable=SC2086
+nm -A $objs | awk -v defs="$tmp/defs" -v uses="$tmp/uses" '
+    {
+        o = $1; sub(/:[^:]*$/, "", o)      # OBJ:VALUE TYPE NAME, OBJ: U NAME
+        n = split(o, p, "/"); b = p[n]; sub(/\.o$/, "", b); sub(/^[a-z_]*-/, "", b)
+        f = p[n - 1] "/" b
+    }
+    NF == 3 && $2 ~ /^[TDBR]$/ { print $3, f > defs }
+    NF == 3 && $2 == "U" { print $3, f > uses }'
 sort -u "$tmp/defs" > "$tmp/d"; sort -u "$tmp/uses" > "$tmp/u"
 # caller callee, for callees defined in another file
 join "$tmp/u" "$tmp/d" | awk '$2 != $3 { print $2, $3 }' | sort -u > "$tmp/edges"

@@ -10,51 +10,52 @@ set -eu
 top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top"
 
-# rank of a folder; the readers' folders share one rank
-rank() {
-    case $1 in
-    src/core) echo 0 ;;
-    src/formats/*) echo 1 ;;
-    src/container) echo 2 ;;
-    src/view) echo 3 ;;
-    src/mount) echo 4 ;;
-    src/refs) echo 5 ;;
-    src/api) echo 6 ;;
-    fuse | dump | helper) echo 7 ;;
-    *) echo 99 ;;
-    esac
-}
-
-# the one folder holding header $1 (sources name headers without a folder)
+# every include between folders, in one awk over all sources (a shell
+# function per include cost seconds): the one folder holding a header
+# (sources name headers without a folder; the first in sorted order), the
+# rank of each folder, and whether the include goes down
 files=$(find src fuse dump helper mpi -name '*.[ch]' -type f | sort)
-where() {
-    printf '%s\n' "$files" | grep -m 1 "/$1\$" || true
+# shellcheck disable=SC2086
+export files
+incl=$(awk '
+function rank(d) {
+    if (d == "src/core") return 0
+    if (d ~ /^src\/formats\//) return 1
+    if (d == "src/container") return 2
+    if (d == "src/view") return 3
+    if (d == "src/mount") return 4
+    if (d == "src/refs") return 5
+    if (d == "src/api") return 6
+    if (d == "fuse" || d == "dump" || d == "helper") return 7
+    return 99
 }
-
-# may $1 (a file in folder $2) include $3 (a header in folder $4)?
-allowed() {
-    case $2:$4:$3 in
-    src/formats/*:src/formats/*:*) return 1 ;;   # one reader never includes another
-    # the writers: byte helpers, the readers' on-disk layouts, the public codes
-    mpi:src/core:hpc_bytes.h | mpi:src/formats/*:*_layout.h | mpi:src/api:hpcmount.h) return 0 ;;
-    mpi:*) return 1 ;;
-    esac
-    [ "$(rank "$4")" -lt "$(rank "$2")" ]
+function dirname(p) { sub(/\/[^\/]*$/, "", p); return p }
+# may a file in folder d include header h of folder hd?
+function allowed(d, hd, h) {
+    if (d ~ /^src\/formats\// && hd ~ /^src\/formats\//) return 0   # one reader never includes another
+    # the writers: byte helpers, on-disk layouts of readers, the public codes
+    if (d == "mpi")
+        return (hd == "src/core" && h == "hpc_bytes.h") || (hd ~ /^src\/formats\// && h ~ /_layout\.h$/) ||
+            (hd == "src/api" && h == "hpcmount.h")
+    return rank(hd) < rank(d)
 }
-
-bad=0 checked=0
-for f in $files; do
-    dir=$(dirname "$f")
-    for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
-        [ "$h" = config.h ] && continue
-        hp=$(where "$h")
-        [ -n "$hp" ] || { echo "$f: includes $h, which no source folder holds"; bad=$((bad + 1)); continue; }
-        hdir=$(dirname "$hp")
-        [ "$hdir" = "$dir" ] && continue
-        checked=$((checked + 1))
-        allowed "$f" "$dir" "$h" "$hdir" || { echo "$f: includes $hp: against the layers"; bad=$((bad + 1)); }
-    done
-done
+BEGIN {
+    n = split(ENVIRON["files"], F, "\n")
+    for (i = 1; i <= n; i++) { b = F[i]; sub(/.*\//, "", b); if (!(b in where)) where[b] = F[i] }
+}
+match($0, /^#include "[^"]*"/) {
+    h = substr($0, 11, RLENGTH - 11)
+    if (h == "config.h") next
+    if (!(h in where)) { print FILENAME ": includes " h ", which no source folder holds"; bad++; next }
+    d = dirname(FILENAME); hd = dirname(where[h])
+    if (hd == d) next
+    checked++
+    if (!allowed(d, hd, h)) { print FILENAME ": includes " where[h] ": against the layers"; bad++ }
+}
+END { print "counts", checked + 0, bad + 0 }' $files)
+printf '%s\n' "$incl" | grep -v '^counts ' || true
+set -- $(printf '%s\n' "$incl" | sed -n 's/^counts //p')
+checked=$1 bad=$2
 
 # readers call nothing above them: what they need of the container comes
 # through the table it hands down (hpc_host in hpc_format.h), so no reader
