@@ -136,16 +136,17 @@ survey_list idle
 survey_corpus idle
 
 # throttle: this shell and all it starts from here on into a cgroup of its
-# own whose CPU quota is a third of one CPU (33.3 ms in every 100 ms);
+# own whose CPU quota is a third of one CPU (QUOTA_US in every 100 ms);
 # cgroup v1's cpu controller or v2's cpu.max.  Fails (1) where neither can
 # be written.
+QUOTA_US=33333
 throttle() {
     local v1=/sys/fs/cgroup/cpu v2=/sys/fs/cgroup cg
-    if [ -w "$v1/cpu.cfs_quota_us" ] || [ -w "$v1/cgroup.procs" ]; then
+    if [ -w "$v1/cpu.cfs_quota_us" ]; then
         cg="$v1/hpcload.$$"
         mkdir "$cg" 2>/dev/null || return 1
         LOAD_CG=$cg
-        echo 100000 > "$cg/cpu.cfs_period_us" && echo 33333 > "$cg/cpu.cfs_quota_us" &&
+        echo 100000 > "$cg/cpu.cfs_period_us" && echo $QUOTA_US > "$cg/cpu.cfs_quota_us" &&
             echo $$ > "$cg/cgroup.procs"
         return
     fi
@@ -154,7 +155,7 @@ throttle() {
     cg="$v2/hpcload.$$"
     mkdir "$cg" 2>/dev/null || return 1
     LOAD_CG=$cg
-    echo "33333 100000" > "$cg/cpu.max" && echo $$ > "$cg/cgroup.procs"
+    echo "$QUOTA_US 100000" > "$cg/cpu.max" && echo $$ > "$cg/cgroup.procs"
 }
 
 # the load, started only now: this shell and all it starts from here on
@@ -218,7 +219,7 @@ if [ -n "$LOAD_CG" ]; then
     q=$(cat "$LOAD_CG/cpu.cfs_quota_us" 2>/dev/null || cut -d' ' -f1 "$LOAD_CG/cpu.max" 2>/dev/null)
     p=$(awk '$1 == "nr_periods" { print $2 }' "$LOAD_CG/cpu.stat" 2>/dev/null)
     t=$(awk '$1 == "nr_throttled" { print $2 }' "$LOAD_CG/cpu.stat" 2>/dev/null)
-    if [ "$q" = 33333 ] && [ "${p:-0}" -gt 0 ]; then
+    if [ "$q" = "$QUOTA_US" ] && [ "${p:-0}" -gt 0 ]; then
         pass "the mounts ran under their CPU quota for ${p} periods (held back in ${t:-?})"
     else
         fail "the CPU quota was not in force: quota ${q:-none}, ${p:-no} periods"

@@ -15,9 +15,10 @@ cd "$top"
 # (sources name headers without a folder; the first in sorted order), the
 # rank of each folder, and whether the include goes down
 files=$(find src fuse dump helper mpi -name '*.[ch]' -type f | sort)
-# shellcheck disable=SC2086
 export files
+# shellcheck disable=SC2086
 incl=$(awk '
+# rank of a folder; the folders of the readers share one rank
 function rank(d) {
     if (d == "src/core") return 0
     if (d ~ /^src\/formats\//) return 1
@@ -54,8 +55,9 @@ match($0, /^#include "[^"]*"/) {
 }
 END { print "counts", checked + 0, bad + 0 }' $files)
 printf '%s\n' "$incl" | grep -v '^counts ' || true
-set -- $(printf '%s\n' "$incl" | sed -n 's/^counts //p')
-checked=$1 bad=$2
+read -r checked bad <<EOF
+$(printf '%s\n' "$incl" | sed -n 's/^counts //p')
+EOF
 
 # readers call nothing above them: what they need of the container comes
 # through the table it hands down (hpc_host in hpc_format.h), so no reader
