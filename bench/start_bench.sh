@@ -1,0 +1,63 @@
+#!/bin/bash
+# bench/start_bench.sh BUILD_A BUILD_B [ROUNDS] - what a start of the
+# programs costs in two build trees, side by side: the CPU milliseconds
+# (task-clock of the whole process tree, `perf stat`) of
+#   version.PROG  PROG --version, for hpcmount and hpcdump; the helper
+#                 started by hand (it prints one line and exits 2)
+#   refs          hpcdump refs of a small HDF5 file (hpcdump and its helper)
+#   mount         a mount of the same file, ls -lR, the unmount, until the
+#                 daemon has exited (the daemon and its helper counted)
+# each op REPS (20) times in a row per measurement, A B A B ... ROUNDS
+# (5) times; printed: the median per op of each build and B/A.  Meant
+# for the same source built two ways (configure's --disable-static-hdf5
+# or --enable-sanitizers); the file is written once by h5py into WORK.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
+A=$(cd "$1" && pwd); B=$(cd "$2" && pwd); ROUNDS=${3:-5}
+REPS=${REPS:-20}; WORK=${WORK:-/var/tmp/hpcbench-start}
+PY=/usr/bin/python3
+mkdir -p "$WORK/mnt"
+trap 'fusermount3 -u "$WORK/mnt" 2>/dev/null || true' EXIT
+H5=$WORK/small.h5
+[ -f "$H5" ] || $PY -c '
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f["d"] = np.arange(1000, dtype="i4"); f.create_group("g")["e"] = np.ones((10, 10))
+' "$H5"
+
+# one measurement: REPS times OP with build $1; prints CPU ms per op
+measure() {
+    local b=$1 op=$2 dump=$1/dump/hpcdump lib=""
+    # hpcdump itself, not libtool's wrapper script (tests/lib/lib.sh)
+    [ -x "$b/dump/.libs/hpcdump" ] && dump=$b/dump/.libs/hpcdump lib=$b/src/.libs
+    env LD_LIBRARY_PATH="$lib" HPCMOUNT_HELPER="$b/helper/hpcmount-helper" B="$b" OP="$op" \
+        DUMP="$dump" H5="$H5" M="$WORK/mnt" REPS="$REPS" \
+        perf stat -x, -e task-clock -o "$WORK/t" bash -c '
+        for i in $(seq "$REPS"); do
+            case $OP in
+            version.hpcmount) "$B/fuse/hpcmount" --version ;;
+            version.helper) "$B/helper/hpcmount-helper" || true ;;
+            version.hpcdump) "$DUMP" --version ;;
+            refs) "$DUMP" refs "$H5" ;;
+            mount) "$B/fuse/hpcmount" "$H5" "$M" && ls -lR "$M" && fusermount3 -u "$M" &&
+                   while pgrep -f "hpcmount.* $M\$"; do sleep 0.02; done ;;
+            esac
+        done' >/dev/null 2>&1 || { echo "$op failed in $b" >&2; exit 1; }
+    awk -F, -v n="$REPS" '$3 == "task-clock" { printf "%.1f\n", $1 / n }' "$WORK/t"
+}
+
+ops="version.hpcmount version.helper version.hpcdump refs mount"
+for r in $(seq "$ROUNDS"); do
+    for op in $ops; do
+        echo "$op A $(measure "$A" "$op")"
+        echo "$op B $(measure "$B" "$op")"
+    done
+done > "$WORK/all"
+echo "A: $A"
+echo "B: $B"
+printf '%-18s %10s %10s %6s\n' op "A ms" "B ms" B/A
+for op in $ops; do
+    a=$(awk -v o="$op" '$1 == o && $2 == "A" { print $3 }' "$WORK/all" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    b=$(awk -v o="$op" '$1 == o && $2 == "B" { print $3 }' "$WORK/all" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    awk -v o="$op" -v a="$a" -v b="$b" 'BEGIN { printf "%-18s %10.1f %10.1f %6.2f\n", o, a, b, b / a }'
+done
