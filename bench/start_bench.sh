@@ -29,7 +29,7 @@ with h5py.File(sys.argv[1], "w") as f:
 measure() {
     local b=$1 op=$2 dump=$1/dump/hpcdump lib=""
     # hpcdump itself, not libtool's wrapper script (tests/lib/lib.sh)
-    [ -x "$b/dump/.libs/hpcdump" ] && dump=$b/dump/.libs/hpcdump lib=$b/src/.libs
+    [ "$(head -c 2 "$dump")" != "#!" ] || dump=$b/dump/.libs/hpcdump lib=$b/src/.libs
     env LD_LIBRARY_PATH="$lib" HPCMOUNT_HELPER="$b/helper/hpcmount-helper" B="$b" OP="$op" \
         DUMP="$dump" H5="$H5" M="$WORK/mnt" REPS="$REPS" \
         perf stat -x, -e task-clock -o "$WORK/t" bash -c '

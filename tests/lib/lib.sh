@@ -11,8 +11,11 @@ HPCMOUNT="$top_builddir/fuse/hpcmount"
 HPCDUMP="$top_builddir/dump/hpcdump"
 # hpcdump itself, not libtool's wrapper script of the build tree (a shell,
 # an ls and three seds per call: more CPU than most calls' own work), with
-# the build tree's libhpcmount first, as the wrapper would give it.
+# the build tree's libhpcmount first, as the wrapper would give it; where
+# hpcdump is linked without libhpcmount (configure's libhdf5.a) it is no
+# script, and what .libs/ may hold is an earlier build's.
 # Exported: the Python checkers run it too (tests/mount/conformance.py).
+[ "$(head -c 2 "$HPCDUMP" 2>/dev/null)" = "#!" ] &&
 for p in "$top_builddir/dump/.libs/lt-hpcdump" "$top_builddir/dump/.libs/hpcdump"; do
     if [ -x "$p" ] && [ -f "$top_builddir/src/.libs/libhpcmount.so" ]; then
         HPCDUMP=$p
