@@ -10,17 +10,37 @@ $PY -c "import fsspec, zarr, xarray, numcodecs" 2>/dev/null ||
 need_fuse
 V="$top_srcdir/tests/mount/refs_verify.py"
 
-# refs_check NAME SOURCE MOUNT [refs_verify args...]: both inline settings
+# refs_check NAME SOURCE MOUNT [refs_verify args...]: both inline settings.
+# The comparisons are queued and refs_batch runs them in one interpreter
+# (refs_verify.py --batch): the imports of zarr, xarray and the libraries
+# cost more than a fixture's comparison, twice per fixture.
+BATCH="$TMP/batch"
+: >"$BATCH"
 refs_check() {
-    local name=$1 src=$2 mnt=$3; shift 3
+    local name=$1 src=$2 mnt=$3 args; shift 3
     for il in 0 500; do
         local out="$TMP/$name.$il.json"
         if ! "$HPCDUMP" refs --inline=$il "$src" >"$out" 2>"$TMP/err"; then
             fail "$name: hpcdump refs --inline=$il: $(cat "$TMP/err")"; continue
         fi
-        check "$name (--inline=$il): zarr and xarray read the mount's and the library's values" \
-            $PY "$V" "$out" "$mnt" "$@"
+        printf -v args '%q ' "$out" "$mnt" "$@"
+        printf '%s\t%s\t%s\n' "$TMP/$name.$il.v" "$args" "$name (--inline=$il)" >>"$BATCH"
     done
+}
+# refs_batch: every queued comparison, a check each; a failing one's output
+# goes to the log
+refs_batch() {
+    local v args what d=": zarr and xarray read the mount's and the library's values"
+    $PY "$V" --batch "$BATCH" >"$TMP/batch.out" 2>&1 ||
+        fail "refs_verify.py --batch: $(tail -3 "$TMP/batch.out")"
+    while IFS=$'\t' read -r v args what; do
+        if [ "$(tail -1 "$v" 2>/dev/null)" = "status: 0" ]; then
+            pass "$what$d"
+        else
+            fail "$what$d"
+            sed 's/^/    /' "$v" 2>/dev/null | tail -20
+        fi
+    done <"$BATCH"
 }
 
 for f in "$DATA"/gsd/*.gsd; do
@@ -103,6 +123,8 @@ json.loads(r['little/.zarray'])['dtype']=='<i4' else 1)"
 n=json.loads(r['.zattrs'])['hpcmount_not_covered']; \
 sys.exit(0 if 'sds1' in n and 'sds1.pieces' in n['sds1'] and 'sds1.pieces/sds1_chunk1/.zarray' in r else 1)"
 fi
+
+refs_batch
 
 # the references point into the container's own files, once through a template
 check "a SION stream is a byte range of the file, named by a template" \
