@@ -55,9 +55,13 @@ for r in $(seq "$ROUNDS"); do
 done > "$WORK/all"
 echo "A: $A"
 echo "B: $B"
+# median OP SIDE: the median of OP's rounds on SIDE (A or B)
+median() {
+    awk -v o="$1" -v s="$2" '$1 == o && $2 == s { print $3 }' "$WORK/all" | sort -n |
+        awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
 printf '%-18s %10s %10s %6s\n' op "A ms" "B ms" B/A
 for op in $ops; do
-    a=$(awk -v o="$op" '$1 == o && $2 == "A" { print $3 }' "$WORK/all" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-    b=$(awk -v o="$op" '$1 == o && $2 == "B" { print $3 }' "$WORK/all" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-    awk -v o="$op" -v a="$a" -v b="$b" 'BEGIN { printf "%-18s %10.1f %10.1f %6.2f\n", o, a, b, b / a }'
+    awk -v o="$op" -v a="$(median "$op" A)" -v b="$(median "$op" B)" \
+        'BEGIN { printf "%-18s %10.1f %10.1f %6.2f\n", o, a, b, b / a }'
 done

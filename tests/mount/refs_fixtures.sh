@@ -30,10 +30,10 @@ refs_check() {
 # refs_batch: every queued comparison, a check each; a failing one's output
 # goes to the log
 refs_batch() {
-    local v args what d=": zarr and xarray read the mount's and the library's values"
+    local v what d=": zarr and xarray read the mount's and the library's values"
     $PY "$V" --batch "$BATCH" >"$TMP/batch.out" 2>&1 ||
         fail "refs_verify.py --batch: $(tail -3 "$TMP/batch.out")"
-    while IFS=$'\t' read -r v args what; do
+    while IFS=$'\t' read -r v _ what; do
         if [ "$(tail -1 "$v" 2>/dev/null)" = "status: 0" ]; then
             pass "$what$d"
         else
