@@ -4,6 +4,7 @@
  * and what cannot be served, and why. */
 #include "hdf5_int.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <unistd.h>
 
@@ -254,6 +255,46 @@ static void filter_name(GString *g, H5Z_filter_t id, const unsigned *cd, size_t 
     }
 }
 
+/* libhdf5 looks for a filter it lacks in its plugin directories at every
+ * use: each chunk it reads of such a dataset dlopens every plugin there,
+ * with the libraries each needs, and unloads them again (some 100 mmaps a
+ * search).  One more reference to each of those files, taken the first
+ * time a filter is missing, keeps them loaded: libhdf5's later searches
+ * open the same files and find the same filters, and their dlopen and
+ * dlclose only count references.  The files are the ones libhdf5 opens
+ * itself, found the same way (H5PLget). */
+static gpointer pin_plugins(gpointer unused)
+{
+    (void)unused;
+    unsigned state = 0, n = 0;
+    if (H5PLget_loading_state(&state) < 0 || !(state & H5PL_FILTER_PLUGIN) || H5PLsize(&n) < 0)
+        return NULL;
+    for (unsigned i = 0; i < n; i++) {
+        char dir[4096];
+        ssize_t len = H5PLget(i, dir, sizeof dir);
+        GDir *dh = len > 0 && (size_t)len < sizeof dir ? g_dir_open(dir, 0, NULL) : NULL;
+        const char *name;
+        while (dh && (name = g_dir_read_name(dh))) {
+            char *file = g_build_filename(dir, name, NULL);
+            (void)dlopen(file, RTLD_LAZY);      /* kept for the process's life */
+            g_free(file);
+        }
+        if (dh)
+            g_dir_close(dh);
+    }
+    return NULL;
+}
+
+/* Whether libhdf5 has filter id, its plugins kept loaded once one lacks. */
+static int filter_avail(H5Z_filter_t id)
+{
+    static GOnce once = G_ONCE_INIT;
+    if (H5Zfilter_avail(id) > 0)
+        return 1;
+    g_once(&once, pin_plugins, NULL);
+    return 0;
+}
+
 /* d->filters, in pipeline order.  *unavail gets the last filter libhdf5
  * lacks (a new string, or NULL); *own_lzf stays 1 when all of them are
  * LZF, which the reader decodes itself. */
@@ -269,7 +310,7 @@ static void dset_filters(h5_dset *d, hid_t dcpl, char **unavail, int *own_lzf)
         if (i)
             g_string_append_c(g, ',');
         filter_name(g, id, cd, ncd);
-        if (id < 0 || H5Zfilter_avail(id) > 0)
+        if (id < 0 || filter_avail(id))
             continue;
         g_string_append(g, "(unavailable)");
         g_free(*unavail);
