@@ -1,16 +1,20 @@
 #!/bin/bash
 # bench/start_bench.sh BUILD_A BUILD_B [ROUNDS] - what a start of the
-# programs costs in two build trees, side by side: the CPU milliseconds
-# (task-clock of the whole process tree, `perf stat`) of
+# programs, and the reads libhdf5 cannot filter, cost in two build trees,
+# side by side: the CPU milliseconds (task-clock of the whole process
+# tree, `perf stat`) of
 #   version.PROG  PROG --version, for hpcmount and hpcdump; the helper
 #                 started by hand (it prints one line and exits 2)
 #   refs          hpcdump refs of a small HDF5 file (hpcdump and its helper)
 #   mount         a mount of the same file, ls -lR, the unmount, until the
 #                 daemon has exited (the daemon and its helper counted)
+#   nofilter      a mount of a file of 16 chunks whose filter no plugin
+#                 provides, each chunk read (EIO), the unmount
 # each op REPS (20) times in a row per measurement, A B A B ... ROUNDS
 # (5) times; printed: the median per op of each build and B/A.  Meant
 # for the same source built two ways (configure's --disable-static-hdf5
-# or --enable-sanitizers); the file is written once by h5py into WORK.
+# or --enable-sanitizers), or two revisions; OPS="op ..." picks ops.  The
+# files are written once by h5py into WORK.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/.." && pwd)
 A=$(cd "$1" && pwd); B=$(cd "$2" && pwd); ROUNDS=${3:-5}
@@ -24,6 +28,20 @@ import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "w") as f:
     f["d"] = np.arange(1000, dtype="i4"); f.create_group("g")["e"] = np.ones((10, 10))
 ' "$H5"
+NOF=$WORK/nofilter.h5
+[ -f "$NOF" ] || $PY -c '
+import sys, h5py, numpy as np
+from h5py import h5d, h5p, h5s, h5t, h5z
+with h5py.File(sys.argv[1], "w") as f:
+    dcpl = h5p.create(h5p.DATASET_CREATE)
+    dcpl.set_chunk((256,))
+    # filter 32008 (bitshuffle), which no Debian plugin provides: optional,
+    # so that the dataset can be made; the chunks then say it was applied
+    dcpl.set_filter(32008, h5z.FLAG_OPTIONAL, (0, 2))
+    d = h5d.create(f.id, b"d", h5t.NATIVE_INT32, h5s.create_simple((4096,)), dcpl=dcpl)
+    for i in range(16):
+        d.write_direct_chunk((i * 256,), np.arange(256, dtype="i4").tobytes(), filter_mask=0)
+' "$NOF"
 
 # one measurement: REPS times OP with build $1; prints CPU ms per op
 measure() {
@@ -31,7 +49,7 @@ measure() {
     # hpcdump itself, not libtool's wrapper script (tests/lib/lib.sh)
     [ "$(head -c 2 "$dump")" != "#!" ] || dump=$b/dump/.libs/hpcdump lib=$b/src/.libs
     env LD_LIBRARY_PATH="$lib" HPCMOUNT_HELPER="$b/helper/hpcmount-helper" B="$b" OP="$op" \
-        DUMP="$dump" H5="$H5" M="$WORK/mnt" REPS="$REPS" \
+        DUMP="$dump" H5="$H5" NOF="$NOF" M="$WORK/mnt" REPS="$REPS" \
         perf stat -x, -e task-clock -o "$WORK/t" bash -c '
         for i in $(seq "$REPS"); do
             case $OP in
@@ -41,12 +59,15 @@ measure() {
             refs) "$DUMP" refs "$H5" ;;
             mount) "$B/fuse/hpcmount" "$H5" "$M" && ls -lR "$M" && fusermount3 -u "$M" &&
                    while pgrep -f "hpcmount.* $M\$"; do sleep 0.02; done ;;
+            nofilter) "$B/fuse/hpcmount" "$NOF" "$M" &&
+                   for c in $(seq 0 15); do dd if="$M/d" bs=1024 skip=$c count=1 || true; done &&
+                   fusermount3 -u "$M" && while pgrep -f "hpcmount.* $M\$"; do sleep 0.02; done ;;
             esac
         done' >/dev/null 2>&1 || { echo "$op failed in $b" >&2; exit 1; }
     awk -F, -v n="$REPS" '$3 == "task-clock" { printf "%.1f\n", $1 / n }' "$WORK/t"
 }
 
-ops="version.hpcmount version.helper version.hpcdump refs mount"
+ops=${OPS:-"version.hpcmount version.helper version.hpcdump refs mount nofilter"}
 for r in $(seq "$ROUNDS"); do
     for op in $ops; do
         echo "$op A $(measure "$A" "$op")"
