@@ -174,7 +174,10 @@ int hpc_rundir_node_at(hpc_rundir *rd, const char *rel, hpc_stat *st)
 {
     char *path = hpc_rundir_abs_path(rd, rel);
     struct stat sb;
-    int rc = lstat(path, &sb) == 0 ? HPC_OK : HPC_E_NOENT;
+    /* the root is the directory root_fd holds, even when the mount was
+     * given a symbolic link to it; below it, links are shown as links */
+    int rc = fstatat(rd->root_fd, rel, &sb, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) == 0
+             ? HPC_OK : HPC_E_NOENT;
     if (rc != HPC_OK)
         goto out;
     hpc_rundir_kind kind = S_ISDIR(sb.st_mode) ? NODE_DIR : S_ISREG(sb.st_mode) ? NODE_FILE

@@ -80,6 +80,17 @@ check "plain file byte-exact" cmp -s "$R/log.bin" "$M/log.bin"
 check "plain text file" cmp -s "$R/input/params.in" "$M/input/params.in"
 expect_eq "symlink kept" "sion/a_4tasks.sion" "$(readlink "$M/latest")"
 check "root .info says directory" grep -q "^format: directory" "$M/.info"
+# given a symbolic link to the directory: the same run directory
+ln -s "$R" "$TMP/run-link"
+S="$TMP/via-link"
+if mount_container "$TMP/run-link" "$S"; then
+    expect_eq "a link to the run directory: the same listing" "$(ls -a "$M")" "$(ls -a "$S")"
+    check "a link to the run directory: the same bytes" cmp -s "$M/sion/a_4tasks.sion/rank-000001" \
+        "$S/sion/a_4tasks.sion/rank-000001"
+    unmount_container "$S"
+else
+    fail "mount a symbolic link to the run directory"
+fi
 
 # every container as when mounted alone
 for c in $containers; do
