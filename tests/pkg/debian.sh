@@ -29,7 +29,9 @@ if [ -z "${HPC_PKG_DEBS:-}" ]; then
             sh -c "mk-build-deps -i -r -t 'apt-get -y -qq --no-install-recommends' debian/control > '$TMP/deps.log' 2>&1"
     fi
     check "dpkg-checkbuilddeps: every build dependency is there" dpkg-checkbuilddeps
-    if ! dpkg-buildpackage -us -uc -b > "$TMP/build.log" 2>&1; then
+    # -J: as many jobs as CPUs, where debian/rules's tools take them
+    # (DEB_BUILD_OPTIONS=parallel=N)
+    if ! dpkg-buildpackage -us -uc -b -J"$(nproc)" > "$TMP/build.log" 2>&1; then
         fail "dpkg-buildpackage -us -uc -b"; tail -40 "$TMP/build.log"; finish
     fi
     pass "dpkg-buildpackage -us -uc -b"
