@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 $PY -c "import fsspec, zarr, xarray, h5py" 2>/dev/null ||
     { echo "SKIP: python3-fsspec/zarr/xarray/h5py missing (tests/deps.sh)"; exit 77; }
-V="$top_srcdir/tests/mount/refs_verify.py"
+. "$top_srcdir/tests/lib/refs_lib.sh"
 $PY "$top_srcdir/tests/gen/refs_damage.py" "$TMP" >"$TMP/list" || { fail "refs_damage.py"; finish; }
 expect_eq "five copies damaged in one dataset" 5 "$(wc -l <"$TMP/list")"
 while read -r f ds; do
@@ -35,12 +35,13 @@ sys.exit(1)"
 n=json.loads(r['.zattrs'])['hpcmount_not_covered']; \
 sys.exit(0 if list(n)==['$ds'] and len(n['$ds'])>10 and not [k for k in r if k.startswith('$ds/')] else 1)"
     "$HPCDUMP" extract "$TMP/$f" "$TMP/$b.tree" >/dev/null 2>&1
-    check "$b: the other four datasets read through zarr and xarray equal h5py's" \
-        $PY "$V" "$TMP/$b.json" "$TMP/$b.tree" --h5 "$TMP/$f" --min-arrays 4
+    refs_queue "$b: the other four datasets read through zarr and xarray equal h5py's" \
+        "$TMP/$b.json" "$TMP/$b.tree" --h5 "$TMP/$f" --min-arrays 4
     "$HPCDUMP" refs "$TMP/$f" "/$ds" >"$TMP/out" 2>"$TMP/err"; rc=$?
     expect_eq "$b: refs of /$ds itself: exit 1, one line, nothing on stdout" "1 1 0" \
         "$rc $(wc -l <"$TMP/err") $(wc -c <"$TMP/out")"
 done <"$TMP/list"
+refs_batch
 # the reader finds the bad checksum after listing chunks: its reason, not
 # references to the good chunks and the fill value for the rest
 check "checksum: /e's reason is the checksum that does not match" \

@@ -8,39 +8,20 @@
 $PY -c "import fsspec, zarr, xarray, numcodecs" 2>/dev/null ||
     { echo "SKIP: python3-fsspec/zarr/xarray/numcodecs missing (tests/deps.sh)"; exit 77; }
 need_fuse
-V="$top_srcdir/tests/mount/refs_verify.py"
+. "$top_srcdir/tests/lib/refs_lib.sh"
 
-# refs_check NAME SOURCE MOUNT [refs_verify args...]: both inline settings.
-# The comparisons are queued and refs_batch runs them in one interpreter
-# (refs_verify.py --batch): the imports of zarr, xarray and the libraries
-# cost more than a fixture's comparison, twice per fixture.
-BATCH="$TMP/batch"
-: >"$BATCH"
+# refs_check NAME SOURCE MOUNT [refs_verify args...]: both inline settings,
+# queued for refs_batch
 refs_check() {
-    local name=$1 src=$2 mnt=$3 args; shift 3
+    local name=$1 src=$2 mnt=$3; shift 3
     for il in 0 500; do
         local out="$TMP/$name.$il.json"
         if ! "$HPCDUMP" refs --inline=$il "$src" >"$out" 2>"$TMP/err"; then
             fail "$name: hpcdump refs --inline=$il: $(cat "$TMP/err")"; continue
         fi
-        printf -v args '%q ' "$out" "$mnt" "$@"
-        printf '%s\t%s\t%s\n' "$TMP/$name.$il.v" "$args" "$name (--inline=$il)" >>"$BATCH"
+        refs_queue "$name (--inline=$il): zarr and xarray read the mount's and the library's values" \
+            "$out" "$mnt" "$@"
     done
-}
-# refs_batch: every queued comparison, a check each; a failing one's output
-# goes to the log
-refs_batch() {
-    local v what d=": zarr and xarray read the mount's and the library's values"
-    $PY "$V" --batch "$BATCH" >"$TMP/batch.out" 2>&1 ||
-        fail "refs_verify.py --batch: $(tail -3 "$TMP/batch.out")"
-    while IFS=$'\t' read -r v _ what; do
-        if [ "$(tail -1 "$v" 2>/dev/null)" = "status: 0" ]; then
-            pass "$what$d"
-        else
-            fail "$what$d"
-            sed 's/^/    /' "$v" 2>/dev/null | tail -20
-        fi
-    done <"$BATCH"
 }
 
 for f in "$DATA"/gsd/*.gsd; do
@@ -145,7 +126,7 @@ sys.exit(0 if z.shape==(20,4,3) else 1)"
 # the package's own store over every reference file above
 . "$top_srcdir/tests/lib/python_env.sh"
 check "hpcmount.refs_store(): every key of every file above as fsspec's reference filesystem reads it" \
-    pypkg "$V" --stores "$TMP"/*.json
+    pypkg "$REFS_VERIFY" --stores "$TMP"/*.json
 
 # bad input: one line on stderr, exit 1, nothing on stdout
 printf 'GSD\0garbage that is no GSD file at all' >"$TMP/bad.gsd"
