@@ -419,6 +419,22 @@ def tree(root, h5):
     return 1 if bad else 0
 
 
+def trees(listfile):
+    """tree() of each MOUNT<TAB>H5FILE line of listfile in this one
+    interpreter; after each file's lines, "status: H5FILE N" (N as
+    tree()'s exit status, 1 also for an exception)."""
+    import traceback
+    for line in open(listfile):
+        root, h5 = line.rstrip("\n").split("\t")
+        try:
+            rc = tree(root, h5)
+        except Exception:              # one file's failure, not the others'
+            traceback.print_exc(file=sys.stdout)
+            rc = 1
+        print("status: %s %d" % (h5, rc), flush=True)
+    return 0
+
+
 def same_seq(got, want, base):
     return got.dtype == base.newbyteorder("<") and np.array_equal(got, want)
 
@@ -712,6 +728,8 @@ def main(argv):
         return listing(argv[2:])
     if cmd == "tree":
         return tree(argv[2], argv[3])
+    if cmd == "trees":
+        return trees(argv[2])
     if cmd == "pkg":
         return pkg(argv[2:])
     if cmd == "attrs":

@@ -189,16 +189,29 @@ if [ -n "${HPC_CORPUS:-}" ] && [ -d "$HPC_CORPUS/hdf5" ]; then
     find "$HPC_CORPUS/hdf5" -type f ! -name SOURCES.txt | sort > "$TMP/all"
     xargs "$PY" "$V" list < "$TMP/all" > "$TMP/files" 2>/dev/null
     check "corpus: files with sequences or references found" test -s "$TMP/files"
+    # every file mounted, then all compared by one interpreter (its start
+    # and h5py's import cost more than most files' comparison)
     n=0
+    : > "$TMP/trees"
     while read -r f; do
         n=$((n + 1))
         if mount_container "$f" "$M.$n"; then
-            check "corpus mount: $f" "$PY" "$V" tree "$M.$n" "$f"
-            unmount_container "$M.$n"
+            printf '%s\t%s\n' "$M.$n" "$f" >> "$TMP/trees"
         else
             fail "corpus: mount $f"
         fi
     done < "$TMP/files"
+    "$PY" "$V" trees "$TMP/trees" > "$TMP/trees.out" 2>&1 || fail "hdf5_vlen.py trees: exit $?"
+    tab=$(printf '\t')
+    while IFS=$tab read -r m f; do
+        if grep -qxF "status: $f 0" "$TMP/trees.out"; then
+            pass "corpus mount: $f"
+        else
+            fail "corpus mount: $f"
+            grep -F "$(basename "$f"):" "$TMP/trees.out" | grep -v '^ok ' | head -5
+        fi
+        unmount_container "$m"
+    done < "$TMP/trees"
     check "corpus: the package's array() equals h5py's" pypkg "$V" pkg $(cat "$TMP/files")
     J="$HPC_CORPUS/hdf5/JuliaIO+JLD2.jl/test/test.jld2"
     if [ -f "$J" ]; then
