@@ -85,16 +85,15 @@ survey() {
     "$PY" - "$1" "${3:-4096}" "${4:-}" "${5:-0}" "${6:-1}" > "$2" <<'PYEOF'
 import hashlib, os, sys
 top, cap, src, lane, lanes = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-mine = None
+theirs = set()                      # the other lanes' containers
 if src:
-    files = sorted(os.path.relpath(os.path.join(d, n), src)
-                   for d, _, names in os.walk(src) for n in names)
-    mine = set(files[lane::lanes])
-    theirs = set(files) - mine
+    sources = sorted(os.path.relpath(os.path.join(d, n), src)
+                     for d, _, names in os.walk(src) for n in names)
+    theirs = set(sources) - set(sources[lane::lanes])
 out = []
 for d, dirs, files in os.walk(top, onerror=lambda e: out.append(
         "error %s %s" % (os.path.relpath(e.filename, top), e.strerror))):
-    if mine is not None:
+    if theirs:
         dirs[:] = [n for n in dirs if os.path.relpath(os.path.join(d, n), top) not in theirs]
         files = [n for n in files if os.path.relpath(os.path.join(d, n), top) not in theirs]
     for n in dirs:
