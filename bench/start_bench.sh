@@ -51,17 +51,18 @@ measure() {
     env LD_LIBRARY_PATH="$lib" HPCMOUNT_HELPER="$b/helper/hpcmount-helper" B="$b" OP="$op" \
         DUMP="$dump" H5="$H5" NOF="$NOF" M="$WORK/mnt" REPS="$REPS" \
         perf stat -x, -e task-clock -o "$WORK/t" bash -c '
+        # the unmount, until the daemon has exited
+        unmount() { fusermount3 -u "$M" && while pgrep -f "hpcmount.* $M\$"; do sleep 0.02; done; }
         for i in $(seq "$REPS"); do
             case $OP in
             version.hpcmount) "$B/fuse/hpcmount" --version ;;
             version.helper) "$B/helper/hpcmount-helper" || true ;;
             version.hpcdump) "$DUMP" --version ;;
             refs) "$DUMP" refs "$H5" ;;
-            mount) "$B/fuse/hpcmount" "$H5" "$M" && ls -lR "$M" && fusermount3 -u "$M" &&
-                   while pgrep -f "hpcmount.* $M\$"; do sleep 0.02; done ;;
+            mount) "$B/fuse/hpcmount" "$H5" "$M" && ls -lR "$M" && unmount ;;
             nofilter) "$B/fuse/hpcmount" "$NOF" "$M" &&
                    for c in $(seq 0 15); do dd if="$M/d" bs=1024 skip=$c count=1 || true; done &&
-                   fusermount3 -u "$M" && while pgrep -f "hpcmount.* $M\$"; do sleep 0.02; done ;;
+                   unmount ;;
             esac
         done' >/dev/null 2>&1 || { echo "$op failed in $b" >&2; exit 1; }
     awk -F, -v n="$REPS" '$3 == "task-clock" { printf "%.1f\n", $1 / n }' "$WORK/t"
