@@ -47,6 +47,12 @@ def run(argv):
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     pid = os.fork()
     if pid == 0:
+        # Python ignores SIGPIPE and SIGXFSZ, and exec keeps an ignored
+        # signal ignored: without this every test would run with them
+        # ignored, and a pipeline's writer would see EPIPE errors instead
+        # of ending quietly as it does under make alone
+        for s in (signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(s, signal.SIG_DFL)
         try:
             os.execvp(argv[0], argv)
         finally:
