@@ -9,7 +9,9 @@ set -eu
 export LC_ALL=C
 build=${top_builddir:-.}
 cd "$build"
-objs=$(find src fuse dump helper mpi -name '*.o' ! -path '*/.libs/*' | sort)
+# the core's objects are libtool's PIC ones under src/*/.libs
+# (libhpc_la-*.o); other .libs objects repeat a file already listed
+objs=$(find src fuse dump helper mpi -name '*.o' \( ! -path '*/.libs/*' -o -name 'libhpc_la-*' \) | sort)
 [ -n "$objs" ] || { echo "SKIP: no objects under $build (build first)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,7 +23,8 @@ nm -A $objs | awk -v defs="$tmp/defs" -v uses="$tmp/uses" '
     {
         o = $1; sub(/:[^:]*$/, "", o)      # OBJ:VALUE TYPE NAME, OBJ: U NAME
         n = split(o, p, "/"); b = p[n]; sub(/\.o$/, "", b); sub(/^[a-z_]*-/, "", b)
-        f = p[n - 1] "/" b
+        d = p[n - 1]; if (d == ".libs") d = p[n - 2]
+        f = d "/" b
     }
     NF == 3 && $2 ~ /^[TDBR]$/ { print $3, f > defs }
     NF == 3 && $2 == "U" { print $3, f > uses }'
