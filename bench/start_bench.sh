@@ -2,7 +2,7 @@
 # bench/start_bench.sh BUILD_A BUILD_B [ROUNDS] - what a start of the
 # programs, and the reads libhdf5 cannot filter, cost in two build trees,
 # side by side: the CPU milliseconds (task-clock of the whole process
-# tree, `perf stat`) of
+# tree, `perf stat`) and the wall milliseconds of
 #   version.PROG  PROG --version, for hpcmount and hpcdump; the helper
 #                 started by hand (it prints one line and exits 2)
 #   refs          hpcdump refs of a small HDF5 file (hpcdump and its helper)
@@ -43,11 +43,12 @@ with h5py.File(sys.argv[1], "w") as f:
         d.write_direct_chunk((i * 256,), np.arange(256, dtype="i4").tobytes(), filter_mask=0)
 ' "$NOF"
 
-# one measurement: REPS times OP with build $1; prints CPU ms per op
+# one measurement: REPS times OP with build $1; prints CPU and wall ms per op
 measure() {
-    local b=$1 op=$2 dump=$1/dump/hpcdump lib=""
+    local b=$1 op=$2 dump=$1/dump/hpcdump lib="" t0
     # hpcdump itself, not libtool's wrapper script (tests/lib/lib.sh)
     [ "$(head -c 2 "$dump")" != "#!" ] || dump=$b/dump/.libs/hpcdump lib=$b/src/.libs
+    t0=$(date +%s%N)
     env LD_LIBRARY_PATH="$lib" HPCMOUNT_HELPER="$b/helper/hpcmount-helper" B="$b" OP="$op" \
         DUMP="$dump" H5="$H5" NOF="$NOF" M="$WORK/mnt" REPS="$REPS" \
         perf stat -x, -e task-clock -o "$WORK/t" bash -c '
@@ -65,7 +66,8 @@ measure() {
                    unmount ;;
             esac
         done' >/dev/null 2>&1 || { echo "$op failed in $b" >&2; exit 1; }
-    awk -F, -v n="$REPS" '$3 == "task-clock" { printf "%.1f\n", $1 / n }' "$WORK/t"
+    awk -F, -v n="$REPS" -v ns=$(($(date +%s%N) - t0)) \
+        '$3 == "task-clock" { printf "%.1f %.1f\n", $1 / n, ns / 1e6 / n }' "$WORK/t"
 }
 
 ops=${OPS:-"version.hpcmount version.helper version.hpcdump refs mount nofilter"}
@@ -77,13 +79,15 @@ for r in $(seq "$ROUNDS"); do
 done > "$WORK/all"
 echo "A: $A"
 echo "B: $B"
-# median OP SIDE: the median of OP's rounds on SIDE (A or B)
+# median OP SIDE COL: the median of OP's rounds on SIDE (A or B), of
+# the CPU (COL 3) or wall (COL 4) milliseconds
 median() {
-    awk -v o="$1" -v s="$2" '$1 == o && $2 == s { print $3 }' "$WORK/all" | sort -n |
+    awk -v o="$1" -v s="$2" -v c="$3" '$1 == o && $2 == s { print $c }' "$WORK/all" | sort -n |
         awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
-printf '%-18s %10s %10s %6s\n' op "A ms" "B ms" B/A
+printf '%-18s %10s %10s %6s %10s %10s %6s\n' op "A CPU ms" "B CPU ms" B/A "A wall ms" "B wall ms" B/A
 for op in $ops; do
-    awk -v o="$op" -v a="$(median "$op" A)" -v b="$(median "$op" B)" \
-        'BEGIN { printf "%-18s %10.1f %10.1f %6.2f\n", o, a, b, b / a }'
+    awk -v o="$op" -v a="$(median "$op" A 3)" -v b="$(median "$op" B 3)" \
+        -v wa="$(median "$op" A 4)" -v wb="$(median "$op" B 4)" \
+        'BEGIN { printf "%-18s %10.1f %10.1f %6.2f %10.1f %10.1f %6.2f\n", o, a, b, b / a, wa, wb, wb / wa }'
 done
