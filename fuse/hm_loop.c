@@ -13,14 +13,15 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "hpc_log.h"
 #include "hpc_mount.h"
 #include "hpc_readahead.h"
 #include "hm.h"
@@ -40,6 +41,7 @@ typedef struct hm_loop {
     int reading;           /* a thread is in fuse_session_receive_buf */
     unsigned nidle, nthreads, max_threads;
     unsigned spin_us;      /* -o spin_us */
+    int left;              /* eventfd: a worker has left, the session has ended */
     GPtrArray *threads;
 } hm_loop;
 
@@ -104,17 +106,26 @@ static gpointer hm_worker(gpointer p)
     g_cond_broadcast(&l->idle);
     g_mutex_unlock(&l->lock);
     free(buf.mem);
+    eventfd_write(l->left, 1);
     return NULL;
 }
 
 /* Run the workers until the session ends: unmounted (the reader's read
- * fails), or a signal (SIGINT, SIGTERM, SIGHUP), which only this thread
- * takes: it unmounts, so that a reader blocked in read() returns. */
+ * fails, and the worker leaving says so through l.left at once: the
+ * daemon exits as soon as it is unmounted), or a signal (SIGINT, SIGTERM,
+ * SIGHUP), which only this thread takes: it unmounts, so that a reader
+ * blocked in read() returns. */
 int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us,
                 const sigset_t *keep_blocked)
 {
+    int left = eventfd(0, EFD_CLOEXEC);
+    if (left < 0) {
+        hpc_log("cannot serve: eventfd: %s", strerror(errno));
+        return -1;
+    }
     hm_loop l = { .se = se, .max_threads = max_threads ? max_threads : 1, .spin_us = spin_us,
-                  .threads = g_ptr_array_new() };
+                  .left = left, .threads = g_ptr_array_new() };
+    struct pollfd wait_left = { .fd = left, .events = POLLIN };
     sigset_t stop, old;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
@@ -128,10 +139,8 @@ int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us,
     g_ptr_array_add(l.threads, g_thread_new("hpcmount", hm_worker, &l));
     g_mutex_unlock(&l.lock);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    while (!fuse_session_exited(se)) {
-        struct timespec tick = { 0, 200 * 1000 * 1000 };
-        pselect(0, NULL, NULL, NULL, &tick, keep_blocked);  /* a signal ends the wait */
-    }
+    while (!fuse_session_exited(se))        /* a signal ends the wait too */
+        ppoll(&wait_left, 1, NULL, keep_blocked);
     fuse_session_unmount(se);       /* wakes a reader blocked in read() */
     g_mutex_lock(&l.lock);
     g_cond_broadcast(&l.idle);
@@ -147,5 +156,6 @@ int hm_loop_run(struct fuse_session *se, unsigned max_threads, unsigned spin_us,
     g_ptr_array_free(l.threads, TRUE);
     g_cond_clear(&l.idle);
     g_mutex_clear(&l.lock);
+    close(left);
     return 0;
 }
