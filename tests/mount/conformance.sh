@@ -7,8 +7,8 @@
 # by tests/mount/conformance.py in a child process under `ulimit -v 4194304`;
 # the test fails when any file FAILs (docs/conformance.md).
 # HPC_CONFORMANCE_CORPUS, when set, comes before HPC_CORPUS;
-# HPC_CONFORMANCE_SKIP=FMT,... leaves those formats' files out (the
-# sanitizer build of tests/run-all.sh checks the readers of the daemon).
+# HPC_CONFORMANCE_SKIP=FMT,... leaves those formats' files out (for a
+# developer's run: tests/run-all.sh checks every format in both builds).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/lib.sh"
 corpus=${1:-${HPC_CONFORMANCE_CORPUS:-${HPC_CORPUS:-}}}
 if [ -z "$corpus" ] || [ ! -d "$corpus" ]; then

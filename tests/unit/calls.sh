@@ -10,7 +10,8 @@ export LC_ALL=C
 build=${top_builddir:-.}
 cd "$build"
 # the core's objects are libtool's PIC ones under src/*/.libs
-# (libhpc_la-*.o); other .libs objects repeat a file already listed
+# (libhpc_la-*.o); the one other .libs object, libhpcmount's API file,
+# stays out as before (hpcdump's own copy of it stands in where built)
 objs=$(find src fuse dump helper mpi -name '*.o' \( ! -path '*/.libs/*' -o -name 'libhpc_la-*' \) | sort)
 [ -n "$objs" ] || { echo "SKIP: no objects under $build (build first)"; exit 77; }
 tmp=$(mktemp -d)
